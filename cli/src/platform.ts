@@ -1,0 +1,137 @@
+import { startInsight } from '@svc/insight';
+import { startCms } from '@svc/cms';
+import {
+  ConfigError, createLogger, createTokenVerifier, databaseUrlOf, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  type Config, type Logger, type RunningServer, type ServiceName,
+} from '@svc/kit';
+import { startRouter } from '@svc/router';
+import { loadOperations, ROUTES, startBridge } from '@svc/rest-bridge';
+import { randomBytes } from 'node:crypto';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
+import { hostname } from 'node:os';
+import { join } from 'node:path';
+import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
+
+/** Processes `svc` can run. `all` is every service in one process. */
+export const SERVICES = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard', 'insight-mcp', 'crawl-mcp'] as const;
+export type Service = (typeof SERVICES)[number];
+const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'cms'];
+
+export interface Platform {
+  urls: Partial<Record<'bridge' | 'router' | ServiceName, string>>;
+  log: Logger;
+  close(): Promise<void>;
+}
+
+async function jwtSecretFor(config: Config, embedded: boolean, log: Logger): Promise<string | undefined> {
+  if (config.SVC_JWT_SECRET) return config.SVC_JWT_SECRET;
+  if (config.SVC_JWKS_URL) return undefined;
+  if (!embedded) throw new ConfigError('SVC_JWT_SECRET is required (at least 32 characters) unless SVC_JWKS_URL is set; only the embedded mode generates one');
+  const file = join(config.SVC_DATA_DIR, 'jwt-secret');
+  try {
+    return (await readFile(file, 'utf8')).trim();
+  } catch {
+    const secret = randomBytes(48).toString('base64url');
+    await mkdir(config.SVC_DATA_DIR, { recursive: true });
+    await writeFile(file, `${secret}\n`, { mode: 0o600 });
+    log.info({ file }, 'generated a JWT signing secret for embedded mode');
+    return secret;
+  }
+}
+
+/** Starts the chosen services in this process, in dependency order; `close` stops them in reverse. */
+export async function startPlatform(config: Config, service: Service, log = createLogger({ level: config.LOG_LEVEL, name: service })): Promise<Platform> {
+  if (!AVAILABLE.includes(service)) throw new ConfigError(`Service "${service}" is not part of this build yet; available: ${AVAILABLE.join(', ')}`);
+  const closers: (() => Promise<void>)[] = [];
+  const urls: Platform['urls'] = {};
+  const close = async () => {
+    for (const fn of closers.reverse()) await fn().catch((error: unknown) => log.error({ err: error }, 'error while stopping'));
+  };
+  const runs = (s: Service) => service === 'all' || service === s;
+  try {
+    const needsDb = runs('insight') || runs('cms');
+    const embedded = isEmbedded(config);
+    let databaseUrl = databaseUrlOf(config);
+    if (needsDb && embedded) {
+      const db = await startEmbeddedDatabase(config.SVC_DATA_DIR, log.child({ svc: 'db' }));
+      closers.push(db.close);
+      databaseUrl = db.url;
+    }
+    const jwtSecret = await jwtSecretFor(config, embedded, log);
+    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL });
+    const host = config.SVC_HOST;
+    const common = { verifier, maxBodyBytes: config.SVC_MAX_BODY_BYTES, poolMax: config.DB_POOL_MAX, databaseUrl: databaseUrl! };
+    const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), cms: subgraphUrl(config, 'cms') };
+
+    if (runs('insight')) {
+      if (config.SVC_ADMIN_PASSWORD === 'admin') {
+        log.warn('DEFAULT CREDENTIALS IN USE: the local account is admin/admin. Set SVC_ADMIN_USERNAME and SVC_ADMIN_PASSWORD before exposing this platform.');
+      }
+      const insight = await startInsight(
+        { ...common, log: log.child({ svc: 'insight' }), jwtSecret, tokenTtlSeconds: config.SVC_JWT_TTL_SECONDS, adminUsername: config.SVC_ADMIN_USERNAME, adminPassword: config.SVC_ADMIN_PASSWORD },
+        config.SVC_INSIGHT_PORT,
+        host,
+      );
+      closers.push(insight.close);
+      urls.insight = subgraphUrls.insight = `${insight.server.url}/graphql`;
+    }
+    if (runs('cms')) {
+      const cms = await startCms(
+        {
+          ...common,
+          log: log.child({ svc: 'cms' }),
+          redisUrl: config.REDIS_URL,
+          redisPrefix: config.SVC_REDIS_PREFIX,
+          edgePurgeUrls: config.SVC_EDGE_PURGE_URLS,
+          cacheTtlSeconds: config.SVC_CMS_CACHE_TTL_SECONDS,
+          formRateLimitPerMinute: config.SVC_FORM_RATE_LIMIT_PER_MINUTE,
+          webhookRetryBaseMs: config.SVC_WEBHOOK_RETRY_BASE_MS,
+          seedDemo: config.SVC_SEED_DEMO ?? embedded,
+          workerName: config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`,
+        },
+        config.SVC_CMS_PORT,
+        host,
+      );
+      closers.push(cms.close);
+      urls.cms = subgraphUrls.cms = `${cms.server.url}/graphql`;
+    }
+    let router: RunningServer | undefined;
+    if (runs('router')) {
+      router = await startRouter(
+        {
+          supergraphSdl: await readFile(SUPERGRAPH_FILE, 'utf8'),
+          subgraphUrls,
+          log: log.child({ svc: 'router' }),
+          corsOrigins: config.SVC_CORS_ORIGINS,
+          trustedProxies: config.SVC_TRUSTED_PROXIES,
+          maxBodyBytes: config.SVC_MAX_BODY_BYTES,
+        },
+        config.SVC_ROUTER_PORT,
+        host,
+      );
+      closers.push(() => router!.close());
+      urls.router = `${router.url}/graphql`;
+    }
+    if (runs('bridge')) {
+      const bridge = await startBridge(
+        {
+          routes: ROUTES,
+          operations: await loadOperations(OPERATIONS_DIR),
+          routerUrl: router ? `${router.url}/graphql` : routerUrl(config),
+          log: log.child({ svc: 'bridge' }),
+          maxBodyBytes: config.SVC_MAX_BODY_BYTES,
+          corsOrigins: config.SVC_CORS_ORIGINS,
+          publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
+        },
+        config.SERVER_PORT,
+        host,
+      );
+      closers.push(() => bridge.close());
+      urls.bridge = bridge.url;
+    }
+    return { urls, log, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}

@@ -1,0 +1,224 @@
+import { SvcError, httpStatusOf, type FieldProblem, type Logger } from '@svc/kit';
+import { accepts } from './accept.js';
+import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
+import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
+
+export interface RestRequest {
+  method: string;
+  path: string;
+  query: URLSearchParams;
+  /** Lower-case header names. */
+  headers: Record<string, string | undefined>;
+  body?: Buffer;
+}
+
+export interface RestResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
+
+export interface GraphQLResult {
+  data?: Record<string, unknown> | null;
+  errors?: { message: string; extensions?: Record<string, unknown> }[];
+}
+
+/** Sends one operation to the router with the caller's forwarded headers. */
+export type ExecuteOperation = (
+  request: { query: string; operationName: string; variables: Record<string, unknown> },
+  headers: Record<string, string>,
+) => Promise<GraphQLResult>;
+
+export interface BridgeOptions {
+  routes: readonly RouteSpec[];
+  operations: ReadonlyMap<string, string>;
+  execute: ExecuteOperation;
+  log: Logger;
+  /** Base of problem `type` URLs; default `http://<Host>`. */
+  publicBaseUrl?: string;
+}
+
+const FORWARD = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id', 'x-forwarded-for'];
+
+function fromSvcError(error: SvcError): BridgeError {
+  const ext = error.extensions as Record<string, unknown>;
+  return {
+    code: error.code,
+    status: error.status,
+    message: error.message,
+    slug: ext.slug as string | undefined,
+    title: ext.title as string | undefined,
+    errors: ext.errors as FieldProblem[] | undefined,
+  };
+}
+
+/** graphql-js names coercion failures `... at "input.title"`: turn that into a pointer. */
+function coercionProblem(message: string): FieldProblem[] | undefined {
+  const at = /got invalid value .* at "[^."]+\.([^"]+)"/.exec(message) ?? /Variable "\$(\w+)"/.exec(message);
+  return at ? [{ pointer: `/${at[1]!.replace(/\./g, '/')}`, detail: message }] : undefined;
+}
+
+export function fromGraphQLError(error: NonNullable<GraphQLResult['errors']>[number], log: Logger): BridgeError {
+  const ext = error.extensions ?? {};
+  const code = typeof ext.code === 'string' ? ext.code : 'INTERNAL_SERVER_ERROR';
+  if (code === 'BAD_USER_INPUT' && ext.status === undefined) {
+    return { code, status: 400, message: error.message, errors: coercionProblem(error.message) };
+  }
+  if (code === 'GRAPHQL_VALIDATION_FAILED' || code === 'GRAPHQL_PARSE_FAILED') {
+    log.error({ error }, 'route operation does not validate against the graph');
+    return { code: 'INTERNAL_SERVER_ERROR', status: 500, message: 'Internal server error' };
+  }
+  if (code === 'DOWNSTREAM_SERVICE_ERROR' || /ECONNREFUSED|fetch failed|connect/i.test(error.message)) {
+    if (!('status' in ext)) return { code: 'UNAVAILABLE', status: 503, message: 'A backing service is unavailable; retry shortly' };
+  }
+  return {
+    code,
+    status: httpStatusOf(code, ext.status),
+    message: code === 'INTERNAL_SERVER_ERROR' ? 'Internal server error' : error.message,
+    slug: typeof ext.slug === 'string' ? ext.slug : undefined,
+    title: typeof ext.title === 'string' ? ext.title : undefined,
+    errors: Array.isArray(ext.errors) ? (ext.errors as FieldProblem[]) : undefined,
+    retryAfter: typeof ext.retryAfter === 'number' ? ext.retryAfter : undefined,
+    details: typeof ext.details === 'object' && ext.details ? (ext.details as Record<string, unknown>) : undefined,
+  };
+}
+
+function pick(value: unknown, path: string | undefined): unknown {
+  if (!path) return value;
+  return path.split('.').reduce<unknown>((v, key) => (v && typeof v === 'object' ? (v as Record<string, unknown>)[key] : undefined), value);
+}
+
+function respond(rendered: Rendered, extra: Record<string, string> = {}): RestResponse {
+  return { status: rendered.status, headers: { 'content-type': rendered.contentType, ...extra }, body: JSON.stringify(rendered.body) };
+}
+
+/** The bridge's core: a pure mapping from an HTTP-shaped request to an HTTP-shaped response. */
+export function createBridge(options: BridgeOptions) {
+  const routes: CompiledRoute[] = options.routes.map(compileRoute);
+  for (const route of routes) {
+    if (!options.operations.has(route.operation)) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
+  }
+
+  function baseUrl(req: RestRequest): string {
+    return options.publicBaseUrl?.replace(/\/$/, '') ?? `http://${req.headers.host ?? 'localhost'}`;
+  }
+
+  function fail(req: RestRequest, style: CompiledRoute['style'], error: BridgeError): RestResponse {
+    const rendered = ENVELOPES[style].error(error, { instance: req.path, baseUrl: baseUrl(req) });
+    const headers: Record<string, string> = {};
+    if (error.retryAfter !== undefined) headers['retry-after'] = String(Math.max(1, Math.ceil(error.retryAfter)));
+    if (error.status === 401) headers['www-authenticate'] = 'Bearer';
+    return respond(rendered, headers);
+  }
+
+  /** Renders an error raised before routing (body too large, ...), in the shape of the path's service. */
+  function errorResponse(req: RestRequest, error: SvcError): RestResponse {
+    const route = routes.find((r) => r.pattern.test(req.path));
+    return fail(req, route?.style ?? styleOfPath(req.path), fromSvcError(error));
+  }
+
+  function variablesOf(route: CompiledRoute, req: RestRequest, params: Record<string, string>, body: unknown): Record<string, unknown> {
+    const variables: Record<string, unknown> = {};
+    for (const [name, source] of Object.entries(route.variables) as [string, Source][]) {
+      const [kind, ...rest] = source.split('.');
+      const key = rest.join('.');
+      if (kind === 'path') variables[name] = params[key];
+      else if (kind === 'query') variables[name] = req.query.get(key) ?? undefined;
+      else if (kind === 'header') variables[name] = req.headers[key.toLowerCase()];
+      else variables[name] = key ? pick(body, key) : body;
+    }
+    return variables;
+  }
+
+  function parseBody(req: RestRequest): unknown {
+    const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+    if (!req.body?.length) throw new SvcError('BAD_USER_INPUT', 'Request body is required (a JSON object)', { slug: 'malformed-request' });
+    if (type !== 'application/json' && !type.endsWith('+json')) {
+      throw new SvcError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json; got ${JSON.stringify(type || '(none)')}`, { slug: 'unsupported-media-type' });
+    }
+    let body: unknown;
+    try {
+      body = JSON.parse(req.body.toString('utf8'));
+    } catch (error) {
+      throw new SvcError('BAD_USER_INPUT', `Request body is not valid JSON: ${(error as Error).message}`, { slug: 'malformed-json' });
+    }
+    if (!body || typeof body !== 'object' || Array.isArray(body)) {
+      throw new SvcError('BAD_USER_INPUT', 'Request body must be a JSON object', { slug: 'malformed-request' });
+    }
+    return body;
+  }
+
+  async function handle(req: RestRequest): Promise<RestResponse> {
+    const candidates = routes.filter((r) => r.pattern.test(req.path));
+    if (candidates.length === 0) {
+      return fail(req, styleOfPath(req.path), { code: 'NOT_FOUND', status: 404, message: `No endpoint at ${req.method} ${req.path}`, slug: 'route-not-found' });
+    }
+    const method = req.method === 'HEAD' ? 'GET' : req.method;
+    const route = candidates.find((r) => r.method === method);
+    if (!route) {
+      const allow = [...new Set(candidates.map((r) => r.method))].join(', ');
+      const response = fail(req, candidates[0]!.style, { code: 'METHOD_NOT_ALLOWED', status: 405, message: `${req.method} is not allowed on ${req.path}; allowed: ${allow}` });
+      return { ...response, headers: { ...response.headers, allow } };
+    }
+    try {
+      const offered = route.style === 'cms' ? ['application/json', 'application/problem+json'] : ['application/json'];
+      if (!accepts(req.headers.accept, offered)) {
+        throw new SvcError('NOT_ACCEPTABLE', `Cannot produce ${JSON.stringify(req.headers.accept)}; this endpoint serves application/json`, { slug: 'not-acceptable' });
+      }
+      const match = route.pattern.exec(req.path)!;
+      const params: Record<string, string> = {};
+      route.params.forEach((name, i) => {
+        try {
+          params[name] = decodeURIComponent(match[i + 1]!);
+        } catch {
+          throw new SvcError('BAD_USER_INPUT', `Path parameter ${name} is not valid URL encoding: ${JSON.stringify(match[i + 1])}`);
+        }
+      });
+      const body = route.body ? parseBody(req) : undefined;
+      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+      for (const name of FORWARD) {
+        const value = req.headers[name];
+        if (value) headers[name] = value;
+      }
+      let result: GraphQLResult;
+      try {
+        result = await options.execute({ query: options.operations.get(route.operation)!, operationName: route.operation, variables: variablesOf(route, req, params, body) }, headers);
+      } catch (error) {
+        options.log.error({ err: error, operation: route.operation }, 'router call failed');
+        throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { retryAfter: 5 });
+      }
+      if (result.errors?.length) return fail(req, route.style, fromGraphQLError(result.errors[0]!, options.log));
+      const value = result.data?.[route.result];
+      return success(req, route, value);
+    } catch (error) {
+      if (error instanceof SvcError) return fail(req, route.style, fromSvcError(error));
+      throw error;
+    }
+  }
+
+  function success(req: RestRequest, route: CompiledRoute, value: unknown): RestResponse {
+    const extra: Record<string, string> = {};
+    if (route.cache && value && typeof value === 'object') {
+      const etag = pick(value, route.cache.etag);
+      const keys = pick(value, route.cache.surrogateKeys);
+      const maxAge = Number(pick(value, route.cache.maxAge) ?? 0);
+      if (typeof etag === 'string') extra.etag = etag;
+      if (Array.isArray(keys) && keys.length) {
+        extra.xkey = keys.join(' ');
+        extra['surrogate-key'] = keys.join(' ');
+        extra['cache-tag'] = keys.join(',');
+      }
+      extra['cache-control'] = `public, max-age=0, s-maxage=${maxAge}, must-revalidate`;
+      extra.vary = 'Accept, X-Svc-Site-Key';
+      const conditional = req.headers['if-none-match'];
+      if (typeof etag === 'string' && conditional && conditional.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+        return { status: 304, headers: extra };
+      }
+    }
+    return respond(ENVELOPES[route.style].success(pick(value, route.payload), route), extra);
+  }
+
+  return { handle, errorResponse, routes };
+}
+
+export type Bridge = ReturnType<typeof createBridge>;

@@ -1,0 +1,11 @@
+import { JSON_TYPE, type Envelope } from './envelope.js';
+
+/** `{code, message, data}`; `code` stays 200 even when the HTTP status is 202. */
+export const analysisEnvelope: Envelope = {
+  success: (payload, route) => ({ status: route.status, contentType: JSON_TYPE, body: { code: 200, message: route.message ?? 'OK', data: payload } }),
+  error: (error) => ({
+    status: error.status,
+    contentType: JSON_TYPE,
+    body: { code: error.status, message: error.message, data: null, ...(error.errors ? { errors: error.errors } : {}) },
+  }),
+};

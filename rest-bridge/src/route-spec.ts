@@ -1,0 +1,55 @@
+/** Where a GraphQL variable comes from: a path parameter, query parameter, header, or the body. */
+export type Source = `path.${string}` | `query.${string}` | `header.${string}` | 'body' | `body.${string}`;
+
+/** Which service's documented HTTP shapes (envelopes, error bodies) a route uses. */
+export type Style = 'analysis' | 'gateway' | 'crawl' | 'cms';
+
+/** JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
+export type JsonSchema = Record<string, unknown>;
+
+export interface RouteSpec {
+  method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
+  /** OpenAPI-style template: `/api/v1/contents/{contentSlug}`. */
+  path: string;
+  style: Style;
+  /** Named operation in `schema/operations/*.graphql`. */
+  operation: string;
+  variables: Record<string, Source>;
+  /** Root field of the operation's result. */
+  result: string;
+  /** Member of the result returned as the payload; default the whole result. */
+  payload?: string;
+  /** HTTP status on success. */
+  status: number;
+  /** `message` member of analysis envelopes. */
+  message?: string;
+  summary: string;
+  description?: string;
+  tag: string;
+  security: 'bearer' | 'apiKey' | 'siteKey' | 'bearerAndSiteKey' | 'none';
+  /** Request body schema; when set the body must be a JSON object. */
+  body?: JsonSchema;
+  /** Payload schema, for the OpenAPI document. */
+  response: JsonSchema;
+  /** Cache headers taken from result members (conditional GET, surrogate keys). */
+  cache?: { etag: string; surrogateKeys: string; maxAge: string };
+  /** Extra documented responses (status -> description) for OpenAPI. */
+  errors?: Record<number, string>;
+}
+
+/** A route whose path template has been compiled for matching. */
+export interface CompiledRoute extends RouteSpec {
+  pattern: RegExp;
+  params: string[];
+}
+
+export function compileRoute(route: RouteSpec): CompiledRoute {
+  const params: string[] = [];
+  const pattern = new RegExp(
+    `^${route.path.replace(/[.*+?^$()|[\]\\]/g, '\\$&').replace(/\\?\{(\w+)\\?\}|\{(\w+)\}/g, (_m, a: string, b: string) => {
+      params.push(a ?? b);
+      return '([^/]+)';
+    })}/?$`,
+  );
+  return { ...route, pattern, params };
+}

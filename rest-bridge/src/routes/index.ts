@@ -1,0 +1,6 @@
+import type { RouteSpec } from '../route-spec.js';
+import { authRoutes } from './auth.js';
+import { cmsRoutes } from './cms.js';
+
+/** Every REST path the bridge serves. */
+export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes];

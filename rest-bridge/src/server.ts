@@ -1,0 +1,91 @@
+import { createHttpServer, htmlRoute, listen, packageFileRoutes, readBody, sendJson, SvcError, type Logger, type RunningServer } from '@svc/kit';
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createBridge, type ExecuteOperation, type RestRequest } from './bridge.js';
+import { openApiDocument } from './openapi.js';
+import type { RouteSpec } from './route-spec.js';
+
+export interface BridgeServerOptions {
+  routes: readonly RouteSpec[];
+  operations: ReadonlyMap<string, string>;
+  routerUrl: string;
+  log: Logger;
+  maxBodyBytes: number;
+  corsOrigins: readonly string[];
+  publicBaseUrl?: string;
+}
+
+/** Posts operations to the router over keep-alive connections. */
+export function routerExecutor(routerUrl: string): ExecuteOperation {
+  return async (request, headers) => {
+    const response = await fetch(routerUrl, { method: 'POST', headers, body: JSON.stringify(request) });
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch {
+      throw new Error(`Router answered ${response.status} with a non-JSON body`);
+    }
+  };
+}
+
+const SWAGGER_HTML = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8" />
+  <title>Svc Platform REST API</title>
+  <link rel="stylesheet" href="/apidocs/swagger-ui.css" />
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="/apidocs/swagger-ui-bundle.js"></script>
+  <script src="/apidocs/init.js"></script>
+</body>
+</html>`;
+
+const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id: '#swagger-ui', deepLinking: true, tryItOutEnabled: true, persistAuthorization: true });`;
+
+export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
+  const { log } = options;
+  const bridge = createBridge({ ...options, execute: routerExecutor(options.routerUrl) });
+  const openapi = JSON.stringify(openApiDocument(options.routes, { title: 'Svc Platform', version: '1.0.0' }));
+
+  async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const headers: Record<string, string | undefined> = {};
+    for (const [key, value] of Object.entries(req.headers)) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    const peer = req.socket.remoteAddress;
+    if (peer) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${peer}` : peer;
+    const request: RestRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers };
+    let response;
+    try {
+      if (req.method !== 'GET' && req.method !== 'HEAD') request.body = await readBody(req, options.maxBodyBytes);
+      response = await bridge.handle(request);
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      response = bridge.errorResponse(request, error);
+    }
+    res.statusCode = response.status;
+    for (const [key, value] of Object.entries(response.headers)) res.setHeader(key, value);
+    if (response.body !== undefined) res.setHeader('content-length', Buffer.byteLength(response.body));
+    res.end(req.method === 'HEAD' ? undefined : response.body);
+  }
+
+  const server = createHttpServer({
+    name: 'bridge',
+    log,
+    corsOrigins: options.corsOrigins,
+    routes: [
+      { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: 'bridge' }) },
+      { method: 'GET', path: '/openapi.json', handle: (_req, res) => { res.setHeader('content-type', 'application/json'); res.end(openapi); } },
+      htmlRoute('/apidocs-ui.html', SWAGGER_HTML),
+      { method: 'GET', path: '/apidocs/init.js', handle: (_req, res) => { res.setHeader('content-type', 'text/javascript'); res.end(SWAGGER_INIT); } },
+      ...packageFileRoutes(import.meta.url, {
+        '/apidocs/swagger-ui.css': 'swagger-ui-dist/swagger-ui.css',
+        '/apidocs/swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
+      }),
+    ],
+    fallback: handleRest,
+  });
+  const running = await listen(server, port, host);
+  log.info({ url: running.url, apidocs: `${running.url}/apidocs-ui.html` }, 'REST bridge listening');
+  return running;
+}

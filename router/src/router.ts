@@ -1,0 +1,92 @@
+import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
+import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
+import { ApolloArmor } from '@escape.tech/graphql-armor';
+import { apolloHandler, createHttpServer, FORWARDED_HEADERS, listen, sendJson, type Logger, type RunningServer } from '@svc/kit';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { clientIp } from './client-ip.js';
+import { landingPageRoutes } from './landing-page.js';
+
+interface RouterContext {
+  headers: IncomingHttpHeaders;
+  clientIp?: string;
+}
+
+export interface RouterOptions {
+  supergraphSdl: string;
+  /** Subgraph URL per subgraph name, overriding the URLs in the supergraph. */
+  subgraphUrls: Record<string, string>;
+  log: Logger;
+  corsOrigins: readonly string[];
+  trustedProxies: readonly string[];
+  maxBodyBytes: number;
+  /** Query depth, alias and cost limits. Defaults: depth 12, aliases 30, cost 20000, tokens 5000. */
+  limits?: { maxDepth?: number; maxAliases?: number; maxCost?: number; maxTokens?: number };
+}
+
+/** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
+export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningServer> {
+  const { log } = options;
+  const gateway = new ApolloGateway({
+    supergraphSdl: options.supergraphSdl,
+    experimental_approximateQueryPlanStoreMiB: 50,
+    logger: log,
+    buildService: ({ name, url }) =>
+      new RemoteGraphQLDataSource<RouterContext>({
+        url: options.subgraphUrls[name] ?? url,
+        // undici's global fetch keeps connections alive between plan steps.
+        fetcher: fetch as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
+        willSendRequest({ request, context }) {
+          if (!context.headers) return;
+          for (const name of FORWARDED_HEADERS) {
+            const value = context.headers[name];
+            if (typeof value === 'string' && name !== 'x-svc-client-ip') request.http?.headers.set(name, value);
+          }
+          if (context.clientIp) request.http?.headers.set('x-svc-client-ip', context.clientIp);
+        },
+      }),
+  });
+  const limits = options.limits ?? {};
+  const armor = new ApolloArmor({
+    maxDepth: { n: limits.maxDepth ?? 12 },
+    maxAliases: { n: limits.maxAliases ?? 30 },
+    costLimit: { maxCost: limits.maxCost ?? 20_000 },
+    maxTokens: { n: limits.maxTokens ?? 5000 },
+    blockFieldSuggestion: { enabled: false },
+  });
+  const protection = armor.protect();
+  // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
+  const armorPlugins = protection.plugins as unknown as ApolloServerPlugin<RouterContext>[];
+  const apollo = new ApolloServer<RouterContext>({
+    gateway,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    allowBatchedHttpRequests: false,
+    logger: log,
+    plugins: armorPlugins,
+    validationRules: [...protection.validationRules],
+  });
+  await apollo.start();
+  const context = async (req: IncomingMessage): Promise<RouterContext> => ({
+    headers: req.headers,
+    clientIp: clientIp(req, options.trustedProxies),
+  });
+  const server = createHttpServer({
+    name: 'router',
+    log,
+    corsOrigins: options.corsOrigins,
+    routes: [
+      { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: 'router' }) },
+      ...landingPageRoutes('/graphql'),
+      { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
+    ],
+  });
+  const running = await listen(server, port, host);
+  log.info({ url: `${running.url}/graphql` }, 'router listening');
+  return {
+    ...running,
+    close: async (graceMs) => {
+      await running.close(graceMs);
+      await apollo.stop();
+    },
+  };
+}

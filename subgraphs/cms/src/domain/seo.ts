@@ -1,0 +1,37 @@
+export interface ContentFields {
+  headline?: string | null;
+  description?: string | null;
+  bannerUrl?: string | null;
+  ctaText?: string | null;
+  ctaLink?: string | null;
+}
+
+export interface Seo {
+  metaTitle?: string | null;
+  metaDescription?: string | null;
+  ogImage?: string | null;
+}
+
+/** Meta descriptions longer than this are cut at a word boundary (search engines show ~160). */
+export const META_DESCRIPTION_MAX = 160;
+
+function clip(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const cut = text.slice(0, max - 1);
+  const space = cut.lastIndexOf(' ');
+  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+}
+
+const given = (v: string | null | undefined): string | undefined => (v && v.trim() ? v.trim() : undefined);
+
+/**
+ * SEO as delivered: explicit values win; otherwise metaTitle falls back to the title,
+ * metaDescription to fields.description (clipped to 160 characters), ogImage to fields.bannerUrl.
+ */
+export function resolveSeo(title: string, fields: ContentFields, seo: Seo): Required<{ [K in keyof Seo]: string }> {
+  return {
+    metaTitle: given(seo.metaTitle) ?? title,
+    metaDescription: given(seo.metaDescription) ?? clip(given(fields.description) ?? '', META_DESCRIPTION_MAX),
+    ogImage: given(seo.ogImage) ?? given(fields.bannerUrl) ?? '',
+  };
+}

@@ -1,0 +1,66 @@
+import { validationError, type FieldProblem } from '@svc/kit';
+import type { FormDefinition, FormField } from './form-definition.js';
+
+const EMAIL = /^[^\s@<>()[\]\\,;:"]+@[^\s@<>()[\]\\,;:"]+\.[^\s@<>()[\]\\,;:"]{2,}$/u;
+const TEL = /^\+?[0-9 ().-]{6,32}$/;
+
+function defaultMaxLength(field: FormField): number {
+  return field.maxLength ?? (field.type === 'textarea' ? 10_000 : 1_000);
+}
+
+function show(value: string): string {
+  return JSON.stringify(value.length > 60 ? `${value.slice(0, 57)}...` : value);
+}
+
+function checkField(field: FormField, raw: unknown): string | undefined {
+  if (raw === undefined || raw === null || raw === '') return field.required ? 'is required' : undefined;
+  if (typeof raw !== 'string') return `must be a string; got ${JSON.stringify(raw)}`;
+  const value = raw.trim();
+  if (!value) return field.required ? 'is required' : undefined;
+  const max = defaultMaxLength(field);
+  if ([...value].length > max) return `must be at most ${max} characters; got ${[...value].length}`;
+  switch (field.type) {
+    case 'email':
+      if (!EMAIL.test(value)) return `must be a valid e-mail address; got ${show(value)}`;
+      break;
+    case 'tel':
+      if (!TEL.test(value)) return `must be a phone number; got ${show(value)}`;
+      break;
+    case 'url':
+      if (!/^https?:\/\/[^\s]+$/.test(value)) return `must be an http(s) URL; got ${show(value)}`;
+      break;
+    case 'enum':
+      if (!field.options?.includes(value)) return `must be one of ${field.options?.join(', ')}; got ${show(value)}`;
+      break;
+    case 'text':
+    case 'textarea':
+      break;
+  }
+  if (field.pattern && !new RegExp(`^(?:${field.pattern})$`, 'u').test(value)) return `does not match the required format; got ${show(value)}`;
+  return undefined;
+}
+
+export interface CheckedSubmission {
+  /** Trimmed values of the declared fields that were sent. */
+  values: Record<string, string>;
+  /** The honeypot field was filled in. */
+  spam: boolean;
+}
+
+/** Validates every field at once and names every problem; unknown fields are refused too. */
+export function validateSubmission(form: FormDefinition, data: Record<string, unknown>): CheckedSubmission {
+  const problems: FieldProblem[] = [];
+  const values: Record<string, string> = {};
+  for (const field of form.fields) {
+    const problem = checkField(field, data[field.name]);
+    if (problem) problems.push({ pointer: `/${field.name}`, detail: `${field.name} ${problem}` });
+    else if (typeof data[field.name] === 'string' && (data[field.name] as string).trim()) values[field.name] = (data[field.name] as string).trim();
+  }
+  const known = new Set([...form.fields.map((f) => f.name), ...(form.honeypotField ? [form.honeypotField] : [])]);
+  for (const name of Object.keys(data)) {
+    if (!known.has(name)) problems.push({ pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, detail: `${JSON.stringify(name)} is not a field of form ${form.formKey}` });
+  }
+  if (problems.length) throw validationError(problems, `Form ${form.formKey} has ${problems.length} invalid field(s): ${problems.map((p) => p.detail).join('; ')}`);
+  const trap = form.honeypotField ? data[form.honeypotField] : undefined;
+  return { values, spam: typeof trap === 'string' ? trap.trim() !== '' : trap !== undefined && trap !== null };
+}

@@ -1,0 +1,2 @@
+export { startCms, cmsSdl, type CmsOptions, type CmsRuntime } from './cms-subgraph.js';
+export { DEMO_SITE_KEY, DEMO_FORM_KEY } from './seed.js';

@@ -1,0 +1,35 @@
+import { validationError, type FieldProblem } from '@svc/kit';
+import type { ContentFields, Seo } from '../domain/seo.js';
+
+const URL_FIELDS = new Set(['bannerUrl', 'ctaLink', 'ogImage']);
+const MAX_TEXT = 5000;
+const MAX_TITLE = 300;
+
+/** Validates editorial input; text is stored as given (delivery is JSON, never HTML). */
+export function checkContentInput(input: { title?: string | null; fields?: ContentFields | null; seo?: Seo | null }, creating: boolean): void {
+  const problems: FieldProblem[] = [];
+  if (creating || input.title !== undefined) {
+    const title = input.title?.trim() ?? '';
+    if (!title) problems.push({ pointer: '/title', detail: 'title is required' });
+    else if (title.length > MAX_TITLE) problems.push({ pointer: '/title', detail: `title must be at most ${MAX_TITLE} characters; got ${title.length}` });
+  }
+  for (const [group, values] of [['fields', input.fields], ['seo', input.seo]] as const) {
+    for (const [name, value] of Object.entries(values ?? {})) {
+      if (value === null || value === undefined) continue;
+      if (value.length > MAX_TEXT) problems.push({ pointer: `/${group}/${name}`, detail: `${name} must be at most ${MAX_TEXT} characters; got ${value.length}` });
+      if (URL_FIELDS.has(name) && value && !/^(https?:\/\/\S+|\/\S*)$/.test(value)) {
+        problems.push({ pointer: `/${group}/${name}`, detail: `${name} must be an http(s) URL or a path starting with /; got ${JSON.stringify(value.slice(0, 80))}` });
+      }
+    }
+  }
+  if (problems.length) throw validationError(problems);
+}
+
+/** Members present in `patch` replace those of `base`; undefined members keep the base value. */
+export function mergeDefined<T extends object>(base: T, patch: Partial<T> | null | undefined): T {
+  const merged = { ...base };
+  for (const [key, value] of Object.entries(patch ?? {})) {
+    if (value !== undefined) (merged as Record<string, unknown>)[key] = value;
+  }
+  return merged;
+}

@@ -1,0 +1,70 @@
+import { Migration } from '@mikro-orm/migrations';
+
+class InitialSchema extends Migration {
+  override up(): void {
+    this.addSql(`
+create table cms.site (
+  id uuid primary key,
+  site_key text not null unique,
+  name text not null,
+  created_at timestamptz not null
+);
+create table cms.content (
+  id uuid primary key,
+  site_id uuid not null references cms.site (id),
+  slug text not null,
+  latest_version int not null,
+  published_version int,
+  published_at timestamptz,
+  scheduled_at timestamptz,
+  scheduled_version int,
+  ever_published boolean not null default false,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  constraint content_site_slug_unique unique (site_id, slug)
+);
+create table cms.content_version (
+  id uuid primary key,
+  content_id uuid not null references cms.content (id) on delete cascade,
+  version int not null,
+  status text not null check (status in ('DRAFT', 'PUBLISHED', 'SUPERSEDED', 'UNPUBLISHED')),
+  title text not null,
+  fields jsonb not null,
+  seo jsonb not null,
+  created_at timestamptz not null,
+  created_by text,
+  published_at timestamptz,
+  constraint content_version_unique unique (content_id, version)
+);
+create unique index content_version_one_published on cms.content_version (content_id) where status = 'PUBLISHED';
+create table cms.form (
+  id uuid primary key,
+  site_id uuid not null references cms.site (id),
+  form_key text not null,
+  name text not null,
+  fields jsonb not null,
+  honeypot_field text,
+  webhook_url text,
+  rate_limit_per_minute int,
+  created_at timestamptz not null,
+  updated_at timestamptz not null,
+  constraint form_site_key_unique unique (site_id, form_key)
+);
+create table cms.form_submission (
+  id uuid primary key,
+  form_id uuid not null references cms.form (id),
+  data jsonb not null,
+  spam boolean not null,
+  client_ip text,
+  received_at timestamptz not null,
+  webhook_status text not null check (webhook_status in ('NONE', 'PENDING', 'DELIVERED', 'FAILED')),
+  webhook_attempts int not null default 0,
+  webhook_last_error text
+);
+create index form_submission_form_received on cms.form_submission (form_id, received_at desc);
+`);
+  }
+}
+
+/** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
+export const CMS_MIGRATIONS = [{ name: '0001_initial_schema', class: InitialSchema }];

@@ -1,0 +1,1 @@
+export { startInsight, insightSdl, type InsightOptions } from './insight-subgraph.js';

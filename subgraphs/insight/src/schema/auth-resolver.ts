@@ -1,0 +1,34 @@
+import { requirePrincipal, type SvcContext } from '@svc/kit';
+import { Arg, Ctx, Field, Int, Mutation, ObjectType, Query, Resolver } from 'type-graphql';
+import type { AccountService } from '../service/account-service.js';
+
+@ObjectType()
+export class AccessToken {
+  @Field(() => String) accessToken!: string;
+  @Field(() => String) tokenType!: string;
+  @Field(() => Int, { description: 'Seconds until the token expires.' }) expiresIn!: number;
+}
+
+@ObjectType({ description: 'The caller, as its token says.' })
+export class Viewer {
+  @Field(() => String) subject!: string;
+  @Field(() => [String]) roles!: string[];
+  @Field(() => [String], { description: '["*"] for every tenant.' }) tenants!: string[];
+  @Field(() => [String], { description: '["*"] for every site.' }) sites!: string[];
+}
+
+@Resolver()
+export class AuthResolver {
+  constructor(private readonly accounts: AccountService) {}
+
+  @Mutation(() => AccessToken, { description: 'Exchanges a username and password for a JWT access token.' })
+  issueAccessToken(@Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<AccessToken> {
+    return this.accounts.issue(username, password);
+  }
+
+  @Query(() => Viewer)
+  viewer(@Ctx() ctx: SvcContext): Viewer {
+    const p = requirePrincipal(ctx.principal);
+    return { subject: p.subject, roles: [...p.roles], tenants: p.tenants === '*' ? ['*'] : [...p.tenants], sites: p.sites === '*' ? ['*'] : [...p.sites] };
+  }
+}

@@ -1,0 +1,106 @@
+import { createRemoteJWKSet, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
+import { SvcError } from './errors.js';
+
+export const ROLES = ['admin', 'analyst', 'reviewer', 'editor', 'crawler'] as const;
+export type Role = (typeof ROLES)[number];
+export const ISSUER = 'svc-platform';
+
+/** Who is calling, from a verified JWT. `'*'` grants every tenant or site. */
+export interface Principal {
+  subject: string;
+  roles: readonly Role[];
+  tenants: readonly string[] | '*';
+  sites: readonly string[] | '*';
+}
+
+export interface AuthOptions {
+  /** HS256 secret; used to sign and verify. */
+  secret?: string;
+  /** JWKS for RS256/ES256 verification of tokens issued elsewhere. */
+  jwksUrl?: string;
+}
+
+export interface TokenVerifier {
+  verify(token: string): Promise<Principal>;
+}
+
+function scope(value: unknown, claim: string): readonly string[] | '*' {
+  if (value === undefined) return [];
+  if (value === '*') return '*';
+  if (Array.isArray(value) && value.every((v) => typeof v === 'string')) return value.includes('*') ? '*' : value;
+  throw new SvcError('UNAUTHENTICATED', `Token claim "${claim}" must be an array of strings or "*"`);
+}
+
+export function principalFromClaims(payload: JWTPayload): Principal {
+  if (typeof payload.sub !== 'string' || !payload.sub) throw new SvcError('UNAUTHENTICATED', 'Token has no subject');
+  const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is Role => (ROLES as readonly unknown[]).includes(r)) : [];
+  return { subject: payload.sub, roles, tenants: scope(payload.tenants, 'tenants'), sites: scope(payload.sites, 'sites') };
+}
+
+export function createTokenVerifier(options: AuthOptions): TokenVerifier {
+  const secret = options.secret ? new TextEncoder().encode(options.secret) : undefined;
+  const jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
+  if (!secret && !jwks) throw new Error('Token verification needs SVC_JWT_SECRET or SVC_JWKS_URL');
+  return {
+    async verify(token) {
+      try {
+        const { payload } = jwks
+          ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
+          : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] });
+        return principalFromClaims(payload);
+      } catch (error) {
+        if (error instanceof SvcError) throw error;
+        if (error instanceof joseErrors.JWTExpired) throw new SvcError('UNAUTHENTICATED', 'Access token has expired', { slug: 'token-expired' });
+        throw new SvcError('UNAUTHENTICATED', 'Access token is invalid', { slug: 'invalid-token' });
+      }
+    },
+  };
+}
+
+export interface IssuedToken {
+  accessToken: string;
+  tokenType: 'Bearer';
+  expiresIn: number;
+}
+
+export async function issueToken(secret: string, principal: Principal, ttlSeconds: number): Promise<IssuedToken> {
+  const accessToken = await new SignJWT({ roles: [...principal.roles], tenants: principal.tenants, sites: principal.sites })
+    .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
+    .setSubject(principal.subject)
+    .setIssuer(ISSUER)
+    .setIssuedAt()
+    .setExpirationTime(`${ttlSeconds}s`)
+    .sign(new TextEncoder().encode(secret));
+  return { accessToken, tokenType: 'Bearer', expiresIn: ttlSeconds };
+}
+
+/** Extracts the token of an `Authorization: Bearer` header; undefined when absent. */
+export function bearerToken(header: string | undefined): string | undefined {
+  if (!header) return undefined;
+  const match = /^Bearer\s+(\S+)\s*$/i.exec(header);
+  if (!match) throw new SvcError('UNAUTHENTICATED', 'Authorization header must be "Bearer <token>"');
+  return match[1];
+}
+
+export function hasRole(principal: Principal | undefined, ...roles: Role[]): boolean {
+  return !!principal && principal.roles.some((r) => r === 'admin' || roles.includes(r));
+}
+
+export function canUseSite(principal: Principal, siteKey: string): boolean {
+  return principal.sites === '*' || principal.sites.includes(siteKey);
+}
+
+export function canUseTenant(principal: Principal, tenantId: string): boolean {
+  return principal.tenants === '*' || principal.tenants.includes(tenantId);
+}
+
+export function requirePrincipal(principal: Principal | undefined): Principal {
+  if (!principal) throw new SvcError('UNAUTHENTICATED', 'This operation needs Authorization: Bearer <access token>');
+  return principal;
+}
+
+export function requireRole(principal: Principal | undefined, ...roles: Role[]): Principal {
+  const p = requirePrincipal(principal);
+  if (!hasRole(p, ...roles)) throw new SvcError('FORBIDDEN', `This operation needs one of the roles: ${['admin', ...roles].join(', ')}`);
+  return p;
+}

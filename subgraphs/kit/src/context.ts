@@ -1,0 +1,63 @@
+import { randomUUID } from 'node:crypto';
+import type { IncomingHttpHeaders } from 'node:http';
+import { bearerToken, type Principal, type TokenVerifier } from './auth.js';
+import { SvcError } from './errors.js';
+import type { Logger } from './logger.js';
+
+/** The per-request context every resolver receives. */
+export interface SvcContext {
+  requestId: string;
+  log: Logger;
+  /** Present when the request carried a valid access token. */
+  principal?: Principal;
+  /** A credential was sent but is not valid: every operation but the public ones fails with it. */
+  authError?: SvcError;
+  /** The raw bearer credential, for subgraphs with credentials other than JWTs (virtual API keys). */
+  bearer?: string;
+  siteKey?: string;
+  tenantId?: string;
+  clientIp?: string;
+}
+
+/** Headers the router forwards to every subgraph. */
+export const FORWARDED_HEADERS = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id', 'x-svc-client-ip'] as const;
+
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+export function requestIdFrom(headers: IncomingHttpHeaders): string {
+  const given = headers['x-request-id'];
+  return typeof given === 'string' && REQUEST_ID.test(given) ? given : randomUUID();
+}
+
+function header(headers: IncomingHttpHeaders, name: string): string | undefined {
+  const value = headers[name];
+  const first = Array.isArray(value) ? value[0] : value;
+  return first?.trim() || undefined;
+}
+
+export interface ContextOptions {
+  verifier: TokenVerifier;
+  log: Logger;
+  /** Bearer credentials this subgraph checks itself (for example `sk-svc-` keys) instead of as JWTs. */
+  isOwnCredential?: (bearer: string) => boolean;
+}
+
+export async function createContext(headers: IncomingHttpHeaders, options: ContextOptions): Promise<SvcContext> {
+  const requestId = requestIdFrom(headers);
+  const context: SvcContext = {
+    requestId,
+    log: options.log.child({ requestId }),
+    siteKey: header(headers, 'x-svc-site-key'),
+    tenantId: header(headers, 'x-svc-tenant-id'),
+    clientIp: header(headers, 'x-svc-client-ip'),
+  };
+  try {
+    const token = bearerToken(header(headers, 'authorization'));
+    if (token && options.isOwnCredential?.(token)) context.bearer = token;
+    else if (token) context.principal = await options.verifier.verify(token);
+  } catch (error) {
+    context.authError = error instanceof SvcError ? error : new SvcError('UNAUTHENTICATED', 'Access token is invalid');
+  }
+  if (context.principal) context.log = context.log.child({ sub: context.principal.subject });
+  return context;
+}

@@ -1,0 +1,73 @@
+import { ApolloServer } from '@apollo/server';
+import type { GraphQLSchema } from 'graphql';
+import type { IncomingMessage } from 'node:http';
+import { createContext, type ContextOptions, type SvcContext } from '../context.js';
+import { apolloHandler } from '../http/apollo-handler.js';
+import { createHttpServer, listen, sendJson, type Route, type RunningServer } from '../http/server.js';
+import type { Logger } from '../logger.js';
+import { maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
+import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+
+export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions, 'log'> {
+  name: string;
+  schema: GraphQLSchema;
+  log: Logger;
+  maxBodyBytes: number;
+  /** Resolves when the subgraph can serve (database reachable, ...); rejects with the reason otherwise. */
+  ready?: () => Promise<void>;
+  /** Extra HTTP routes (metrics, internal streams). */
+  routes?: Route[];
+}
+
+export interface SubgraphServer {
+  apollo: ApolloServer<SvcContext>;
+  /** Starts Apollo and listens; `port` 0 picks a free port. */
+  listen(port: number, host: string): Promise<RunningServer>;
+}
+
+/** One subgraph: Apollo Server over a federated schema, with auth guard, masking, health and readiness. */
+export function createSubgraphServer(options: SubgraphServerOptions): SubgraphServer {
+  const { log } = options;
+  const apollo = new ApolloServer<SvcContext>({
+    schema: options.schema,
+    introspection: true,
+    includeStacktraceInErrorResponses: false,
+    formatError: maskError,
+    plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
+    logger: log,
+  });
+  const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log });
+  const routes: Route[] = [
+    { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: options.name }) },
+    {
+      method: 'GET',
+      path: '/ready',
+      handle: async (_req, res) => {
+        try {
+          await options.ready?.();
+          sendJson(res, 200, { status: 'ready', service: options.name });
+        } catch (error) {
+          log.warn({ err: error }, 'readiness check failed');
+          sendJson(res, 503, { status: 'unavailable', service: options.name, reason: (error as Error).message });
+        }
+      },
+    },
+    ...(options.routes ?? []),
+    { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
+  ];
+  return {
+    apollo,
+    async listen(port, host) {
+      await apollo.start();
+      const running = await listen(createHttpServer({ name: options.name, log, routes }), port, host);
+      log.info({ url: `${running.url}/graphql` }, `${options.name} subgraph listening`);
+      return {
+        ...running,
+        close: async (graceMs) => {
+          await running.close(graceMs);
+          await apollo.stop();
+        },
+      };
+    },
+  };
+}
