@@ -42,10 +42,14 @@ async function jwtSecretFor(config: Config, embedded: boolean, log: Logger): Pro
 /** Starts the chosen services in this process, in dependency order; `close` stops them in reverse. */
 export async function startPlatform(config: Config, service: Service, log = createLogger({ level: config.LOG_LEVEL, name: service })): Promise<Platform> {
   if (!AVAILABLE.includes(service)) throw new ConfigError(`Service "${service}" is not part of this build yet; available: ${AVAILABLE.join(', ')}`);
-  const closers: (() => Promise<void>)[] = [];
+  const closers: { name: string; close: () => Promise<void> }[] = [];
   const urls: Platform['urls'] = {};
   const close = async () => {
-    for (const fn of closers.reverse()) await fn().catch((error: unknown) => log.error({ err: error }, 'error while stopping'));
+    for (const { name, close } of closers.reverse()) {
+      const started = Date.now();
+      await close().catch((error: unknown) => log.error({ err: error, name }, 'error while stopping'));
+      log.info({ name, durationMs: Date.now() - started }, 'stopped');
+    }
   };
   const runs = (s: Service) => service === 'all' || service === s;
   try {
@@ -54,7 +58,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
     let databaseUrl = databaseUrlOf(config);
     if (needsDb && embedded) {
       const db = await startEmbeddedDatabase(config.SVC_DATA_DIR, log.child({ svc: 'db' }));
-      closers.push(db.close);
+      closers.push({ name: 'embedded-db', close: db.close });
       databaseUrl = db.url;
     }
     const jwtSecret = await jwtSecretFor(config, embedded, log);
@@ -72,7 +76,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         config.SVC_INSIGHT_PORT,
         host,
       );
-      closers.push(insight.close);
+      closers.push({ name: 'insight', close: insight.close });
       urls.insight = subgraphUrls.insight = `${insight.server.url}/graphql`;
     }
     if (runs('cms')) {
@@ -92,7 +96,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         config.SVC_CMS_PORT,
         host,
       );
-      closers.push(cms.close);
+      closers.push({ name: 'cms', close: cms.close });
       urls.cms = subgraphUrls.cms = `${cms.server.url}/graphql`;
     }
     let router: RunningServer | undefined;
@@ -109,7 +113,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         config.SVC_ROUTER_PORT,
         host,
       );
-      closers.push(() => router!.close());
+      closers.push({ name: 'router', close: () => router!.close() });
       urls.router = `${router.url}/graphql`;
     }
     if (runs('bridge')) {
@@ -126,7 +130,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         config.SERVER_PORT,
         host,
       );
-      closers.push(() => bridge.close());
+      closers.push({ name: 'bridge', close: () => bridge.close() });
       urls.bridge = bridge.url;
     }
     return { urls, log, close };

@@ -21,6 +21,10 @@ async function main(argv: string[]): Promise<void> {
     if (stopping) return;
     stopping = true;
     platform.log.info({ signal }, 'shutting down');
+    setTimeout(() => {
+      platform.log.error('shutdown did not finish within 30 s; exiting anyway');
+      process.exit(1);
+    }, 30_000).unref();
     platform.close().then(
       () => process.exit(0),
       () => process.exit(1),

@@ -165,6 +165,9 @@ export function createBridge(options: BridgeOptions) {
       if (!accepts(req.headers.accept, offered)) {
         throw new SvcError('NOT_ACCEPTABLE', `Cannot produce ${JSON.stringify(req.headers.accept)}; this endpoint serves application/json`, { slug: 'not-acceptable' });
       }
+      for (const name of route.requiredHeaders ?? []) {
+        if (!req.headers[name.toLowerCase()]?.trim()) throw new SvcError('BAD_USER_INPUT', `The ${name} header is required`, { slug: 'missing-header' });
+      }
       const match = route.pattern.exec(req.path)!;
       const params: Record<string, string> = {};
       route.params.forEach((name, i) => {

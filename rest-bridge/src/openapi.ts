@@ -70,8 +70,8 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       .filter((s) => s.startsWith('path.') || s.startsWith('query.') || s.startsWith('header.'))
       .map((s) => {
         const [where, ...name] = s.split('.');
-        const isSiteKey = where === 'header' && name.join('.').toLowerCase() === 'x-svc-site-key';
-        return { name: name.join('.'), in: where, required: where === 'path' || isSiteKey, schema: { type: 'string' } };
+        const required = where === 'path' || (where === 'header' && (route.requiredHeaders ?? []).some((h) => h.toLowerCase() === name.join('.').toLowerCase()));
+        return { name: name.join('.'), in: where, required, schema: { type: 'string' } };
       });
     const errorSchema = ERROR_SCHEMAS[route.style];
     const errors = { ...DEFAULT_ERRORS, ...(route.errors ?? {}) };

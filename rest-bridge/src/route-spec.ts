@@ -33,6 +33,8 @@ export interface RouteSpec {
   response: JsonSchema;
   /** Cache headers taken from result members (conditional GET, surrogate keys). */
   cache?: { etag: string; surrogateKeys: string; maxAge: string };
+  /** Headers the request must carry (checked by the bridge: 400 naming the header). */
+  requiredHeaders?: string[];
   /** Extra documented responses (status -> description) for OpenAPI. */
   errors?: Record<number, string>;
 }

@@ -59,6 +59,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   const apollo = new ApolloServer<RouterContext>({
     gateway,
     introspection: true,
+    // svc owns shutdown (drain HTTP, stop jobs, close pools); Apollo must not race it.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
     logger: log,

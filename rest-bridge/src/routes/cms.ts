@@ -30,6 +30,7 @@ export const cmsRoutes: RouteSpec[] = [
     description: 'Cacheable: ETag / If-None-Match (304), Cache-Control s-maxage and surrogate keys (xkey, Surrogate-Key, Cache-Tag) for edge caches.',
     tag: 'content',
     security: 'siteKey',
+    requiredHeaders: ['X-Svc-Site-Key'],
     response: content,
     errors: { 404: 'No published content has the slug (content-not-found), or the site key is unknown (site-not-found)' },
   },
@@ -45,6 +46,7 @@ export const cmsRoutes: RouteSpec[] = [
     description: 'Fields are validated against the form definition stored for the site. Every bad field is named in `errors[]` (422).',
     tag: 'content',
     security: 'siteKey',
+    requiredHeaders: ['X-Svc-Site-Key'],
     body: {
       type: 'object',
       additionalProperties: { type: 'string' },

@@ -31,6 +31,8 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
   const apollo = new ApolloServer<SvcContext>({
     schema: options.schema,
     introspection: true,
+    // svc owns shutdown (drain HTTP, stop jobs, close pools); Apollo must not race it.
+    stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     formatError: maskError,
     plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],

@@ -20,6 +20,19 @@ function rootFields(selectionSet: SelectionSetNode, fragments: GraphQLRequestCon
   return names;
 }
 
+/**
+ * Errors raised before execution would otherwise make Apollo answer HTTP 500, which the
+ * gateway reports as a subgraph failure instead of passing the typed error on.
+ */
+function asRequestError(error: SvcError): SvcError {
+  const copy = new SvcError(error.code, error.message, {
+    slug: error.extensions.slug as string | undefined,
+    title: error.extensions.title as string | undefined,
+  });
+  copy.extensions.http = { status: 200 };
+  return copy;
+}
+
 export interface GuardOptions {
   /** Root fields anyone may call (for example `login`). */
   publicFields?: readonly string[];
@@ -43,10 +56,10 @@ export function useAuthGuard(options: GuardOptions = {}): ApolloServerPlugin<Svc
           if (!request.operation) return;
           const fields = rootFields(request.operation.selectionSet, request.document);
           if (fields.every((f) => publicFields.has(f))) return;
-          if (ctx.authError) throw ctx.authError;
+          if (ctx.authError) throw asRequestError(ctx.authError);
           if (ctx.principal || ctx.bearer) return;
           if (ctx.siteKey && fields.every((f) => publicFields.has(f) || siteKeyFields.has(f))) return;
-          throw new SvcError('UNAUTHENTICATED', 'Authentication required: send Authorization: Bearer <access token>');
+          throw asRequestError(new SvcError('UNAUTHENTICATED', 'Authentication required: send Authorization: Bearer <access token>'));
         },
       };
     },

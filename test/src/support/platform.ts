@@ -1,0 +1,60 @@
+import { startPlatform, type Platform } from '@svc/cli';
+import { createLogger, issueToken, loadConfig, type Principal } from '@svc/kit';
+import { createTestDatabase, REDIS_URL, requireRedis } from './services.js';
+
+export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
+
+export interface TestPlatform extends Platform {
+  bridge: string;
+  router: string;
+  databaseUrl: string;
+  redisPrefix: string;
+  /** Signs a token as the platform would, with any claims. */
+  token(claims?: Partial<Principal>, ttlSeconds?: number): Promise<string>;
+}
+
+/**
+ * The whole platform in this process on real PostgreSQL (a fresh database) and Redis (a fresh
+ * key prefix), every listener on a free port. LOG_LEVEL from the environment, default silent.
+ */
+export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+  await requireRedis();
+  const db = await createTestDatabase();
+  const redisPrefix = `svctest:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
+  const config = loadConfig({
+    DATABASE_URL: db.url,
+    REDIS_URL,
+    SVC_REDIS_PREFIX: redisPrefix,
+    SVC_JWT_SECRET: TEST_JWT_SECRET,
+    SVC_SEED_DEMO: 'true',
+    SVC_ADMIN_PASSWORD: 'test-admin-password',
+    LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
+    SERVER_PORT: '0',
+    SVC_ROUTER_PORT: '0',
+    SVC_INSIGHT_PORT: '0',
+    SVC_LLM_PORT: '0',
+    SVC_CRAWL_PORT: '0',
+    SVC_CMS_PORT: '0',
+    ...env,
+  });
+  let platform: Platform;
+  try {
+    platform = await startPlatform(config, 'all', createLogger({ level: config.LOG_LEVEL, name: 'test' }));
+  } catch (error) {
+    await db.drop();
+    throw error;
+  }
+  return {
+    ...platform,
+    bridge: platform.urls.bridge!,
+    router: platform.urls.router!,
+    databaseUrl: db.url,
+    redisPrefix,
+    token: async (claims = {}, ttlSeconds = 600) =>
+      (await issueToken(TEST_JWT_SECRET, { subject: 'tester', roles: ['admin'], tenants: '*', sites: '*', ...claims }, ttlSeconds)).accessToken,
+    async close() {
+      await platform.close();
+      await db.drop();
+    },
+  };
+}
