@@ -68,7 +68,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const log = options.log;
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'cms', entities: CMS_ENTITIES, migrations: CMS_MIGRATIONS, poolMax: options.poolMax, log });
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix });
-  const jobs = createJobs({ url: options.databaseUrl, name: `${options.workerName}:cms`, log });
+  const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:cms`, log });
   const cmsJobs = createCmsJobs(jobs.agenda, orm, log, options.webhookRetryBaseMs);
   const contents = createContentService({
     orm,

@@ -2,6 +2,7 @@ import { Agenda } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { Logger } from './logger.js';
+import { withAdvisoryLock } from './db/database.js';
 
 export type { Agenda };
 export type { Job } from 'agenda';
@@ -11,8 +12,8 @@ export interface JobsOptions {
   /** Worker name recorded on the jobs it locks. */
   name: string;
   log: Logger;
-  /** How often due jobs are looked for (new jobs also arrive by LISTEN/NOTIFY). Default '2 seconds'. */
-  processEvery?: string;
+  /** How often due jobs are looked for, in ms (new jobs also arrive by LISTEN/NOTIFY, except on PGlite). Default 1000. */
+  processEveryMs?: number;
   /** Lock lifetime in ms; a crashed worker's jobs are taken over after it. Default 60000. */
   lockLifetimeMs?: number;
 }
@@ -21,13 +22,20 @@ export interface JobsOptions {
  * agenda on PostgreSQL (table `agenda_jobs`). Each service defines only its own job names,
  * so several services can share the table without running each other's jobs.
  */
-export function createJobs(options: JobsOptions): { agenda: Agenda; close(): Promise<void> } {
+export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
-  const agenda = new Agenda({
-    backend: new PostgresBackend({ pool, tableName: 'agenda_jobs' }),
-    name: options.name,
-    processEvery: options.processEvery ?? '2 seconds',
-    defaultLockLifetime: options.lockLifetimeMs ?? 60_000,
+  // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
+  // construction is serialised across processes by an advisory lock.
+  const agenda = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {
+    const instance = new Agenda({
+      backend: new PostgresBackend({ pool, tableName: 'agenda_jobs' }),
+      name: options.name,
+      // A number: agenda parses strings with human-interval, where '500 milliseconds' means 500 s.
+      processEvery: options.processEveryMs ?? 1000,
+      defaultLockLifetime: options.lockLifetimeMs ?? 60_000,
+    });
+    await instance.ready;
+    return instance;
   });
   agenda.on('error', (error: Error) => options.log.error({ err: error }, 'job scheduler error'));
   agenda.on('fail', (error: Error, job: { attrs: { name: string; data: unknown } }) =>

@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { buildSubgraphSchema, type GraphQLResolverMap } from '@apollo/subgraph';
 import { printSchemaWithDirectives } from '@graphql-tools/utils';
-import { parse, type GraphQLSchema } from 'graphql';
+import { graphql, parse, type GraphQLSchema } from 'graphql';
 import { buildSchema, createResolversMap, type NonEmptyArray } from 'type-graphql';
 import type { SvcContext } from '../context.js';
 
@@ -43,5 +43,7 @@ export async function buildSubgraphSdl(parts: SchemaParts): Promise<{ sdl: strin
     resolvers[typeName] = { ...(resolvers[typeName] as object), ...(reference as object) } as GraphQLResolverMap<SvcContext>[string];
   }
   const schema = buildSubgraphSchema([{ typeDefs: parse(sdl), resolvers }]);
-  return { sdl, schema };
+  // The snapshot is exactly what `_service { sdl }` serves, so a drift test can compare them.
+  const served = await graphql({ schema, source: '{ _service { sdl } }' });
+  return { sdl: `${(served.data as { _service: { sdl: string } })._service.sdl.trim()}\n`, schema };
 }

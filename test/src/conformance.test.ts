@@ -1,0 +1,38 @@
+import { afterAll, beforeAll } from '@jest/globals';
+import { describeSubgraphConformance } from '@svc/kit/testing/conformance';
+import { readFile } from 'node:fs/promises';
+import { call } from './support/http.js';
+import { startTestPlatform, type TestPlatform } from './support/platform.js';
+
+let platform: TestPlatform;
+beforeAll(async () => {
+  platform = await startTestPlatform();
+});
+afterAll(() => platform?.close());
+
+const snapshot = (name: string) => () => readFile(new URL(`../../../schema/${name}.graphql`, import.meta.url), 'utf8');
+const base = (name: 'cms' | 'insight') => () => platform.urls[name]!.replace(/\/graphql$/, '');
+
+describeSubgraphConformance({
+  name: 'cms',
+  baseUrl: base('cms'),
+  protectedQuery: '{ sites { siteKey } }',
+  token: () => platform.token({ roles: ['editor'], sites: ['demo'] }),
+  snapshotSdl: snapshot('cms'),
+  entity: async () => {
+    const delivered = await call(`${platform.bridge}/api/v1/contents/welcome`, { headers: { 'X-Svc-Site-Key': 'demo' } });
+    return {
+      representation: { __typename: 'Content', id: delivered.body.data.contentId },
+      selection: 'id slug status publishedVersion',
+      expect: { id: delivered.body.data.contentId, slug: 'welcome', status: 'PUBLISHED', publishedVersion: 1 },
+    };
+  },
+});
+
+describeSubgraphConformance({
+  name: 'insight',
+  baseUrl: base('insight'),
+  protectedQuery: '{ viewer { subject } }',
+  token: () => platform.token({ roles: ['analyst'] }),
+  snapshotSdl: snapshot('insight'),
+});
