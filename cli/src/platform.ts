@@ -125,6 +125,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           log: log.child({ svc: 'bridge' }),
           maxBodyBytes: config.SVC_MAX_BODY_BYTES,
           corsOrigins: config.SVC_CORS_ORIGINS,
+          trustedProxies: config.SVC_TRUSTED_PROXIES,
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
         },
         config.SERVER_PORT,

@@ -11,6 +11,8 @@ export interface BridgeServerOptions {
   log: Logger;
   maxBodyBytes: number;
   corsOrigins: readonly string[];
+  /** Peers whose X-Forwarded-For is kept; every other client's is replaced by its address. */
+  trustedProxies: readonly string[];
   publicBaseUrl?: string;
 }
 
@@ -52,8 +54,10 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     const url = new URL(req.url ?? '/', 'http://localhost');
     const headers: Record<string, string | undefined> = {};
     for (const [key, value] of Object.entries(req.headers)) headers[key] = Array.isArray(value) ? value.join(', ') : value;
+    // Only a trusted proxy (Varnish, a load balancer) may tell us who the client is.
     const peer = req.socket.remoteAddress;
-    if (peer) headers['x-forwarded-for'] = headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${peer}` : peer;
+    const trusted = peer !== undefined && options.trustedProxies.includes(peer);
+    if (peer) headers['x-forwarded-for'] = trusted && headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${peer}` : peer;
     const request: RestRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers };
     let response;
     try {

@@ -1,6 +1,6 @@
 import { startPlatform, type Platform } from '@svc/cli';
 import { createLogger, issueToken, loadConfig, type Principal } from '@svc/kit';
-import { createTestDatabase, REDIS_URL, requireRedis } from './services.js';
+import { createTestDatabase, dropDatabase, REDIS_URL, requireRedis } from './services.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
 
@@ -11,16 +11,22 @@ export interface TestPlatform extends Platform {
   redisPrefix: string;
   /** Signs a token as the platform would, with any claims. */
   token(claims?: Partial<Principal>, ttlSeconds?: number): Promise<string>;
+  stop(): Promise<void>;
 }
 
 /**
  * The whole platform in this process on real PostgreSQL (a fresh database) and Redis (a fresh
  * key prefix), every listener on a free port. LOG_LEVEL from the environment, default silent.
  */
-export async function startTestPlatform(env: Record<string, string> = {}): Promise<TestPlatform> {
+export interface TestPlatformOptions {
+  /** Reuse the database (and Redis prefix) of an earlier platform, to test restarts. */
+  reuse?: { databaseUrl: string; redisPrefix: string };
+}
+
+export async function startTestPlatform(env: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
   await requireRedis();
-  const db = await createTestDatabase();
-  const redisPrefix = `svctest:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
+  const db = options.reuse ? { url: options.reuse.databaseUrl, drop: async () => dropDatabase(options.reuse!.databaseUrl) } : await createTestDatabase();
+  const redisPrefix = options.reuse?.redisPrefix ?? `svctest:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
   const config = loadConfig({
     DATABASE_URL: db.url,
     REDIS_URL,
@@ -55,6 +61,10 @@ export async function startTestPlatform(env: Record<string, string> = {}): Promi
     async close() {
       await platform.close();
       await db.drop();
+    },
+    /** Stops the services but keeps the database, for a restart with `reuse`. */
+    async stop() {
+      await platform.close();
     },
   };
 }

@@ -27,15 +27,15 @@ export async function createTestDatabase(): Promise<{ url: string; drop(): Promi
   } finally {
     await check.end();
   }
-  return {
-    url,
-    async drop() {
-      const c = new pg.Client({ connectionString: PG_ADMIN_URL });
-      await c.connect();
-      await c.query(`drop database if exists ${name} with (force)`);
-      await c.end();
-    },
-  };
+  return { url, drop: () => dropDatabase(url) };
+}
+
+export async function dropDatabase(url: string): Promise<void> {
+  const name = new URL(url).pathname.slice(1);
+  const c = new pg.Client({ connectionString: PG_ADMIN_URL });
+  await c.connect();
+  await c.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+  await c.end();
 }
 
 export async function requireRedis(): Promise<void> {
