@@ -1,4 +1,4 @@
-import { createHttpServer, htmlRoute, listen, packageFileRoutes, readBody, sendJson, SvcError, type Logger, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, htmlRoute, listen, packageFileRoutes, readBody, sendJson, SvcError, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBridge, type ExecuteOperation, type RestRequest } from './bridge.js';
 import { openApiDocument } from './openapi.js';
@@ -48,6 +48,7 @@ const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id
 export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
   const bridge = createBridge({ ...options, execute: routerExecutor(options.routerUrl) });
+  const isTrusted = createAddressMatcher(options.trustedProxies);
   const openapi = JSON.stringify(openApiDocument(options.routes, { title: 'Svc Platform', version: '1.0.0' }));
 
   async function handleRest(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -56,7 +57,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     for (const [key, value] of Object.entries(req.headers)) headers[key] = Array.isArray(value) ? value.join(', ') : value;
     // Only a trusted proxy (Varnish, a load balancer) may tell us who the client is.
     const peer = req.socket.remoteAddress;
-    const trusted = peer !== undefined && options.trustedProxies.includes(peer);
+    const trusted = isTrusted(peer);
     if (peer) headers['x-forwarded-for'] = trusted && headers['x-forwarded-for'] ? `${headers['x-forwarded-for']}, ${peer}` : peer;
     const request: RestRequest = { method: req.method ?? 'GET', path: url.pathname, query: url.searchParams, headers };
     let response;

@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, createHttpServer, FORWARDED_HEADERS, listen, sendJson, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, listen, sendJson, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -68,9 +68,10 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     validationRules: [...protection.validationRules],
   });
   await apollo.start();
+  const isTrusted = createAddressMatcher(options.trustedProxies);
   const context = async (req: IncomingMessage): Promise<RouterContext> => ({
     headers: req.headers,
-    clientIp: clientIp(req, options.trustedProxies),
+    clientIp: clientIp(req, isTrusted),
   });
   const server = createHttpServer({
     name: 'router',

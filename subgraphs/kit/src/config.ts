@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { createAddressMatcher } from './http/address-matcher.js';
 
 /**
  * Every environment variable the platform reads, validated once at start. A bad value stops
@@ -69,8 +70,10 @@ export const configSchema = z.object({
   SVC_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
   /** Origins allowed by CORS on the router and bridge. Default Apollo Studio and localhost. */
   SVC_CORS_ORIGINS: csvOr(['https://studio.apollographql.com', 'http://localhost:3000', 'http://127.0.0.1:3000']),
-  /** Peers whose X-Forwarded-For is trusted for the client address. Default loopback. */
-  SVC_TRUSTED_PROXIES: csvOr(['127.0.0.1', '::1', '::ffff:127.0.0.1']),
+  /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
+  SVC_TRUSTED_PROXIES: csvOr(['127.0.0.1', '::1']).pipe(
+    z.array(z.string().refine((v) => { try { createAddressMatcher([v]); return true; } catch { return false; } }, 'must be IP addresses or CIDR ranges')),
+  ),
   /** Seed the demo site, contents and form at start. Default: on in embedded mode only. */
   SVC_SEED_DEMO: z
     .enum(['true', 'false', '1', '0', 'yes', 'no'])

@@ -15,3 +15,4 @@ export * from './http/static-files.js';
 export * from './db/database.js';
 export * from './jobs.js';
 export * from './db/embedded.js';
+export * from './http/address-matcher.js';
