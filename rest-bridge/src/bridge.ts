@@ -49,7 +49,15 @@ function fromSvcError(error: SvcError): BridgeError {
     slug: ext.slug as string | undefined,
     title: ext.title as string | undefined,
     errors: ext.errors as FieldProblem[] | undefined,
+    retryAfter: ext.retryAfter as number | undefined,
+    details: ext.details as Record<string, unknown> | undefined,
   };
+}
+
+/** Weak comparison (RFC 9110 13.1.2): W/"x" and "x" match; `*` matches any. */
+function etagMatches(header: string, etag: string): boolean {
+  const opaque = (tag: string) => tag.trim().replace(/^W\//, '');
+  return header.split(',').some((t) => t.trim() === '*' || opaque(t) === opaque(etag));
 }
 
 /** graphql-js names coercion failures `... at "input.title"`: turn that into a pointer. */
@@ -214,7 +222,7 @@ export function createBridge(options: BridgeOptions) {
       extra['cache-control'] = `public, max-age=0, s-maxage=${maxAge}, must-revalidate`;
       extra.vary = 'Accept, X-Svc-Site-Key';
       const conditional = req.headers['if-none-match'];
-      if (typeof etag === 'string' && conditional && conditional.split(',').some((t) => t.trim() === etag || t.trim() === '*')) {
+      if (typeof etag === 'string' && conditional && etagMatches(conditional, etag)) {
         return { status: 304, headers: extra };
       }
     }

@@ -120,7 +120,8 @@ export function databaseUrlOf(config: Config): string | undefined {
   const auth = config.DB_PASSWORD
     ? `${encodeURIComponent(config.DB_USER)}:${encodeURIComponent(config.DB_PASSWORD)}`
     : encodeURIComponent(config.DB_USER);
-  return `postgres://${auth}@${config.DB_HOST}:${config.DB_PORT}/${encodeURIComponent(config.DB_NAME)}`;
+  const host = config.DB_HOST.includes(':') ? `[${config.DB_HOST}]` : config.DB_HOST;
+  return `postgres://${auth}@${host}:${config.DB_PORT}/${encodeURIComponent(config.DB_NAME)}`;
 }
 
 export type ServiceName = 'insight' | 'llm' | 'crawl' | 'cms';

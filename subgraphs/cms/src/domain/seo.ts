@@ -15,11 +15,13 @@ export interface Seo {
 /** Meta descriptions longer than this are cut at a word boundary (search engines show ~160). */
 export const META_DESCRIPTION_MAX = 160;
 
+/** Cuts to at most `max` code points (never inside a surrogate pair), preferring a word boundary. */
 function clip(text: string, max: number): string {
-  if (text.length <= max) return text;
-  const cut = text.slice(0, max - 1);
+  const points = [...text];
+  if (points.length <= max) return text;
+  const cut = points.slice(0, max - 1).join('');
   const space = cut.lastIndexOf(' ');
-  return `${(space > max / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
+  return `${(space > cut.length / 2 ? cut.slice(0, space) : cut).trimEnd()}…`;
 }
 
 const given = (v: string | null | undefined): string | undefined => (v && v.trim() ? v.trim() : undefined);

@@ -15,6 +15,7 @@ function show(value: string): string {
 function checkField(field: FormField, raw: unknown): string | undefined {
   if (raw === undefined || raw === null || raw === '') return field.required ? 'is required' : undefined;
   if (typeof raw !== 'string') return `must be a string; got ${JSON.stringify(raw)}`;
+  if (raw.includes('\u0000')) return 'must not contain NUL characters';
   const value = raw.trim();
   if (!value) return field.required ? 'is required' : undefined;
   const max = defaultMaxLength(field);
@@ -51,16 +52,19 @@ export interface CheckedSubmission {
 export function validateSubmission(form: FormDefinition, data: Record<string, unknown>): CheckedSubmission {
   const problems: FieldProblem[] = [];
   const values: Record<string, string> = {};
+  // Own properties only: a field named `constructor` must not see Object.prototype.
+  const own = (name: string): unknown => (Object.hasOwn(data, name) ? data[name] : undefined);
   for (const field of form.fields) {
-    const problem = checkField(field, data[field.name]);
+    const raw = own(field.name);
+    const problem = checkField(field, raw);
     if (problem) problems.push({ pointer: `/${field.name}`, detail: `${field.name} ${problem}` });
-    else if (typeof data[field.name] === 'string' && (data[field.name] as string).trim()) values[field.name] = (data[field.name] as string).trim();
+    else if (typeof raw === 'string' && raw.trim()) values[field.name] = raw.trim();
   }
   const known = new Set([...form.fields.map((f) => f.name), ...(form.honeypotField ? [form.honeypotField] : [])]);
   for (const name of Object.keys(data)) {
     if (!known.has(name)) problems.push({ pointer: `/${name.replace(/~/g, '~0').replace(/\//g, '~1')}`, detail: `${JSON.stringify(name)} is not a field of form ${form.formKey}` });
   }
   if (problems.length) throw validationError(problems, `Form ${form.formKey} has ${problems.length} invalid field(s): ${problems.map((p) => p.detail).join('; ')}`);
-  const trap = form.honeypotField ? data[form.honeypotField] : undefined;
+  const trap = form.honeypotField ? own(form.honeypotField) : undefined;
   return { values, spam: typeof trap === 'string' ? trap.trim() !== '' : trap !== undefined && trap !== null };
 }

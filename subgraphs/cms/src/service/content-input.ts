@@ -11,11 +11,13 @@ export function checkContentInput(input: { title?: string | null; fields?: Conte
   if (creating || input.title !== undefined) {
     const title = input.title?.trim() ?? '';
     if (!title) problems.push({ pointer: '/title', detail: 'title is required' });
+    else if (title.includes('\u0000')) problems.push({ pointer: '/title', detail: 'title must not contain NUL characters' });
     else if (title.length > MAX_TITLE) problems.push({ pointer: '/title', detail: `title must be at most ${MAX_TITLE} characters; got ${title.length}` });
   }
   for (const [group, values] of [['fields', input.fields], ['seo', input.seo]] as const) {
     for (const [name, value] of Object.entries(values ?? {})) {
       if (value === null || value === undefined) continue;
+      if (value.includes('\u0000')) problems.push({ pointer: `/${group}/${name}`, detail: `${name} must not contain NUL characters` });
       if (value.length > MAX_TEXT) problems.push({ pointer: `/${group}/${name}`, detail: `${name} must be at most ${MAX_TEXT} characters; got ${value.length}` });
       if (URL_FIELDS.has(name) && value && !/^(https?:\/\/\S+|\/\S*)$/.test(value)) {
         problems.push({ pointer: `/${group}/${name}`, detail: `${name} must be an http(s) URL or a path starting with /; got ${JSON.stringify(value.slice(0, 80))}` });
