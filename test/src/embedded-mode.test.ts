@@ -1,0 +1,79 @@
+import { afterAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { call } from './support/http.js';
+import { freePort } from './support/ports.js';
+
+const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
+const children: ChildProcess[] = [];
+const dirs: string[] = [];
+afterAll(async () => {
+  for (const child of children) if (child.exitCode === null) child.kill('SIGKILL');
+  for (const dir of dirs) await rm(dir, { recursive: true, force: true });
+});
+
+/** Starts `svc all` exactly as a person would, with no database or Redis configured. */
+async function startEmbedded(dataDir: string) {
+  const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_CMS_PORT: await freePort() };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  for (const [k, v] of Object.entries(ports)) env[k] = String(v);
+  const child = spawn(process.execPath, [SVC, 'all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  children.push(child);
+  let output = '';
+  child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  await new Promise<void>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`svc all did not come up in 30 s:\n${output}`)), 30_000);
+    const check = () => {
+      if (output.includes('is up:')) {
+        clearTimeout(timer);
+        resolve();
+      }
+    };
+    child.stderr!.on('data', check);
+    child.on('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`svc all exited with ${code}:\n${output}`));
+    });
+  });
+  const stop = () =>
+    new Promise<number | null>((resolve) => {
+      child.once('exit', (code) => resolve(code));
+      child.kill('SIGTERM');
+    });
+  return { bridge: `http://127.0.0.1:${ports.SERVER_PORT}`, output: () => output, stop };
+}
+
+describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)', () => {
+  it('starts with nothing configured, serves seeded content, warns about default credentials, and stops cleanly', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+    dirs.push(dataDir);
+    const first = await startEmbedded(dataDir);
+    expect(first.output()).toContain('DEFAULT CREDENTIALS IN USE');
+    const content = await call(`${first.bridge}/api/v1/contents/welcome`, { headers: { 'X-Svc-Site-Key': 'demo', Accept: 'application/json' } });
+    expect(content.status).toBe(200);
+    expect(content.body.data).toMatchObject({ slug: 'welcome', status: 'PUBLISHED', version: 1 });
+    const login = await call(`${first.bridge}/api/v1/auth/token`, { json: { username: 'admin', password: 'admin' } });
+    expect(login.status).toBe(200);
+    const receipt = await call(`${first.bridge}/api/v1/forms/contact/submit`, {
+      json: { applicantName: 'Ada', email: 'ada@example.com', inquiryType: 'GENERAL', message: 'hi' },
+      headers: { 'X-Svc-Site-Key': 'demo' },
+    });
+    expect(receipt.status).toBe(201);
+    expect(await first.stop()).toBe(0);
+    expect((await stat(join(dataDir, 'jwt-secret'))).mode & 0o777).toBe(0o600);
+
+    // A second start reuses the data directory: the token signed before still verifies.
+    const second = await startEmbedded(dataDir);
+    const purge = await call(`${second.bridge}/api/v1/deploy/purge-cache`, {
+      json: { siteKey: 'demo', contentSlug: 'welcome' },
+      headers: { authorization: `Bearer ${login.body.data.accessToken}` },
+    });
+    expect(purge.status).toBe(200);
+    expect(purge.body.data.layers[0]).toMatchObject({ layer: 'memory', ok: true });
+    expect(await second.stop()).toBe(0);
+  }, 90_000);
+});
