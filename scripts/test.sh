@@ -9,4 +9,5 @@ bash scripts/provision.sh >/dev/null
 . scripts/node-env.sh
 npx tsc -b
 node cli/dist/src/schema-tool.js check
+node cli/dist/src/lint-boundaries.js
 NODE_OPTIONS="--experimental-vm-modules --no-warnings=ExperimentalWarning ${NODE_OPTIONS:-}" npx jest "$@"
