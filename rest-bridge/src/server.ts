@@ -34,6 +34,7 @@ const SWAGGER_HTML = `<!doctype html>
 <head>
   <meta charset="utf-8" />
   <title>Svc Platform REST API</title>
+  <link rel="icon" href="data:," />
   <link rel="stylesheet" href="/apidocs/swagger-ui.css" />
 </head>
 <body>

@@ -7,6 +7,7 @@ export function landingPageRoutes(graphqlPath: string): Route[] {
 <head>
   <meta charset="utf-8" />
   <title>Svc Platform GraphQL</title>
+  <link rel="icon" href="data:," />
   <link rel="stylesheet" href="/assets/graphiql.min.css" />
   <style>body { margin: 0; height: 100vh; } #graphiql { height: 100vh; }</style>
 </head>

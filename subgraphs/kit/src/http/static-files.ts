@@ -52,7 +52,7 @@ export function htmlRoute(path: string, html: string): Route {
     path,
     handle: (_req, res) => {
       res.setHeader('content-type', 'text/html; charset=utf-8');
-      res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:; connect-src 'self'");
+      res.setHeader('content-security-policy', "default-src 'self'; style-src 'self' 'unsafe-inline'; script-src 'self' 'unsafe-inline'; img-src 'self' data:; font-src 'self' data:; connect-src 'self'");
       res.end(html);
     },
   };

@@ -1,0 +1,132 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/globals';
+import type { Browser, BrowserContext, Locator, Page } from 'playwright-core';
+import { launchChromium, watchPage } from './support/browser.js';
+import { startTestPlatform, type TestPlatform } from './support/platform.js';
+
+/**
+ * The two human-facing pages, in a real (offline) Chromium: Swagger UI on the REST bridge and
+ * GraphiQL on the router. Every asset comes from npm packages the platform serves itself, so any
+ * failed request or console error (a CDN fetch, a CSP violation, a 404) fails the test.
+ */
+let platform: TestPlatform;
+let browser: Browser;
+let context: BrowserContext | undefined;
+
+beforeAll(async () => {
+  [platform, browser] = await Promise.all([startTestPlatform(), launchChromium()]);
+});
+afterAll(async () => {
+  await browser?.close();
+  await platform?.close();
+});
+afterEach(async () => {
+  await context?.close();
+  context = undefined;
+});
+
+async function openPage(url: string): Promise<{ page: Page; problems: string[] }> {
+  context = await browser.newContext({ viewport: { width: 1280, height: 900 } });
+  context.setDefaultTimeout(10_000);
+  const page = await context.newPage();
+  const problems = watchPage(page);
+  const response = await page.goto(url);
+  expect(response?.status()).toBe(200);
+  return { page, problems };
+}
+
+describe('Swagger UI at /apidocs-ui.html', () => {
+  /** Expands an operation, switches on "Try it out" if it is not already on, and returns its block. */
+  async function operation(page: Page, method: string, path: string): Promise<Locator> {
+    const block = page.locator(`.opblock.opblock-${method.toLowerCase()}`).filter({
+      has: page.locator('.opblock-summary-path', { hasText: new RegExp(`^${path.replace(/[{}]/g, '\\$&')}$`) }),
+    });
+    await expect(block.count()).resolves.toBe(1);
+    if (!(await block.locator('.opblock-body').isVisible())) await block.locator('.opblock-summary').first().click();
+    const toggle = block.locator('.try-out__btn');
+    if ((await toggle.innerText()).trim() === 'Try it out') await toggle.click();
+    await block.locator('.execute').waitFor();
+    return block;
+  }
+
+  async function execute(block: Locator): Promise<{ status: string; body: string }> {
+    await block.locator('.execute').click();
+    const live = block.locator('.live-responses-table .response').first();
+    const body = live.locator('.response-col_description pre').first();
+    await body.waitFor();
+    return { status: (await live.locator('.response-col_status').innerText()).trim(), body: await body.innerText() };
+  }
+
+  /** A screenshot of the top of an operation block: its parameters and the live response. */
+  async function shoot(page: Page, block: Locator, path: string): Promise<void> {
+    const box = await block.evaluate((node: any) => {
+      const rect = node.getBoundingClientRect();
+      const view = globalThis as any;
+      return { x: rect.left + view.scrollX, y: rect.top + view.scrollY, width: rect.width, height: Math.min(rect.height, 1100) };
+    });
+    await page.screenshot({ path, fullPage: true, clip: box });
+  }
+
+  it('renders every route of the table and runs GET /api/v1/contents/{contentSlug} and POST /api/v1/auth/token', async () => {
+    const { page, problems } = await openPage(`${platform.bridge}/apidocs-ui.html`);
+    await page.locator('.opblock').first().waitFor();
+    await page.screenshot({ path: '/tmp/apidocs.png' });
+    await expect(page.locator('.info .title').innerText()).resolves.toContain('Svc Platform');
+    // Every operation of /openapi.json (generated from the bridge's route table) is rendered.
+    const spec = (await (await fetch(`${platform.bridge}/openapi.json`)).json()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = Object.entries(spec.paths).flatMap(([path, methods]) => Object.keys(methods).map((method) => `${method.toUpperCase()} ${path}`));
+    const rendered = await page.locator('.opblock-summary').evaluateAll((nodes: any[]) =>
+      nodes.map((node) => `${node.querySelector('.opblock-summary-method').textContent} ${node.querySelector('.opblock-summary-path').textContent.replace(/\u200b/g, '')}`),
+    );
+    expect(rendered.sort()).toEqual(documented.sort());
+    expect(rendered).toEqual(expect.arrayContaining(['GET /api/v1/contents/{contentSlug}', 'POST /api/v1/auth/token']));
+
+    const deliver = await operation(page, 'GET', '/api/v1/contents/{contentSlug}');
+    await deliver.locator('tr[data-param-name="contentSlug"] input').fill('welcome');
+    await deliver.locator('tr[data-param-name="x-svc-site-key" i] input').fill('demo');
+    const delivered = await execute(deliver);
+    expect(delivered.status).toBe('200');
+    expect(delivered.body).toContain('"slug": "welcome"');
+    await shoot(page, deliver, '/tmp/apidocs-contents.png');
+
+    const login = await operation(page, 'POST', '/api/v1/auth/token');
+    const body = login.locator('textarea.body-param__text');
+    expect(JSON.parse(await body.inputValue())).toMatchObject({ username: 'admin' });
+    await body.fill(JSON.stringify({ username: 'admin', password: 'test-admin-password' }, null, 2));
+    const issued = await execute(login);
+    expect(issued.status).toBe('200');
+    expect(issued.body).toContain('"accessToken"');
+    await shoot(page, login, '/tmp/apidocs-token.png');
+
+    expect(problems).toEqual([]);
+  });
+});
+
+describe('GraphiQL landing page of the router', () => {
+  it('renders, loads the schema into the docs explorer and runs a query', async () => {
+    const { page, problems } = await openPage(platform.router.replace(/\/graphql$/, '/'));
+    await page.locator('.graphiql-container .graphiql-query-editor .CodeMirror').waitFor();
+
+    // The query editor is CodeMirror 5: select all and type over it (brackets auto-close, so type no "}").
+    await page.locator('.graphiql-query-editor .CodeMirror').click();
+    await page.keyboard.press('ControlOrMeta+A');
+    await page.keyboard.press('Backspace');
+    await page.keyboard.type('{ __typename ');
+    const editor = page.locator('.graphiql-query-editor .CodeMirror');
+    await expect(editor.evaluate((node: any) => node.CodeMirror.getValue())).resolves.toBe('{ __typename }');
+    await page.locator('.graphiql-execute-button').click();
+    const response = page.locator('.graphiql-response .CodeMirror');
+    await page.locator('.graphiql-response .CodeMirror-code', { hasText: '__typename' }).waitFor();
+    await expect(response.innerText()).resolves.toContain('"__typename": "Query"');
+    expect(JSON.parse(await response.evaluate((node: any) => node.CodeMirror.getValue()))).toEqual({ data: { __typename: 'Query' } });
+
+    await page.locator('[aria-label="Show Documentation Explorer"]').click();
+    const docs = page.locator('.graphiql-doc-explorer');
+    await docs.locator('.graphiql-doc-explorer-root-type', { hasText: 'Query' }).first().waitFor();
+    await docs.locator('a.graphiql-doc-explorer-type-name', { hasText: /^Query$/ }).first().click();
+    await docs.locator('.graphiql-doc-explorer-title', { hasText: /^Query$/ }).waitFor();
+    await expect(docs.locator('.graphiql-doc-explorer-field-name').count()).resolves.toBeGreaterThan(0);
+
+    await page.screenshot({ path: '/tmp/graphiql.png' });
+    expect(problems).toEqual([]);
+  });
+});
