@@ -1,5 +1,6 @@
 import { startInsight } from '@svc/insight';
 import { startCms } from '@svc/cms';
+import { startLlm } from '@svc/llm';
 import {
   ConfigError, createLogger, createTokenVerifier, databaseUrlOf, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Config, type Logger, type RunningServer, type ServiceName,
@@ -15,7 +16,7 @@ import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 /** Processes `svc` can run. `all` is every service in one process. */
 export const SERVICES = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard', 'insight-mcp', 'crawl-mcp'] as const;
 export type Service = (typeof SERVICES)[number];
-const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'cms'];
+const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'cms'];
 
 export interface Platform {
   urls: Partial<Record<'bridge' | 'router' | ServiceName, string>>;
@@ -23,20 +24,25 @@ export interface Platform {
   close(): Promise<void>;
 }
 
+/** A secret from the environment, or (embedded mode only) one generated once and kept under SVC_DATA_DIR. */
+async function embeddedSecret(config: Config, file: string, log: Logger, what: string): Promise<string> {
+  const path = join(config.SVC_DATA_DIR, file);
+  try {
+    return (await readFile(path, 'utf8')).trim();
+  } catch {
+    const secret = file === 'svcllm-master-key' ? `sk-svc-master-${randomBytes(24).toString('base64url')}` : randomBytes(48).toString('base64url');
+    await mkdir(config.SVC_DATA_DIR, { recursive: true });
+    await writeFile(path, `${secret}\n`, { mode: 0o600 });
+    log.info({ file: path }, `generated ${what} for embedded mode`);
+    return secret;
+  }
+}
+
 async function jwtSecretFor(config: Config, embedded: boolean, log: Logger): Promise<string | undefined> {
   if (config.SVC_JWT_SECRET) return config.SVC_JWT_SECRET;
   if (config.SVC_JWKS_URL) return undefined;
   if (!embedded) throw new ConfigError('SVC_JWT_SECRET is required (at least 32 characters) unless SVC_JWKS_URL is set; only the embedded mode generates one');
-  const file = join(config.SVC_DATA_DIR, 'jwt-secret');
-  try {
-    return (await readFile(file, 'utf8')).trim();
-  } catch {
-    const secret = randomBytes(48).toString('base64url');
-    await mkdir(config.SVC_DATA_DIR, { recursive: true });
-    await writeFile(file, `${secret}\n`, { mode: 0o600 });
-    log.info({ file }, 'generated a JWT signing secret for embedded mode');
-    return secret;
-  }
+  return embeddedSecret(config, 'jwt-secret', log, 'a JWT signing secret');
 }
 
 /** Starts the chosen services in this process, in dependency order; `close` stops them in reverse. */
@@ -53,7 +59,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
   };
   const runs = (s: Service) => service === 'all' || service === s;
   try {
-    const needsDb = runs('insight') || runs('cms');
+    const needsDb = runs('insight') || runs('cms') || runs('llm');
     const embedded = isEmbedded(config);
     let databaseUrl = databaseUrlOf(config);
     if (needsDb && embedded) {
@@ -65,7 +71,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL });
     const host = config.SVC_HOST;
     const common = { verifier, maxBodyBytes: config.SVC_MAX_BODY_BYTES, poolMax: config.DB_POOL_MAX, databaseUrl: databaseUrl! };
-    const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), cms: subgraphUrl(config, 'cms') };
+    const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), cms: subgraphUrl(config, 'cms') };
+    const workerName = config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`;
 
     if (runs('insight')) {
       if (config.SVC_ADMIN_PASSWORD === 'admin') {
@@ -79,6 +86,36 @@ export async function startPlatform(config: Config, service: Service, log = crea
       closers.push({ name: 'insight', close: insight.close });
       urls.insight = subgraphUrls.insight = `${insight.server.url}/graphql`;
     }
+    if (runs('llm')) {
+      let masterKey = config.SVCLLM_MASTER_KEY;
+      if (!masterKey) {
+        if (!embedded) throw new ConfigError('SVCLLM_MASTER_KEY is required (at least 16 characters) outside embedded mode');
+        masterKey = await embeddedSecret(config, 'svcllm-master-key', log, 'the model gateway master key (SVCLLM_MASTER_KEY)');
+      }
+      const llm = await startLlm(
+        {
+          ...common,
+          log: log.child({ svc: 'llm' }),
+          redisUrl: config.REDIS_URL,
+          redisPrefix: config.SVC_REDIS_PREFIX,
+          masterKey,
+          webhookSecret: config.SVCLLM_WEBHOOK_SECRET ?? masterKey,
+          configFile: config.SVCLLM_CONFIG,
+          llmBaseUrl: config.LLM_BASE_URL,
+          llmApiKey: config.LLM_API_KEY,
+          llmModelName: config.LLM_MODEL_NAME,
+          defaultPrice: { inputPerMTok: config.SVCLLM_DEFAULT_INPUT_USD_PER_MTOK, outputPerMTok: config.SVCLLM_DEFAULT_OUTPUT_USD_PER_MTOK },
+          cacheTtlSeconds: config.SVCLLM_CACHE_TTL_SECONDS,
+          alertRetryBaseMs: config.SVCLLM_ALERT_RETRY_BASE_MS,
+          workerName,
+          env: process.env,
+        },
+        config.SVC_LLM_PORT,
+        host,
+      );
+      closers.push({ name: 'llm', close: llm.close });
+      urls.llm = subgraphUrls.llm = `${llm.server.url}/graphql`;
+    }
     if (runs('cms')) {
       const cms = await startCms(
         {
@@ -91,7 +128,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           formRateLimitPerMinute: config.SVC_FORM_RATE_LIMIT_PER_MINUTE,
           webhookRetryBaseMs: config.SVC_WEBHOOK_RETRY_BASE_MS,
           seedDemo: config.SVC_SEED_DEMO ?? embedded,
-          workerName: config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`,
+          workerName,
         },
         config.SVC_CMS_PORT,
         host,
@@ -127,6 +164,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           corsOrigins: config.SVC_CORS_ORIGINS,
           trustedProxies: config.SVC_TRUSTED_PROXIES,
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
+          streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, '') },
         },
         config.SERVER_PORT,
         host,

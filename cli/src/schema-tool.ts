@@ -1,6 +1,7 @@
 import { composeServices } from '@apollo/composition';
 import { cmsSdl } from '@svc/cms';
 import { insightSdl } from '@svc/insight';
+import { llmSdl } from '@svc/llm';
 import { loadOperations } from '@svc/rest-bridge';
 import { parse, validate } from 'graphql';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -10,6 +11,7 @@ import { OPERATIONS_DIR, SCHEMA_DIR } from './paths.js';
 /** Subgraphs in the supergraph, with the URLs the composed file records (the router overrides them). */
 const SUBGRAPHS = [
   { name: 'insight', url: 'http://127.0.0.1:4001/graphql', sdl: insightSdl },
+  { name: 'llm', url: 'http://127.0.0.1:4002/graphql', sdl: llmSdl },
   { name: 'cms', url: 'http://127.0.0.1:4004/graphql', sdl: cmsSdl },
 ];
 

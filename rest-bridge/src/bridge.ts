@@ -16,7 +16,12 @@ export interface RestResponse {
   status: number;
   headers: Record<string, string>;
   body?: string;
+  /** A streamed body (Server-Sent Events); `abort` stops the upstream when the client leaves. */
+  stream?: { chunks: AsyncIterable<Uint8Array>; abort(): void };
 }
+
+/** Opens a streaming call to a subgraph route with the caller's forwarded headers. */
+export type OpenStream = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<Response>;
 
 export interface GraphQLResult {
   data?: Record<string, unknown> | null;
@@ -36,6 +41,9 @@ export interface BridgeOptions {
   log: Logger;
   /** Base of problem `type` URLs; default `http://<Host>`. */
   publicBaseUrl?: string;
+  /** Base URLs of subgraphs that serve streamed routes, by service name. */
+  streamTargets?: Record<string, string>;
+  openStream?: OpenStream;
 }
 
 const FORWARD = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id', 'x-forwarded-for'];
@@ -191,6 +199,7 @@ export function createBridge(options: BridgeOptions) {
         const value = req.headers[name];
         if (value) headers[name] = value;
       }
+      if (route.stream && (body as { stream?: unknown } | undefined)?.stream === true) return await relayStream(req, route, headers, body);
       let result: GraphQLResult;
       try {
         result = await options.execute({ query: options.operations.get(route.operation)!, operationName: route.operation, variables: variablesOf(route, req, params, body) }, headers);
@@ -207,8 +216,35 @@ export function createBridge(options: BridgeOptions) {
     }
   }
 
+  async function relayStream(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, body: unknown): Promise<RestResponse> {
+    const base = options.streamTargets?.[route.stream!.service];
+    if (!base || !options.openStream) throw new SvcError('UNAVAILABLE', `Streaming is not configured for ${route.stream!.service}`);
+    const controller = new AbortController();
+    let response: Response;
+    try {
+      response = await options.openStream(`${base}${route.stream!.path}`, headers, JSON.stringify(body), controller.signal);
+    } catch (error) {
+      options.log.error({ err: error, service: route.stream!.service }, 'stream call failed');
+      throw new SvcError('UNAVAILABLE', `The ${route.stream!.service} service is unavailable; retry shortly`, { retryAfter: 5 });
+    }
+    if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || !response.body) {
+      const result = (await response.json().catch(() => ({ errors: [{ message: 'Invalid response from the streaming route' }] }))) as GraphQLResult;
+      return fail(req, route.style, fromGraphQLError(result.errors?.[0] ?? { message: 'Invalid response from the streaming route' }, options.log));
+    }
+    const relayed: Record<string, string> = { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' };
+    for (const name of ['x-svc-cache', 'x-svc-model']) {
+      const value = response.headers.get(name);
+      if (value) relayed[name] = value;
+    }
+    return { status: 200, headers: relayed, stream: { chunks: response.body as unknown as AsyncIterable<Uint8Array>, abort: () => controller.abort() } };
+  }
+
   function success(req: RestRequest, route: CompiledRoute, value: unknown): RestResponse {
     const extra: Record<string, string> = {};
+    for (const [name, path] of Object.entries(route.headers ?? {})) {
+      const header = pick(value, path);
+      if (header !== undefined && header !== null) extra[name] = String(header);
+    }
     if (route.cache && value && typeof value === 'object') {
       const etag = pick(value, route.cache.etag);
       const keys = pick(value, route.cache.surrogateKeys);
@@ -226,7 +262,8 @@ export function createBridge(options: BridgeOptions) {
         return { status: 304, headers: extra };
       }
     }
-    return respond(ENVELOPES[route.style].success(pick(value, route.payload), route), extra);
+    const payload = pick(value, route.payload);
+    return respond(ENVELOPES[route.style].success(route.wrap ? { [route.wrap]: payload } : payload, route), extra);
   }
 
   return { handle, errorResponse, routes };

@@ -33,6 +33,15 @@ export interface RouteSpec {
   response: JsonSchema;
   /** Cache headers taken from result members (conditional GET, surrogate keys). */
   cache?: { etag: string; surrogateKeys: string; maxAge: string };
+  /** Response headers taken from result members: header name -> member path. */
+  headers?: Record<string, string>;
+  /** Return the payload wrapped in an object under this member (`{budgets: [...]}`). */
+  wrap?: string;
+  /**
+   * Requests whose body has `stream: true` are passed to this subgraph HTTP route as they
+   * are (the gateway cannot stream GraphQL) and its Server-Sent Events are relayed.
+   */
+  stream?: { service: string; path: string };
   /** Headers the request must carry (checked by the bridge: 400 naming the header). */
   requiredHeaders?: string[];
   /** Extra documented responses (status -> description) for OpenAPI. */

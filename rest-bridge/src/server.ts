@@ -14,6 +14,8 @@ export interface BridgeServerOptions {
   /** Peers whose X-Forwarded-For is kept; every other client's is replaced by its address. */
   trustedProxies: readonly string[];
   publicBaseUrl?: string;
+  /** Base URLs of subgraphs serving streamed routes (the llm subgraph). */
+  streamTargets?: Record<string, string>;
 }
 
 /** Posts operations to the router over keep-alive connections. */
@@ -48,7 +50,11 @@ const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id
 
 export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
-  const bridge = createBridge({ ...options, execute: routerExecutor(options.routerUrl) });
+  const bridge = createBridge({
+    ...options,
+    execute: routerExecutor(options.routerUrl),
+    openStream: (url, headers, body, signal) => fetch(url, { method: 'POST', headers, body, signal }),
+  });
   const isTrusted = createAddressMatcher(options.trustedProxies);
   const openapi = JSON.stringify(openApiDocument(options.routes, { title: 'Svc Platform', version: '1.0.0' }));
 
@@ -71,6 +77,20 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     }
     res.statusCode = response.status;
     for (const [key, value] of Object.entries(response.headers)) res.setHeader(key, value);
+    if (response.stream) {
+      const { chunks, abort } = response.stream;
+      res.on('close', () => {
+        if (!res.writableFinished) abort();
+      });
+      res.flushHeaders();
+      try {
+        for await (const chunk of chunks) res.write(chunk);
+      } catch (error) {
+        if ((error as Error).name !== 'AbortError') log.warn({ err: error }, 'stream relay ended with an error');
+      }
+      res.end();
+      return;
+    }
     if (response.body !== undefined) res.setHeader('content-length', Buffer.byteLength(response.body));
     res.end(req.method === 'HEAD' ? undefined : response.body);
   }

@@ -19,7 +19,7 @@ export const gatewayEnvelope: Envelope = {
           message: error.message,
           type: typeof details.type === 'string' ? details.type : (TYPES[error.status] ?? 'api_error'),
           param: typeof details.param === 'string' ? details.param : (error.errors?.[0]?.pointer.replace(/^\//, '').replace(/\//g, '.') ?? null),
-          code: typeof details.openaiCode === 'string' ? details.openaiCode : (error.slug ?? error.code.toLowerCase()),
+          code: typeof details.openaiCode === 'string' ? details.openaiCode : error.status === 401 ? 'invalid_api_key' : (error.slug ?? error.code.toLowerCase()),
         },
       },
     };

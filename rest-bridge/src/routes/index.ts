@@ -1,6 +1,7 @@
 import type { RouteSpec } from '../route-spec.js';
 import { authRoutes } from './auth.js';
 import { cmsRoutes } from './cms.js';
+import { gatewayRoutes } from './gateway.js';
 
 /** Every REST path the bridge serves. */
-export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes];
+export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes, ...gatewayRoutes];

@@ -88,6 +88,25 @@ export const configSchema = z.object({
   SVC_FORM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
   /** First retry delay of form webhooks in ms; doubles per attempt, 6 attempts. Default 5000. */
   SVC_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  /** Model gateway master key: administers budgets and keys. Required outside embedded mode (embedded: generated under SVC_DATA_DIR). */
+  SVCLLM_MASTER_KEY: z.string().min(16, 'must be at least 16 characters').optional(),
+  /** Path of the gateway's JSON config (providers, models, prices, aliases). */
+  SVCLLM_CONFIG: z.string().min(1).optional(),
+  /** With LLM_MODEL_NAME and no SVCLLM_CONFIG: one OpenAI-compatible endpoint behind every alias. */
+  LLM_BASE_URL: url.optional(),
+  LLM_API_KEY: z.string().min(1).optional(),
+  /** The spec's model name setting: the upstream model id. */
+  LLM_MODEL_NAME: z.string().min(1).optional(),
+  /** Price charged for models without one, USD per million input tokens. Default 5. */
+  SVCLLM_DEFAULT_INPUT_USD_PER_MTOK: z.coerce.number().min(0).default(5),
+  /** Price charged for models without one, USD per million output tokens. Default 15. */
+  SVCLLM_DEFAULT_OUTPUT_USD_PER_MTOK: z.coerce.number().min(0).default(15),
+  /** Response cache lifetime in seconds; 0 disables it. Default 3600. */
+  SVCLLM_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(30 * 86_400).default(3600),
+  /** HMAC-SHA256 key of budget alert signatures. Default: the master key. */
+  SVCLLM_WEBHOOK_SECRET: z.string().min(16).optional(),
+  /** First retry delay of budget alerts in ms; doubles per attempt, 6 attempts. Default 5000. */
+  SVCLLM_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
   /** Name of this process's job worker (recorded on locked jobs). Default host:pid. */
   SVC_WORKER_NAME: z.string().min(1).max(100).optional(),
 });

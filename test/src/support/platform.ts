@@ -3,6 +3,7 @@ import { createLogger, issueToken, loadConfig, type Principal } from '@svc/kit';
 import { createTestDatabase, dropDatabase, REDIS_URL, requireRedis } from './services.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
+export const TEST_MASTER_KEY = 'sk-svc-master-test-key-0123456789';
 
 export interface TestPlatform extends Platform {
   bridge: string;
@@ -32,6 +33,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     REDIS_URL,
     SVC_REDIS_PREFIX: redisPrefix,
     SVC_JWT_SECRET: TEST_JWT_SECRET,
+    SVCLLM_MASTER_KEY: TEST_MASTER_KEY,
     SVC_SEED_DEMO: 'true',
     SVC_ADMIN_PASSWORD: 'test-admin-password',
     LOG_LEVEL: process.env.LOG_LEVEL ?? 'silent',
@@ -40,6 +42,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     SVC_INSIGHT_PORT: '0',
     SVC_LLM_PORT: '0',
     SVC_CRAWL_PORT: '0',
+    SVCLLM_ALERT_RETRY_BASE_MS: '50',
     SVC_CMS_PORT: '0',
     ...env,
   });

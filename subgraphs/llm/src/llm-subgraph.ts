@@ -1,0 +1,141 @@
+import { buildSubgraphSdl, createCache, createJobs, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { readFile } from 'node:fs/promises';
+import type { Price } from './domain/cost.js';
+import { resolveGatewayConfig } from './domain/gateway-config.js';
+import { createProvider } from './providers/factory.js';
+import { createModelRouter } from './routing/model-router.js';
+import { GatewayResolver } from './schema/gateway-resolver.js';
+import { deliverAlert } from './service/alert-delivery.js';
+import { createBudgetService, type AlertQueue } from './service/budget-service.js';
+import { createChatService } from './service/chat-service.js';
+import { createEmbeddingService } from './service/embedding-service.js';
+import type { GatewayServices } from './service/gateway-services.js';
+import { createKeyService } from './service/key-service.js';
+import { createGatewayMetrics } from './service/metrics.js';
+import { streamRoute } from './stream-route.js';
+import { LLM_MIGRATIONS } from './store/migrations.js';
+
+export interface LlmOptions {
+  databaseUrl: string;
+  redisUrl?: string;
+  redisPrefix: string;
+  verifier: TokenVerifier;
+  log: Logger;
+  masterKey: string;
+  webhookSecret: string;
+  configFile?: string;
+  llmBaseUrl?: string;
+  llmApiKey?: string;
+  llmModelName?: string;
+  defaultPrice: Price;
+  cacheTtlSeconds: number;
+  alertRetryBaseMs: number;
+  maxBodyBytes: number;
+  poolMax: number;
+  workerName: string;
+  env: Record<string, string | undefined>;
+}
+
+const ALERT_JOB = 'llm.budget-alert';
+
+function parts(services?: GatewayServices): SchemaParts {
+  return {
+    resolvers: [GatewayResolver],
+    instances: services ? [new GatewayResolver(services)] : [],
+    referenceResolvers: {
+      Agent: {
+        async __resolveReference(reference: { code: string }, ctx: SvcContext) {
+          if (!ctx.principal?.roles.includes('admin')) {
+            const caller = await services!.keys.authenticate(ctx.bearer).catch(() => undefined);
+            if (!caller || (caller.kind === 'agent' && caller.agentCode !== reference.code)) return null;
+          }
+          const budget = await services!.budgets.view(reference.code);
+          return budget ? { code: reference.code, budget } : null;
+        },
+      },
+    },
+  };
+}
+
+export async function llmSdl(): Promise<string> {
+  return (await buildSubgraphSdl(parts())).sdl;
+}
+
+/** The model gateway subgraph: routing, budgets, keys, cache, PII masking, metrics and the SSE route. */
+export async function startLlm(options: LlmOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
+  const { log } = options;
+  const gateway = resolveGatewayConfig({
+    configFile: options.configFile,
+    configText: options.configFile ? await readFile(options.configFile, 'utf8') : undefined,
+    llmBaseUrl: options.llmBaseUrl,
+    llmApiKey: options.llmApiKey,
+    llmModelName: options.llmModelName,
+    defaultPrice: options.defaultPrice,
+    env: options.env,
+  });
+  log.info({ models: gateway.models.map((m) => `${m.name}@${m.provider}`), aliases: gateway.aliases }, 'model gateway routing table');
+  const orm = await openDatabase({ url: options.databaseUrl, schema: 'llm', entities: [], migrations: LLM_MIGRATIONS, poolMax: options.poolMax, log });
+  const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix });
+  const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
+  const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
+  const budgets = createBudgetService(orm, alerts, log);
+  const metrics = createGatewayMetrics(() => budgets.list());
+  const router = createModelRouter(gateway, createProvider);
+  const keys = createKeyService(orm, options.masterKey, log);
+  const created = Math.floor(Date.now() / 1000);
+  const services: GatewayServices = {
+    chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, log }),
+    embeddings: createEmbeddingService(router, budgets, metrics, log),
+    budgets,
+    keys,
+    modelList: () => ({
+      object: 'list',
+      data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),
+    }),
+  };
+  jobs.agenda.define(ALERT_JOB, async (job: { attrs: { data: { agentCode: string; period: string; event: string } } }) => {
+    const outcome = await deliverAlert(orm, job.attrs.data, options.webhookSecret, options.alertRetryBaseMs, log);
+    if (outcome.retryAt) await jobs.agenda.schedule(outcome.retryAt, ALERT_JOB, job.attrs.data);
+  });
+  await jobs.agenda.start();
+  await budgets.sweepExpired();
+  const sweeper = setInterval(() => void budgets.sweepExpired().catch((error: unknown) => log.error({ err: error }, 'reservation sweep failed')), 60_000);
+  sweeper.unref();
+
+  const { schema } = await buildSubgraphSdl(parts(services));
+  const server = await createSubgraphServer({
+    name: 'llm',
+    schema,
+    log,
+    verifier: options.verifier,
+    maxBodyBytes: options.maxBodyBytes,
+    isOwnCredential: keys.isGatewayCredential,
+    routes: [
+      streamRoute(services, options.maxBodyBytes, log),
+      {
+        method: 'GET',
+        path: '/metrics',
+        async handle(req, res) {
+          const caller = await keys.authenticate(/^Bearer\s+(\S+)/i.exec(String(req.headers.authorization ?? ''))?.[1]).catch(() => undefined);
+          if (caller?.kind !== 'master') return sendJson(res, 401, { error: 'GET /metrics needs Authorization: Bearer <SVCLLM_MASTER_KEY>' });
+          res.setHeader('content-type', metrics.registry.contentType);
+          res.end(await metrics.registry.metrics());
+        },
+      },
+    ],
+    ready: async () => {
+      await orm.em.fork().execute('select 1');
+      await cache.ping();
+    },
+  }).listen(port, host);
+  return {
+    server,
+    async close() {
+      clearInterval(sweeper);
+      await server.close();
+      await jobs.close();
+      await cache.close();
+      await orm.close();
+    },
+  };
+}

@@ -1,0 +1,102 @@
+import { hasRole, SvcError, type SvcContext } from '@svc/kit';
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import type { GatewayServices } from '../service/gateway-services.js';
+import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, SetBudgetInput, UsageRow } from './types.js';
+
+function dateArg(value: string | null | undefined, name: string): Date | undefined {
+  if (!value) return undefined;
+  const date = new Date(value);
+  if (Number.isNaN(date.getTime())) throw new SvcError('BAD_USER_INPUT', `${name} must be an ISO 8601 date or time; got ${JSON.stringify(value)}`, { details: { type: 'invalid_request_error', param: name } });
+  return date;
+}
+
+@Resolver()
+export class GatewayResolver {
+  constructor(private readonly services: GatewayServices) {}
+
+  /** An agent's virtual key: whom to charge. */
+  private async agent(ctx: SvcContext): Promise<string> {
+    const caller = await this.services.keys.authenticate(ctx.bearer);
+    if (caller.kind !== 'agent') throw new SvcError('FORBIDDEN', 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)', { details: { type: 'permission_error', param: null, openaiCode: 'agent_key_required' } });
+    return caller.agentCode;
+  }
+
+  /** The master key, or a platform token with role admin. */
+  private async admin(ctx: SvcContext): Promise<void> {
+    if (ctx.principal) {
+      if (hasRole(ctx.principal)) return;
+      throw new SvcError('FORBIDDEN', 'Gateway administration needs role admin', { details: { type: 'permission_error', param: null } });
+    }
+    const caller = await this.services.keys.authenticate(ctx.bearer);
+    if (caller.kind !== 'master') throw new SvcError('FORBIDDEN', 'Gateway administration needs the master key (SVCLLM_MASTER_KEY)', { details: { type: 'permission_error', param: null, openaiCode: 'master_key_required' } });
+  }
+
+  @Mutation(() => ChatCompletionResult, { description: 'OpenAI chat completion (request as sent to /v1/chat/completions). Streams go through the REST path.' })
+  async chatCompletion(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ChatCompletionResult> {
+    const agentCode = await this.agent(ctx);
+    if (request.stream === true) throw new SvcError('BAD_USER_INPUT', 'stream: true is served by POST /v1/chat/completions on the REST bridge (SSE); GraphQL answers whole completions', { details: { type: 'invalid_request_error', param: 'stream' } });
+    const outcome = await this.services.chat.complete(agentCode, request, ctx.requestId);
+    return { completion: outcome.completion as unknown as Record<string, unknown>, model: outcome.model, cacheStatus: outcome.cacheStatus, routeReason: outcome.routeReason ?? null };
+  }
+
+  @Mutation(() => GraphQLJSONObject, { description: 'OpenAI embeddings (request as sent to /v1/embeddings).' })
+  async createEmbeddings(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<Record<string, unknown>> {
+    const agentCode = await this.agent(ctx);
+    return (await this.services.embeddings.embed(agentCode, request, ctx.requestId)) as unknown as Record<string, unknown>;
+  }
+
+  @Query(() => GraphQLJSONObject, { description: 'OpenAI model list: the aliases, then every configured chat and embedding model.' })
+  async models(@Ctx() ctx: SvcContext): Promise<Record<string, unknown>> {
+    await this.services.keys.authenticate(ctx.bearer);
+    return this.services.modelList();
+  }
+
+  @Query(() => [Budget])
+  async budgets(@Ctx() ctx: SvcContext): Promise<Budget[]> {
+    await this.admin(ctx);
+    return this.services.budgets.list();
+  }
+
+  @Mutation(() => Budget, { description: 'Sets the monthly budget and blocking threshold of one agent (creating the agent if needed).' })
+  async setBudget(@Arg('input', () => SetBudgetInput) input: SetBudgetInput, @Ctx() ctx: SvcContext): Promise<Budget> {
+    await this.admin(ctx);
+    return this.services.budgets.set(input);
+  }
+
+  @Query(() => [ApiKey])
+  async apiKeys(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Ctx() ctx: SvcContext): Promise<ApiKey[]> {
+    await this.admin(ctx);
+    return this.services.keys.list(agentCode ?? undefined);
+  }
+
+  @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })
+  async createApiKey(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Arg('name', () => String, { nullable: true }) name: string | null, @Ctx() ctx: SvcContext): Promise<CreatedApiKey> {
+    await this.admin(ctx);
+    return this.services.keys.create(agentCode, name);
+  }
+
+  @Mutation(() => ApiKey)
+  async revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<ApiKey> {
+    await this.admin(ctx);
+    return this.services.keys.revoke(id);
+  }
+
+  @Query(() => [UsageRow], { description: 'Usage per agent, model and UTC day; from inclusive, to exclusive.' })
+  async usage(
+    @Arg('agentCode', () => String, { nullable: true }) agentCode: string | null,
+    @Arg('from', () => String, { nullable: true }) from: string | null,
+    @Arg('to', () => String, { nullable: true }) to: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<UsageRow[]> {
+    await this.admin(ctx);
+    return this.services.budgets.usage({ agentCode: agentCode ?? undefined, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
+  }
+
+  @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin).' })
+  async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
+    await this.admin(ctx);
+    const budget = await this.services.budgets.view(code);
+    return budget ? { code, budget } : null;
+  }
+}

@@ -1,0 +1,69 @@
+import { GraphQLJSONObject } from 'graphql-scalars';
+import { Directive, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+
+@ObjectType({ description: 'A chat completion in OpenAI wire format, with how it was served.' })
+export class ChatCompletionResult {
+  @Field(() => GraphQLJSONObject, { description: 'The `chat.completion` object, exactly as OpenAI clients expect it.' }) completion!: Record<string, unknown>;
+  @Field(() => String, { description: 'The model that answered (after routing and fallback).' }) model!: string;
+  @Field(() => String, { description: 'HIT, MISS or BYPASS' }) cacheStatus!: string;
+  @Field(() => String, { nullable: true, description: 'Why auto-route chose its tier.' }) routeReason?: string | null;
+}
+
+@ObjectType({ description: 'Budget of one agent for the current calendar month (UTC).' })
+export class Budget {
+  @Field(() => String) agentCode!: string;
+  @Field(() => String, { description: 'Always MONTHLY.' }) period!: string;
+  @Field(() => Float) allocatedUsd!: number;
+  @Field(() => Float) currentUsageUsd!: number;
+  @Field(() => Float, { description: 'currentUsageUsd / allocatedUsd x 100, two decimals.' }) burnRatePercent!: number;
+  @Field(() => Float) alertThresholdPercent!: number;
+  @Field(() => String, { description: 'HEALTHY below the threshold, WARNING_THRESHOLD_EXCEEDED at or above it.' }) status!: string;
+  @Field(() => Boolean) hardLimitEnabled!: boolean;
+  @Field(() => String, { nullable: true }) alertWebhookUrl?: string | null;
+  @Field(() => Float, { description: 'Held by requests in flight.' }) reservedUsd!: number;
+  @Field(() => Float, { description: 'allocated - spent - held, at least 0.' }) remainingUsd!: number;
+}
+
+@InputType({ description: 'Every member is checked by the service, so errors name the member (422).' })
+export class SetBudgetInput {
+  @Field(() => String, { nullable: true }) agentCode?: string;
+  @Field(() => Float, { nullable: true }) monthlyBudgetUsd?: number;
+  @Field(() => Boolean, { nullable: true, description: 'Default false: record spending but never block.' }) hardLimitEnabled?: boolean;
+  @Field(() => String, { nullable: true }) alertWebhookUrl?: string | null;
+  @Field(() => Float, { nullable: true, description: 'Default 80.' }) alertThresholdPercent?: number;
+}
+
+@ObjectType()
+export class ApiKey {
+  @Field(() => ID) id!: string;
+  @Field(() => String) agentCode!: string;
+  @Field(() => String) name!: string;
+  @Field(() => String, { description: 'The first characters, for recognising a key; the key itself is never stored.' }) keyPrefix!: string;
+  @Field(() => Date) createdAt!: Date;
+  @Field(() => Date, { nullable: true }) lastUsedAt?: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt?: Date | null;
+}
+
+@ObjectType({ description: 'A new key: `key` is shown this once.' })
+export class CreatedApiKey extends ApiKey {
+  @Field(() => String) key!: string;
+}
+
+@ObjectType()
+export class UsageRow {
+  @Field(() => String) agentCode!: string;
+  @Field(() => String) model!: string;
+  @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
+  @Field(() => Int) requests!: number;
+  @Field(() => Int) promptTokens!: number;
+  @Field(() => Int) completionTokens!: number;
+  @Field(() => Float) costUsd!: number;
+  @Field(() => Int) cacheHits!: number;
+}
+
+@Directive('@key(fields: "code")')
+@ObjectType({ description: 'An agent or department that spends on models. Other subgraphs reference it by code.' })
+export class Agent {
+  @Field(() => String) code!: string;
+  @Field(() => Budget) budget!: Budget;
+}

@@ -1,0 +1,286 @@
+import type { Cache, Logger } from '@svc/kit';
+import { SvcError } from '@svc/kit';
+import { chatCacheKey } from '../domain/cache-key.js';
+import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
+import { costUsd, worstCaseUsd } from '../domain/cost.js';
+import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
+import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii.js';
+import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
+import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
+import type { BudgetService, Reservation } from './budget-service.js';
+import type { GatewayMetrics } from './metrics.js';
+
+export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
+
+export interface ChatOutcome {
+  completion: ChatCompletion;
+  /** The deployment that answered (also in `completion.model`). */
+  model: string;
+  cacheStatus: CacheStatus;
+  routeReason?: string;
+}
+
+export interface StreamSession {
+  model: string;
+  cacheStatus: CacheStatus;
+  /** Chunks to send; ends after the last chunk (usage chunk included). Throws mid-stream on upstream failure. */
+  chunks: AsyncIterable<ChatCompletionChunk>;
+}
+
+export interface ChatServiceDeps {
+  router: ModelRouter;
+  budgets: BudgetService;
+  cache: Cache;
+  cacheTtlSeconds: number;
+  metrics: GatewayMetrics;
+  log: Logger;
+}
+
+/**
+ * Upper bound of prompt tokens used for reservations: one token per UTF-8 byte (the worst case
+ * of byte-level BPE tokenizers), plus framing. Reservations may overestimate; they never underestimate.
+ */
+function promptTokenBound(messages: readonly ChatMessage[], tools: unknown): number {
+  let bytes = 3;
+  for (const m of messages) bytes += 4 + Buffer.byteLength(textOf(m.content)) + Buffer.byteLength(JSON.stringify(m.tool_calls ?? ''));
+  if (tools) bytes += Buffer.byteLength(JSON.stringify(tools));
+  return bytes;
+}
+
+function maskOrFail(messages: ChatMessage[], vault: PiiVault): ChatMessage[] {
+  try {
+    return maskMessages(messages, vault);
+  } catch (error) {
+    // Fail closed: nothing leaves the gateway unmasked.
+    throw new SvcError('BAD_USER_INPUT', `piiStrict: the request could not be masked (${(error as Error).message}); it was not sent`, {
+      cause: error,
+      details: { type: 'invalid_request_error', param: 'messages', openaiCode: error instanceof PiiMaskingError ? 'pii_masking_failed' : 'pii_masking_error' },
+    });
+  }
+}
+
+function unmaskCompletion(completion: ChatCompletion, vault: PiiVault): ChatCompletion {
+  return {
+    ...completion,
+    choices: completion.choices.map((c) => ({
+      ...c,
+      message: {
+        ...c.message,
+        content: c.message.content === null ? null : unmaskPii(c.message.content, vault),
+        ...(c.message.tool_calls ? { tool_calls: c.message.tool_calls.map((t) => ({ ...t, function: { ...t.function, arguments: unmaskPii(t.function.arguments, vault) } })) } : {}),
+      },
+    })),
+  };
+}
+
+/** Replays a stored completion as the chunks a stream would have produced. */
+async function* replay(completion: ChatCompletion, includeUsage: boolean): AsyncGenerator<ChatCompletionChunk> {
+  const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
+  const choice = completion.choices[0];
+  yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
+  const content = choice?.message.content ?? '';
+  for (let i = 0; i < content.length; i += 64) yield { ...base, choices: [{ index: 0, delta: { content: content.slice(i, i + 64) }, finish_reason: null }] };
+  if (choice?.message.tool_calls?.length) {
+    yield { ...base, choices: [{ index: 0, delta: { tool_calls: choice.message.tool_calls.map((t, index) => ({ index, ...t })) }, finish_reason: null }] };
+  }
+  yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }] };
+  if (includeUsage) yield { ...base, choices: [], usage: completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
+}
+
+export function createChatService(deps: ChatServiceDeps) {
+  const { router, budgets, cache, metrics, log } = deps;
+
+  interface Prepared {
+    request: ChatRequest;
+    routeReason?: string;
+    targets: Deployment[];
+    messages: ChatMessage[];
+    vault?: PiiVault;
+    cacheKey?: string;
+    cacheStatus: CacheStatus;
+    cached?: ChatCompletion;
+  }
+
+  async function prepare(agentCode: string, body: unknown): Promise<Prepared> {
+    const request = parseChatRequest(body);
+    const route = router.routeChat(request.model, request.messages, request.tools);
+    const vault = request.piiStrict ? createPiiVault() : undefined;
+    const messages = vault ? maskOrFail(request.messages, vault) : request.messages;
+    // piiStrict answers are never cached: they would have to be stored unmasked.
+    if (request.piiStrict) return { request, routeReason: route.reason, targets: route.targets, messages, vault, cacheStatus: 'BYPASS' };
+    const cacheKey = chatCacheKey(agentCode, { ...request, model: request.model });
+    if (request.cacheBypass) return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey, cacheStatus: 'BYPASS' };
+    const hit = await cache.get(cacheKey).catch((error: unknown) => {
+      log.warn({ err: error }, 'response cache read failed; calling upstream');
+      return undefined;
+    });
+    return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey, cacheStatus: hit ? 'HIT' : 'MISS', cached: hit ? (JSON.parse(hit) as ChatCompletion) : undefined };
+  }
+
+  function upstreamRequest(p: Prepared, d: Deployment): UpstreamChatRequest {
+    return {
+      model: d.model,
+      messages: p.messages,
+      temperature: p.request.temperature,
+      max_tokens: Math.min(p.request.max_tokens ?? d.maxOutputTokens, d.maxOutputTokens),
+      ...(p.request.top_p !== undefined ? { top_p: p.request.top_p } : {}),
+      ...(p.request.stop !== undefined ? { stop: p.request.stop } : {}),
+      ...(p.request.tools && d.supportsTools ? { tools: p.request.tools, ...(p.request.tool_choice !== undefined ? { tool_choice: p.request.tool_choice } : {}) } : {}),
+      include_usage: true,
+    };
+  }
+
+  async function reserveFor(agentCode: string, p: Prepared, requestId?: string): Promise<Reservation> {
+    const maxOut = Math.max(...p.targets.map((d) => Math.min(p.request.max_tokens ?? d.maxOutputTokens, d.maxOutputTokens)));
+    const amount = worstCaseUsd(promptTokenBound(p.messages, p.request.tools), maxOut, p.targets.map((d) => d.price));
+    return budgets.reserve(agentCode, amount, requestId);
+  }
+
+  async function storeInCache(p: Prepared, completion: ChatCompletion): Promise<void> {
+    if (!p.cacheKey || deps.cacheTtlSeconds <= 0) return;
+    await cache.set(p.cacheKey, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
+  }
+
+  async function recordHit(agentCode: string, p: Prepared, requestId?: string) {
+    metrics.cacheHit(agentCode);
+    await budgets.record(agentCode, { kind: 'chat', requestedModel: p.request.model, model: p.cached!.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: true, outcome: 'ok', requestId });
+  }
+
+  function usageOr(usage: Usage | undefined | null, p: Prepared, text: string): Usage {
+    if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) return usage;
+    const prompt = estimatePromptTokens(p.messages, p.request.tools);
+    const completion = estimateTextTokens(text);
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  }
+
+  async function fail(agentCode: string, reservation: Reservation, p: Prepared, error: unknown, requestId?: string): Promise<never> {
+    await budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
+    metrics.request(agentCode, p.request.model, 'error');
+    if (error instanceof UpstreamError) throw upstreamFailure(error);
+    throw error;
+  }
+
+  return {
+    async complete(agentCode: string, body: unknown, requestId?: string): Promise<ChatOutcome> {
+      const started = performance.now();
+      const p = await prepare(agentCode, body);
+      if (p.cached) {
+        await recordHit(agentCode, p, requestId);
+        return { completion: p.cached, model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
+      }
+      const reservation = await reserveFor(agentCode, p, requestId);
+      let answered: { result: ChatCompletion; deployment: Deployment };
+      try {
+        answered = await router.withFallback(p.targets, (d) => d.provider.chat(upstreamRequest(p, d), AbortSignal.timeout(10 * 60_000)), (d, e) => {
+          metrics.fallback(d.name);
+          log.warn({ deployment: d.name, status: e.status, err: e.message }, 'deployment failed; trying the next');
+        });
+      } catch (error) {
+        return fail(agentCode, reservation, p, error, requestId);
+      }
+      const { result, deployment } = answered;
+      const usage = usageOr(result.usage, p, textOf(result.choices[0]?.message.content ?? ''));
+      const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
+      await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
+      const completion: ChatCompletion = { ...result, model: deployment.name, usage };
+      if (!p.vault) await storeInCache(p, completion);
+      return { completion: p.vault ? unmaskCompletion(completion, p.vault) : completion, model: deployment.name, cacheStatus: p.cacheStatus, routeReason: p.routeReason };
+    },
+
+    /**
+     * Opens a stream: routing, reservation and the first upstream chunk happen before it
+     * returns (so early failures are ordinary errors, and fallback still works). The charge
+     * settles when the stream ends, fails, or the caller goes away (`signal`): then what was
+     * generated so far is charged.
+     */
+    async openStream(agentCode: string, body: unknown, signal: AbortSignal, requestId?: string): Promise<StreamSession> {
+      const started = performance.now();
+      const p = await prepare(agentCode, body);
+      if (p.cached) {
+        await recordHit(agentCode, p, requestId);
+        return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(p.cached, p.request.include_usage) };
+      }
+      const reservation = await reserveFor(agentCode, p, requestId);
+      let opened: { result: { first: IteratorResult<ChatCompletionChunk>; rest: AsyncIterator<ChatCompletionChunk> }; deployment: Deployment };
+      try {
+        opened = await router.withFallback(p.targets, async (d) => {
+          const iterator = d.provider.chatStream(upstreamRequest(p, d), signal)[Symbol.asyncIterator]();
+          return { first: await iterator.next(), rest: iterator };
+        }, (d) => metrics.fallback(d.name));
+      } catch (error) {
+        return fail(agentCode, reservation, p, error, requestId);
+      }
+      const { deployment } = opened;
+      const { first, rest } = opened.result;
+      const unmasker = p.vault ? createStreamUnmasker(p.vault) : undefined;
+
+      async function* run(): AsyncGenerator<ChatCompletionChunk> {
+        let text = '';
+        let usage: Usage | undefined;
+        let finish: ChatCompletion['choices'][number]['finish_reason'] = null;
+        let outcome: 'ok' | 'error' | 'aborted' = 'aborted';
+        let id = '';
+        let created = Math.floor(Date.now() / 1000);
+        const toolCalls: NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']> = [];
+        try {
+          let step = first;
+          while (!step.done) {
+            const chunk = step.value;
+            id ||= chunk.id;
+            created = chunk.created ?? created;
+            if (chunk.usage) usage = chunk.usage;
+            const out: ChatCompletionChunk = { ...chunk, model: deployment.name, choices: chunk.choices.map((c) => ({ ...c, delta: { ...c.delta } })) };
+            for (const choice of out.choices) {
+              if (typeof choice.delta.content === 'string') {
+                text += choice.delta.content;
+                if (unmasker) choice.delta.content = unmasker.push(choice.delta.content);
+              }
+              for (const call of choice.delta.tool_calls ?? []) {
+                const slot = (toolCalls[call.index] ??= { id: call.id ?? '', type: 'function', function: { name: '', arguments: '' } });
+                if (call.id) slot.id = call.id;
+                if (call.function?.name) slot.function.name += call.function.name;
+                if (call.function?.arguments) slot.function.arguments += call.function.arguments;
+              }
+              if (choice.finish_reason) {
+                finish = choice.finish_reason;
+                if (unmasker) {
+                  const tail = unmasker.flush();
+                  if (tail) yield { ...out, choices: [{ index: choice.index, delta: { content: tail }, finish_reason: null }] };
+                }
+              }
+            }
+            if (chunk.usage && !p.request.include_usage) {
+              if (out.choices.length) yield { ...out, usage: undefined };
+            } else yield out;
+            step = await rest.next();
+          }
+          outcome = 'ok';
+        } catch (error) {
+          outcome = signal.aborted ? 'aborted' : 'error';
+          if (!signal.aborted) {
+            log.warn({ deployment: deployment.name, err: error }, 'stream failed mid-way');
+            throw error instanceof UpstreamError ? upstreamFailure(error) : error;
+          }
+        } finally {
+          if (signal.aborted && outcome !== 'ok') outcome = 'aborted';
+          await rest.return?.().catch(() => undefined);
+          const charged = usageOr(outcome === 'ok' ? usage : undefined, p, text);
+          const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
+          await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
+          metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
+          if (outcome === 'ok' && !p.vault) {
+            await storeInCache(p, {
+              id, object: 'chat.completion', created, model: deployment.name,
+              choices: [{ index: 0, message: { role: 'assistant', content: toolCalls.length && !text ? null : text, ...(toolCalls.length ? { tool_calls: toolCalls } : {}) }, finish_reason: finish ?? 'stop' }],
+              usage: charged,
+            });
+          }
+        }
+      }
+      return { model: deployment.name, cacheStatus: p.cacheStatus, chunks: run() };
+    },
+  };
+}
+
+export type ChatService = ReturnType<typeof createChatService>;

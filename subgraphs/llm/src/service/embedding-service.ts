@@ -1,0 +1,50 @@
+import type { Logger } from '@svc/kit';
+import { parseEmbeddingRequest } from '../domain/chat-request.js';
+import { costUsd } from '../domain/cost.js';
+import { UpstreamError } from '../domain/openai-types.js';
+import { estimateTextTokens } from '../domain/tokens.js';
+import { upstreamFailure, type ModelRouter } from '../routing/model-router.js';
+import type { BudgetService } from './budget-service.js';
+import type { GatewayMetrics } from './metrics.js';
+
+export interface EmbeddingsResponse {
+  object: 'list';
+  data: { object: 'embedding'; index: number; embedding: number[] | string }[];
+  model: string;
+  usage: { prompt_tokens: number; total_tokens: number };
+}
+
+function toBase64(vector: number[]): string {
+  return Buffer.from(new Float32Array(vector).buffer).toString('base64');
+}
+
+/** `/v1/embeddings`: reserved, charged and recorded like chat (input tokens only). */
+export function createEmbeddingService(router: ModelRouter, budgets: BudgetService, metrics: GatewayMetrics, log: Logger) {
+  return {
+    async embed(agentCode: string, body: unknown, requestId?: string): Promise<EmbeddingsResponse> {
+      const started = performance.now();
+      const request = parseEmbeddingRequest(body);
+      const deployment = router.routeEmbedding(request.model);
+      const bound = request.input.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
+      const reservation = await budgets.reserve(agentCode, costUsd(bound, 0, deployment.price), requestId);
+      let result;
+      try {
+        result = await deployment.provider.embed(deployment.model, request.input, AbortSignal.timeout(120_000));
+      } catch (error) {
+        await budgets.release(reservation, { kind: 'embedding', requestedModel: request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
+        log.warn({ err: error, model: request.model }, 'embedding failed');
+        throw error instanceof UpstreamError ? upstreamFailure(error) : error;
+      }
+      const promptTokens = result.promptTokens || request.input.reduce((n, s) => n + estimateTextTokens(s), 0);
+      const cost = costUsd(promptTokens, 0, deployment.price);
+      await budgets.settle(reservation, { kind: 'embedding', requestedModel: request.model, model: deployment.name, deployment: deployment.providerName, promptTokens, completionTokens: 0, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      metrics.completed(agentCode, deployment.name, { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens }, cost, (performance.now() - started) / 1000);
+      return {
+        object: 'list',
+        data: result.vectors.map((v, index) => ({ object: 'embedding', index, embedding: request.encoding === 'base64' ? toBase64(v) : v })),
+        model: deployment.name,
+        usage: { prompt_tokens: promptTokens, total_tokens: promptTokens },
+      };
+    },
+  };
+}

@@ -1,0 +1,77 @@
+import { Migration } from '@mikro-orm/migrations';
+
+class Gateway extends Migration {
+  override up(): void {
+    this.addSql(`
+create table llm.agent (
+  code text primary key,
+  monthly_budget_usd numeric(18, 6) not null default 0,
+  hard_limit_enabled boolean not null default false,
+  alert_webhook_url text,
+  alert_threshold_percent numeric(5, 2) not null default 80,
+  created_at timestamptz not null default now(),
+  updated_at timestamptz not null default now()
+);
+create table llm.api_key (
+  id uuid primary key,
+  agent_code text not null references llm.agent (code),
+  name text not null,
+  key_hash text not null unique,
+  key_prefix text not null,
+  created_at timestamptz not null default now(),
+  last_used_at timestamptz,
+  revoked_at timestamptz
+);
+-- One row per agent and month: spent money and money held by in-flight requests.
+create table llm.budget_period (
+  agent_code text not null references llm.agent (code),
+  period text not null,
+  spent_usd numeric(18, 8) not null default 0 check (spent_usd >= 0),
+  reserved_usd numeric(18, 8) not null default 0 check (reserved_usd >= 0),
+  primary key (agent_code, period)
+);
+-- Held money per request; a crash leaves rows that the sweeper releases after expires_at.
+create table llm.reservation (
+  id uuid primary key,
+  agent_code text not null,
+  period text not null,
+  amount_usd numeric(18, 8) not null,
+  request_id text,
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null
+);
+create index reservation_expires on llm.reservation (expires_at);
+create table llm.usage_ledger (
+  id uuid primary key,
+  agent_code text not null,
+  period text not null,
+  kind text not null check (kind in ('chat', 'embedding')),
+  requested_model text not null,
+  model text,
+  deployment text,
+  prompt_tokens int not null default 0,
+  completion_tokens int not null default 0,
+  cost_usd numeric(18, 8) not null default 0,
+  cached boolean not null default false,
+  outcome text not null check (outcome in ('ok', 'error', 'aborted', 'refused')),
+  request_id text,
+  created_at timestamptz not null default now()
+);
+create index usage_ledger_agent_day on llm.usage_ledger (agent_code, created_at);
+-- Budget alerts: at most one per (agent, period, event).
+create table llm.alert_event (
+  agent_code text not null,
+  period text not null,
+  event text not null check (event in ('THRESHOLD_CROSSED', 'HARD_LIMIT_REACHED')),
+  payload jsonb not null,
+  delivery_status text not null default 'PENDING' check (delivery_status in ('PENDING', 'DELIVERED', 'FAILED', 'NONE')),
+  attempts int not null default 0,
+  last_error text,
+  occurred_at timestamptz not null default now(),
+  primary key (agent_code, period, event)
+);
+`);
+  }
+}
+
+export const LLM_MIGRATIONS = [{ name: '0001_gateway', class: Gateway }];

@@ -1,0 +1,73 @@
+import { readBody, SvcError, type Logger, type Route } from '@svc/kit';
+import type { ServerResponse } from 'node:http';
+import { formatSse } from './domain/sse.js';
+import type { GatewayServices } from './service/gateway-services.js';
+
+export const STREAM_PATH = '/stream/chat/completions';
+
+/** Errors before the stream starts use the GraphQL error shape, so the bridge renders them like any other. */
+function sendError(res: ServerResponse, error: unknown, log: Logger): void {
+  const svc = error instanceof SvcError ? error : undefined;
+  if (!svc) log.error({ err: error }, 'stream failed before the first byte');
+  const body = JSON.stringify({ errors: [svc ? { message: svc.message, extensions: svc.extensions } : { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] });
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+/**
+ * Streamed chat completions (the gateway cannot stream GraphQL): the bridge forwards
+ * `stream: true` requests here with the caller's Authorization. Server-Sent Events of
+ * `chat.completion.chunk`, then `data: [DONE]`; a failure mid-stream is one
+ * `data: {"error": ...}` event before closing. A client that goes away aborts the upstream
+ * call and is charged for what was generated.
+ */
+export function streamRoute(services: GatewayServices, maxBodyBytes: number, log: Logger): Route {
+  return {
+    method: 'POST',
+    path: STREAM_PATH,
+    async handle(req, res) {
+      const requestId = String(req.headers['x-request-id'] ?? '');
+      const controller = new AbortController();
+      res.on('close', () => {
+        if (!res.writableFinished) controller.abort();
+      });
+      let session;
+      try {
+        const auth = String(req.headers.authorization ?? '');
+        const caller = await services.keys.authenticate(/^Bearer\s+(\S+)/i.exec(auth)?.[1]);
+        if (caller.kind !== 'agent') throw new SvcError('FORBIDDEN', 'Call models with an agent key, not the master key', { details: { type: 'permission_error', param: null, openaiCode: 'agent_key_required' } });
+        let body: unknown;
+        try {
+          body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8'));
+        } catch (error) {
+          if (error instanceof SvcError) throw error;
+          throw new SvcError('BAD_USER_INPUT', 'Request body is not valid JSON', { details: { type: 'invalid_request_error', param: null } });
+        }
+        session = await services.chat.openStream(caller.agentCode, body, controller.signal, requestId);
+      } catch (error) {
+        return sendError(res, error, log);
+      }
+      res.writeHead(200, {
+        'content-type': 'text/event-stream; charset=utf-8',
+        'cache-control': 'no-cache',
+        connection: 'keep-alive',
+        'x-accel-buffering': 'no',
+        'x-svc-cache': session.cacheStatus,
+        'x-svc-model': session.model,
+      });
+      try {
+        for await (const chunk of session.chunks) {
+          if (controller.signal.aborted) break;
+          res.write(formatSse(chunk));
+        }
+        if (!controller.signal.aborted) res.write(formatSse('[DONE]'));
+      } catch (error) {
+        const svc = error instanceof SvcError ? error : undefined;
+        const ext = (svc?.extensions ?? {}) as { details?: { type?: string; openaiCode?: string } };
+        res.write(formatSse({ error: { message: svc?.message ?? 'Internal server error', type: ext.details?.type ?? 'api_error', param: null, code: ext.details?.openaiCode ?? null } }));
+      } finally {
+        res.end();
+      }
+    },
+  };
+}
