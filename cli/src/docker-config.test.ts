@@ -148,4 +148,12 @@ describe('docker/Dockerfile', () => {
     if (!entry.includes('cli/dist/src/svc.js')) throw new Error(`docker/Dockerfile ENTRYPOINT ${JSON.stringify(entry)} does not run cli/dist/src/svc.js`);
     expect(existsSync(resolve(REPO, 'cli/src/svc.ts'))).toBe(true);
   });
+
+  it('copies the package.json of every npm workspace and keeps its dist', () => {
+    const workspaces = (JSON.parse(readFileSync(resolve(REPO, 'package.json'), 'utf8')) as { workspaces: string[] }).workspaces;
+    for (const ws of workspaces) {
+      if (!dockerfile.includes(`COPY ${ws}/package.json ${ws}/`)) throw new Error(`docker/Dockerfile does not COPY ${ws}/package.json (npm ci needs every workspace)`);
+      if (ws !== 'test' && !new RegExp(`for ws in [^;]*\\b${ws.replace('/', '\\/')}\\b`).test(dockerfile)) throw new Error(`docker/Dockerfile does not keep ${ws}/dist in the runtime image`);
+    }
+  });
 });
