@@ -1,12 +1,14 @@
+import { countTokens } from 'gpt-tokenizer';
 import { textOf, type ChatMessage, type ToolDefinition } from './openai-types.js';
 
 /**
- * Token estimate for providers that report no usage and for budget reservations:
- * ceil(characters / 4) per text, plus 4 per message for role and framing, plus 3 for the
- * reply priming. It overestimates common English slightly, which is the safe side for money.
+ * Token count for providers that report no usage: OpenAI's o200k_base BPE (gpt-tokenizer),
+ * plus 4 per message for role and framing and 3 for the reply priming. Other model families
+ * tokenise differently; this is the charge only when the provider reports nothing.
+ * (Reservations do not use it: they bound prompts by UTF-8 bytes.)
  */
 export function estimateTextTokens(text: string): number {
-  return text ? Math.ceil(text.length / 4) : 0;
+  return text ? countTokens(text) : 0;
 }
 
 export function estimatePromptTokens(messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): number {
