@@ -1,6 +1,7 @@
 import { buildSubgraphSdl, createCache, createJobs, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import type { Price } from './domain/cost.js';
+import { periodBounds, periodOf } from './domain/period.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
@@ -49,8 +50,7 @@ function parts(services?: GatewayServices): SchemaParts {
             const caller = await services!.keys.authenticate(ctx.bearer).catch(() => undefined);
             if (!caller || (caller.kind === 'agent' && caller.agentCode !== reference.code)) return null;
           }
-          const budget = await services!.budgets.view(reference.code);
-          return budget ? { code: reference.code, budget } : null;
+          return services!.agentView(reference.code);
         },
       },
     },
@@ -88,6 +88,11 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     embeddings: createEmbeddingService(router, budgets, metrics, log),
     budgets,
     keys,
+    async agentView(code) {
+      const budget = await budgets.view(code);
+      if (!budget) return null;
+      return { code, budget, usage: await budgets.usage({ agentCode: code, from: periodBounds(periodOf(new Date())).start }) };
+    },
     modelList: () => ({
       object: 'list',
       data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),

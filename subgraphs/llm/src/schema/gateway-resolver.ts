@@ -96,7 +96,6 @@ export class GatewayResolver {
   @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin).' })
   async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
     await this.admin(ctx);
-    const budget = await this.services.budgets.view(code);
-    return budget ? { code, budget } : null;
+    return this.services.agentView(code);
   }
 }

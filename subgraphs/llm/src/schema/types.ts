@@ -66,4 +66,5 @@ export class UsageRow {
 export class Agent {
   @Field(() => String) code!: string;
   @Field(() => Budget) budget!: Budget;
+  @Field(() => [UsageRow], { description: 'This month, per model and UTC day.' }) usage!: UsageRow[];
 }
