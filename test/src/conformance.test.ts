@@ -36,3 +36,23 @@ describeSubgraphConformance({
   token: () => platform.token({ roles: ['analyst'] }),
   snapshotSdl: snapshot('insight'),
 });
+
+describeSubgraphConformance({
+  name: 'llm',
+  baseUrl: () => platform.urls.llm!.replace(/\/graphql$/, ''),
+  protectedQuery: '{ budgets { agentCode } }',
+  token: () => platform.token({ roles: ['admin'] }),
+  snapshotSdl: snapshot('llm'),
+  entity: async () => {
+    const { TEST_MASTER_KEY } = await import('./support/platform.js');
+    const code = 'conformance-agent';
+    const created = await call(`${platform.bridge}/admin/v1/budgets`, { headers: { authorization: `Bearer ${TEST_MASTER_KEY}` }, json: { agentCode: code, monthlyBudgetUsd: 12.5 } });
+    if (created.status !== 200) throw new Error(`POST /admin/v1/budgets answered ${created.status}: ${created.text}`);
+    return {
+      representation: { __typename: 'Agent', code },
+      selection: 'code budget { allocatedUsd }',
+      expect: { code, budget: { allocatedUsd: 12.5 } },
+    };
+  },
+  missingRepresentation: { __typename: 'Agent', code: 'no-such-agent' },
+});

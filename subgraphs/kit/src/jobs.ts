@@ -24,6 +24,8 @@ export interface JobsOptions {
  */
 export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
+  // An idle client dropped by the server (restart, failover) must not crash the process.
+  pool.on('error', (error) => options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
   // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
   // construction is serialised across processes by an advisory lock.
   const agenda = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {

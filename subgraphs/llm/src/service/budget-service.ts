@@ -201,6 +201,11 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
 
     /** Replaces the hold by the actual cost and records the usage, atomically. */
     async settle(reservation: Reservation, usage: UsageEntry): Promise<void> {
+      if (usage.costUsd > reservation.amountUsd) {
+        // Reservations bound prompts by bytes and output by max_tokens, so only an upstream that
+        // ignores max_tokens or over-reports lands here: charged truthfully, and said loudly.
+        log.error({ agentCode: reservation.agentCode, reservedUsd: reservation.amountUsd, costUsd: usage.costUsd, model: usage.model }, 'actual cost exceeded the reservation');
+      }
       await orm.em.fork().transactional(async (tx) => {
         const released = await tx.execute<unknown[]>('delete from llm.reservation where id = ? returning id', [reservation.id]);
         const held = released.length ? reservation.amountUsd : 0;
