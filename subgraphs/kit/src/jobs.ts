@@ -29,8 +29,12 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
   // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
   // construction is serialised across processes by an advisory lock.
   const agenda = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {
+    const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs' });
+    // The LISTEN channel re-emits connection errors; unheard, a PostgreSQL restart would crash
+    // the process. It reconnects by itself, so a warning is enough.
+    backend.notificationChannel?.on('error', (error: Error) => options.log.warn({ err: error }, 'job notification channel lost its connection; reconnecting'));
     const instance = new Agenda({
-      backend: new PostgresBackend({ pool, tableName: 'agenda_jobs' }),
+      backend,
       name: options.name,
       // A number: agenda parses strings with human-interval, where '500 milliseconds' means 500 s.
       processEvery: options.processEveryMs ?? 1000,
