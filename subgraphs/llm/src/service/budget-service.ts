@@ -52,6 +52,13 @@ const AGENT_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 const num = (v: unknown) => Number(v ?? 0);
 
+const LEDGER_INSERT = `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+
+function ledgerValues(agentCode: string, period: string, usage: UsageEntry): unknown[] {
+  return [randomUUID(), agentCode, period, usage.kind, usage.requestedModel, usage.model ?? null, usage.deployment ?? null, usage.promptTokens, usage.completionTokens, usage.costUsd, usage.cached, usage.outcome, usage.requestId ?? null];
+}
+
 /**
  * Money never leaks: before an upstream call the worst-case cost is reserved with one
  * conditional UPDATE on the agent's period row (the row lock serialises concurrent requests
@@ -90,8 +97,13 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
     };
   }
 
+  /** (agent, period, event) already stored, so hot paths skip the database after the first time. */
+  const raised = new Set<string>();
+
   /** Stores the alert once per (agent, period, event) and queues its webhook. */
   async function raise(agentCode: string, period: string, event: AlertEvent): Promise<void> {
+    const key = `${agentCode}\u0000${period}\u0000${event}`;
+    if (raised.has(key)) return;
     const budget = await view(agentCode, period);
     if (!budget) return;
     const payload = {
@@ -109,6 +121,7 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
        on conflict do nothing returning event`,
       [agentCode, period, event, JSON.stringify(payload), budget.alertWebhookUrl ? 'PENDING' : 'NONE'],
     );
+    raised.add(key);
     if (!inserted.length) return;
     log.warn({ agentCode, period, event, burnRatePercent: budget.burnRatePercent }, 'budget alert');
     if (budget.alertWebhookUrl) await alerts.enqueue(agentCode, period, event).catch((error: unknown) => log.error({ err: error, agentCode, event }, 'could not queue budget alert'));
@@ -162,27 +175,31 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
       return (await view(agentCode as string, period))!;
     },
 
-    /** Holds `amountUsd` for one request, or refuses with 429 insufficient_quota when the hard limit would be passed. */
+    /**
+     * Holds `amountUsd` for one request, or refuses with 429 insufficient_quota when the hard
+     * limit would be passed. One statement: the period row is locked only while it runs.
+     */
     async reserve(agentCode: string, amountUsd: number, requestId?: string): Promise<Reservation> {
       const period = periodOf(clock());
       const id = randomUUID();
-      const held = await orm.em.fork().transactional(async (tx) => {
-        await tx.execute('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing', [agentCode, period]);
-        const rows = await tx.execute<unknown[]>(
-          `update llm.budget_period bp set reserved_usd = bp.reserved_usd + ?
-             from llm.agent a
-            where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
-              and (not a.hard_limit_enabled or bp.spent_usd + bp.reserved_usd + ? <= a.monthly_budget_usd)
-            returning bp.agent_code`,
-          [amountUsd, agentCode, period, amountUsd],
+      const hold = () =>
+        em().execute<unknown[]>(
+          `with held as (
+             update llm.budget_period bp set reserved_usd = bp.reserved_usd + ?
+               from llm.agent a
+              where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
+                and (not a.hard_limit_enabled or bp.spent_usd + bp.reserved_usd + ? <= a.monthly_budget_usd)
+              returning bp.agent_code)
+           insert into llm.reservation (id, agent_code, period, amount_usd, request_id, expires_at)
+           select ?, agent_code, ?, ?, ?, ? from held returning id`,
+          [amountUsd, agentCode, period, amountUsd, id, period, amountUsd, requestId ?? null, new Date(clock().getTime() + RESERVATION_TTL_MS)],
         );
-        if (!rows.length) return false;
-        await tx.execute(
-          'insert into llm.reservation (id, agent_code, period, amount_usd, request_id, expires_at) values (?, ?, ?, ?, ?, ?)',
-          [id, agentCode, period, amountUsd, requestId ?? null, new Date(clock().getTime() + RESERVATION_TTL_MS)],
-        );
-        return true;
-      });
+      let held = (await hold()).length > 0;
+      if (!held) {
+        // First request of the month: create the period row, then try once more.
+        const created = await em().execute<unknown[]>('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing returning period', [agentCode, period]);
+        if (created.length) held = (await hold()).length > 0;
+      }
       if (!held) {
         const budget = await view(agentCode, period);
         await em().execute(
@@ -199,34 +216,37 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
       return { id, agentCode, period, amountUsd };
     },
 
-    /** Replaces the hold by the actual cost and records the usage, atomically. */
+    /** Replaces the hold by the actual cost and records the usage, atomically (one statement). */
     async settle(reservation: Reservation, usage: UsageEntry): Promise<void> {
       if (usage.costUsd > reservation.amountUsd) {
         // Reservations bound prompts by bytes and output by max_tokens, so only an upstream that
         // ignores max_tokens or over-reports lands here: charged truthfully, and said loudly.
         log.error({ agentCode: reservation.agentCode, reservedUsd: reservation.amountUsd, costUsd: usage.costUsd, model: usage.model }, 'actual cost exceeded the reservation');
       }
-      await orm.em.fork().transactional(async (tx) => {
-        const released = await tx.execute<unknown[]>('delete from llm.reservation where id = ? returning id', [reservation.id]);
-        const held = released.length ? reservation.amountUsd : 0;
-        await tx.execute(
-          `update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?), spent_usd = spent_usd + ? where agent_code = ? and period = ?`,
-          [held, usage.costUsd, reservation.agentCode, reservation.period],
-        );
-        await insertUsage(tx, reservation.agentCode, reservation.period, usage);
-      });
-      if (usage.costUsd > 0) await checkThreshold(reservation.agentCode, reservation.period);
+      const rows = await em().execute<{ spent_usd: string; monthly_budget_usd: string; alert_threshold_percent: string }[]>(
+        `with released as (delete from llm.reservation where id = ? returning amount_usd),
+              charged as (
+                update llm.budget_period set reserved_usd = greatest(0, reserved_usd - coalesce((select amount_usd from released), 0)), spent_usd = spent_usd + ?
+                 where agent_code = ? and period = ? returning spent_usd),
+              ledger as (${LEDGER_INSERT})
+         select c.spent_usd, a.monthly_budget_usd, a.alert_threshold_percent from charged c join llm.agent a on a.code = ?`,
+        [reservation.id, usage.costUsd, reservation.agentCode, reservation.period, ...ledgerValues(reservation.agentCode, reservation.period, usage), reservation.agentCode],
+      );
+      const row = rows[0];
+      if (!row || usage.costUsd <= 0) return;
+      const record = budgetRecord(reservation.agentCode, num(row.monthly_budget_usd), num(row.spent_usd), num(row.alert_threshold_percent));
+      if (record.allocatedUsd > 0 && record.status === 'WARNING_THRESHOLD_EXCEEDED') await raise(reservation.agentCode, reservation.period, 'THRESHOLD_CROSSED');
     },
 
     /** Frees a hold without charging (the request failed before any output). */
     async release(reservation: Reservation, usage?: UsageEntry): Promise<void> {
-      await orm.em.fork().transactional(async (tx) => {
-        const released = await tx.execute<unknown[]>('delete from llm.reservation where id = ? returning id', [reservation.id]);
-        if (released.length) {
-          await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?) where agent_code = ? and period = ?', [reservation.amountUsd, reservation.agentCode, reservation.period]);
-        }
-        if (usage) await insertUsage(tx, reservation.agentCode, reservation.period, usage);
-      });
+      await em().execute(
+        `with released as (delete from llm.reservation where id = ? returning amount_usd)
+         update llm.budget_period set reserved_usd = greatest(0, reserved_usd - (select amount_usd from released))
+          where agent_code = ? and period = ? and exists (select 1 from released)`,
+        [reservation.id, reservation.agentCode, reservation.period],
+      );
+      if (usage) await insertUsage(em(), reservation.agentCode, reservation.period, usage);
     },
 
     /** Records usage that held no money (cache hits). */
@@ -274,11 +294,7 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
   };
 
   async function insertUsage(tx: { execute: MikroORM['em']['execute'] }, agentCode: string, period: string, usage: UsageEntry): Promise<void> {
-    await tx.execute(
-      `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-      [randomUUID(), agentCode, period, usage.kind, usage.requestedModel, usage.model ?? null, usage.deployment ?? null, usage.promptTokens, usage.completionTokens, usage.costUsd, usage.cached, usage.outcome, usage.requestId ?? null],
-    );
+    await tx.execute(LEDGER_INSERT, ledgerValues(agentCode, period, usage));
   }
 }
 

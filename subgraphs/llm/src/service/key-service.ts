@@ -17,6 +17,9 @@ export interface ApiKeyView {
   revokedAt: Date | null;
 }
 
+/** How long a verified key is trusted without asking the database again. */
+export const KEY_CACHE_MS = 10_000;
+
 const hashKey = (key: string) => createHash('sha256').update(key).digest('hex');
 const AGENT_CODE = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
@@ -32,9 +35,12 @@ function invalidKey(): SvcError {
  * entropy makes a slow hash unnecessary), each bound to one agent. The master key
  * (SVCLLM_MASTER_KEY) administers budgets and keys.
  */
-export function createKeyService(orm: MikroORM, masterKey: string, log: Logger) {
+export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, now: () => number = Date.now) {
   const master = Buffer.from(hashKey(masterKey), 'hex');
   const em = () => orm.em.fork();
+  // Verified keys, by hash. A revocation clears this process's entry at once; other replicas
+  // notice within KEY_CACHE_MS. last_used_at is refreshed at most once a minute per key.
+  const verified = new Map<string, { caller: Caller & { kind: 'agent' }; until: number; touchedAt: number }>();
   const toView = (r: Record<string, unknown>): ApiKeyView => ({
     id: String(r.id),
     agentCode: String(r.agent_code),
@@ -52,12 +58,28 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger) 
       if (!bearer) throw invalidKey();
       if (timingSafeEqual(Buffer.from(hashKey(bearer), 'hex'), master)) return { kind: 'master' };
       if (!bearer.startsWith(KEY_PREFIX)) throw invalidKey();
+      const hash = hashKey(bearer);
+      const t = now();
+      const hit = verified.get(hash);
+      if (hit && hit.until > t) {
+        if (t - hit.touchedAt > 60_000) {
+          hit.touchedAt = t;
+          em().execute('update llm.api_key set last_used_at = now() where id = ?', [hit.caller.keyId]).catch((error: unknown) => log.warn({ err: error }, 'could not record key use'));
+        }
+        return hit.caller;
+      }
       const rows = await em().execute<{ id: string; agent_code: string }[]>(
         'update llm.api_key set last_used_at = now() where key_hash = ? and revoked_at is null returning id, agent_code',
-        [hashKey(bearer)],
+        [hash],
       );
-      if (!rows[0]) throw invalidKey();
-      return { kind: 'agent', agentCode: rows[0].agent_code, keyId: rows[0].id };
+      if (!rows[0]) {
+        verified.delete(hash);
+        throw invalidKey();
+      }
+      const caller = { kind: 'agent' as const, agentCode: rows[0].agent_code, keyId: rows[0].id };
+      if (verified.size > 10_000) verified.clear();
+      verified.set(hash, { caller, until: t + KEY_CACHE_MS, touchedAt: t });
+      return caller;
     },
 
     async create(agentCode: unknown, name: unknown): Promise<ApiKeyView & { key: string }> {
@@ -87,6 +109,7 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger) 
         ? await em().execute<Record<string, unknown>[]>('update llm.api_key set revoked_at = coalesce(revoked_at, now()) where id = ? returning *', [id])
         : [];
       if (!rows[0]) throw new SvcError('NOT_FOUND', `No API key with id ${JSON.stringify(id)}`, { details: { type: 'invalid_request_error', param: 'id', openaiCode: 'not_found' } });
+      for (const [hash, entry] of verified) if (entry.caller.keyId === id) verified.delete(hash);
       log.info({ keyId: id }, 'API key revoked');
       return toView(rows[0]);
     },
