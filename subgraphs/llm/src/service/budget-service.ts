@@ -196,9 +196,10 @@ export function createBudgetService(orm: MikroORM, alerts: AlertQueue, log: Logg
         );
       let held = (await hold()).length > 0;
       if (!held) {
-        // First request of the month: create the period row, then try once more.
-        const created = await em().execute<unknown[]>('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing returning period', [agentCode, period]);
-        if (created.length) held = (await hold()).length > 0;
+        // Maybe the month's row does not exist yet (first requests of a month, possibly many at
+        // once): make sure it does, then try once more whoever created it.
+        await em().execute('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing', [agentCode, period]);
+        held = (await hold()).length > 0;
       }
       if (!held) {
         const budget = await view(agentCode, period);
