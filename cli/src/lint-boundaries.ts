@@ -11,6 +11,7 @@ const PACKAGES: Record<string, { dir: string; mayImport: string[] }> = {
   '@svc/insight': { dir: 'subgraphs/insight', mayImport: ['@svc/kit'] },
   '@svc/cms': { dir: 'subgraphs/cms', mayImport: ['@svc/kit'] },
   '@svc/llm': { dir: 'subgraphs/llm', mayImport: ['@svc/kit'] },
+  '@svc/crawl': { dir: 'subgraphs/crawl', mayImport: ['@svc/kit'] },
   '@svc/router': { dir: 'router', mayImport: ['@svc/kit'] },
   '@svc/rest-bridge': { dir: 'rest-bridge', mayImport: ['@svc/kit'] },
 };
