@@ -1,0 +1,409 @@
+/**
+ * Validation of the crawl job request (`POST /api/v1/crawl/jobs`). Errors come in three tiers,
+ * checked in this order: a body that is not an object, or members of the wrong JSON type
+ * (`jobName: 42`), give one 400 naming every such member; then the two values the issue makes 400s,
+ * a bad `cronExpression` (the message of cron.ts, naming the expression and the problem) and a
+ * `targetVectorDb` other than `pgvector` (naming the value and the allowed ones), in one 400; then
+ * every rule failure is listed in one 422 with JSON pointers (`/targetUrl`, `/selectors/listRow`,
+ * `/ragConfig/chunkOverlap`, ...). Unknown members are 422s too (a misspelt `cronExpresion` would
+ * otherwise silently make a one-time job), and `null` counts as absent for optional members.
+ * Rules: `jobName` 1–200 characters after trimming, no control characters; `targetUrl` an absolute
+ * http(s) URL with a host and without credentials, at most 2048 characters, returned in the WHATWG
+ * serialisation (whether its address is public is the fetcher's SSRF guard's business); no
+ * `cronExpression` means a one-time job, run at `runAt` or at once (see {@link firstRunAt}), and
+ * `runAt` (only for one-time jobs; both together is a 422) is an ISO 8601 date-time with seconds
+ * optional and a `Z` or `±hh:mm` offset, a real date and strictly in the future. Selectors are CSS
+ * optionally ending in `::text` (the default) or `::attr(name)` (name lower-cased), the grammar of
+ * extract/selector.ts: `listRow` is required and must be plain CSS; `title`, `publishedAt` and
+ * `link` are optional, empty means absent, and an empty CSS part or `:scope` means the row itself;
+ * the CSS part must parse (checked with jsdom, which also runs it) and must not use other
+ * pseudo-elements (`::before` selects nothing) or start with a combinator (write `:scope > a`).
+ * `enableRagSync` defaults to false, `robotsTxt` to `respect` (or `ignore`), `dayFirst` to true
+ * (day/month order of numeric dates, see published-date.ts). `ragConfig` members default
+ * individually to `pgvector`, `svc-local-embedding`, 512 and 64 tokens (overlap 64 or an eighth of
+ * a given chunkSize, whichever is smaller); it is filled in when `enableRagSync` is true and kept
+ * (validated) when given without it. `embeddingModel` is any name of 1–200 characters: the model
+ * gateway decides which exist.
+ */
+import { JSDOM } from 'jsdom';
+import { SvcError, validationError, type FieldProblem } from '@svc/kit';
+import { chunkingProblems } from './chunking.js';
+import { nextRunAt, parseCron } from './cron.js';
+
+export type SelectorExtract = { kind: 'text' } | { kind: 'attr'; name: string };
+
+export interface ParsedSelector {
+  /** CSS part, trimmed; '' or ':scope' means the row the selector is evaluated within. */
+  css: string;
+  extract: SelectorExtract;
+}
+
+export interface CrawlSelectors {
+  listRow: string;
+  title?: string;
+  publishedAt?: string;
+  link?: string;
+}
+
+export const VECTOR_DBS = ['pgvector'] as const;
+export type VectorDb = (typeof VECTOR_DBS)[number];
+
+export const ROBOTS_TXT_POLICIES = ['respect', 'ignore'] as const;
+export type RobotsTxtPolicy = (typeof ROBOTS_TXT_POLICIES)[number];
+
+export interface RagConfig {
+  targetVectorDb: VectorDb;
+  embeddingModel: string;
+  /** o200k_base tokens per chunk. */
+  chunkSize: number;
+  /** o200k_base tokens shared by consecutive chunks. */
+  chunkOverlap: number;
+}
+
+export const RAG_DEFAULTS: Readonly<RagConfig> = {
+  targetVectorDb: 'pgvector',
+  embeddingModel: 'svc-local-embedding',
+  chunkSize: 512,
+  chunkOverlap: 64,
+};
+
+export interface CrawlJobInput {
+  jobName: string;
+  targetUrl: string;
+  /** Present for periodic jobs (normalised by cron.ts); absent for one-time jobs. */
+  cronExpression?: string;
+  /** One-time jobs only: when to run; absent means at once. */
+  runAt?: Date;
+  selectors: CrawlSelectors;
+  enableRagSync: boolean;
+  /** Present when enableRagSync is true (defaults filled in) or when the request gave one. */
+  ragConfig?: RagConfig;
+  robotsTxt: RobotsTxtPolicy;
+  /** Order of numeric dates such as 01/02/2026: true means day first. */
+  dayFirst: boolean;
+}
+
+export interface ParseCrawlJobOptions {
+  /** The present, for the "runAt in the future" rule (default: new Date()). */
+  now?: Date;
+}
+
+const TOP_LEVEL = ['jobName', 'targetUrl', 'cronExpression', 'runAt', 'selectors', 'enableRagSync', 'ragConfig', 'robotsTxt', 'dayFirst'];
+const SELECTOR_FIELDS = ['listRow', 'title', 'publishedAt', 'link'] as const;
+const RAG_FIELDS = ['targetVectorDb', 'embeddingModel', 'chunkSize', 'chunkOverlap'];
+const MAX_NAME = 200;
+const MAX_URL = 2048;
+const MAX_SELECTOR = 1000;
+const MAX_MODEL = 200;
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
+const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
+const ATTR_SUFFIX = /::attr\(\s*([^\s"'<>/=()]+)\s*\)\s*$/;
+const TEXT_SUFFIX = /::text\s*$/;
+
+const show = (value: unknown) => JSON.stringify(value) ?? String(value);
+/** A selector spec for a message, shortened when long. */
+const quote = (spec: string) => show(spec.length > 80 ? `${spec.slice(0, 80)}…` : spec);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === 'object' && value !== null && !Array.isArray(value);
+const present = (value: unknown) => value !== undefined && value !== null;
+/** A JSON pointer token (RFC 6901). */
+const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
+
+let cssDocument: Document | undefined;
+
+/** Null when `css` parses as a CSS selector list, else the parser's complaint. */
+function cssSyntaxError(css: string): string | null {
+  cssDocument ??= new JSDOM('').window.document;
+  try {
+    cssDocument.querySelector(css);
+    return null;
+  } catch (error) {
+    return error instanceof Error ? error.message : String(error);
+  }
+}
+
+/** Positions of `::` outside quotes, brackets and parentheses (CSS escapes skipped). */
+function topLevelPseudoElements(css: string): number[] {
+  const found: number[] = [];
+  let quote: string | null = null;
+  let depth = 0;
+  for (let i = 0; i < css.length; i++) {
+    const c = css[i]!;
+    if (c === '\\') {
+      i++;
+    } else if (quote !== null) {
+      if (c === quote) quote = null;
+    } else if (c === '"' || c === "'") {
+      quote = c;
+    } else if (c === '[' || c === '(') {
+      depth++;
+    } else if (c === ']' || c === ')') {
+      depth = Math.max(0, depth - 1);
+    } else if (depth === 0 && c === ':' && css[i + 1] === ':') {
+      found.push(i);
+      i++;
+    }
+  }
+  return found;
+}
+
+/** Splits a selector spec into CSS part and extraction; the problem with it, if any. */
+function analyseSelector(spec: string, role: 'row' | 'field'): { parsed: ParsedSelector } | { problem: string } {
+  const trimmed = spec.trim();
+  if (trimmed.length > MAX_SELECTOR) return { problem: `must be at most ${MAX_SELECTOR} characters; got ${trimmed.length}` };
+  const attr = ATTR_SUFFIX.exec(trimmed);
+  let css: string;
+  let extract: SelectorExtract;
+  if (attr) {
+    css = trimmed.slice(0, attr.index).trim();
+    extract = { kind: 'attr', name: attr[1]!.toLowerCase() };
+  } else if (TEXT_SUFFIX.test(trimmed)) {
+    css = trimmed.replace(TEXT_SUFFIX, '').trim();
+    extract = { kind: 'text' };
+  } else {
+    css = trimmed;
+    extract = { kind: 'text' };
+  }
+  if (/::\s*(attr|text)\b/i.test(css)) {
+    return { problem: `::attr(name) or ::text may only appear once, at the end (e.g. "a::attr(href)")` };
+  }
+  const pseudo = topLevelPseudoElements(css);
+  if (pseudo.length > 0) {
+    const name = /^::[\w-]*/.exec(css.slice(pseudo[0]!))?.[0] ?? '::';
+    return { problem: `${name} is not supported; only a final ::text or ::attr(name) may follow the CSS selector` };
+  }
+  if (role === 'row') {
+    if (css !== trimmed) return { problem: `listRow selects the row elements, so it takes no ::text or ::attr() suffix` };
+    if (css === '' || css === ':scope') return { problem: `listRow needs a CSS selector for the row elements` };
+  }
+  if (css === '' || css === ':scope') return { parsed: { css, extract } };
+  if (/^[>+~]/.test(css)) {
+    return { problem: `a selector cannot start with a combinator; write ":scope ${css}" for children of the row` };
+  }
+  const syntax = cssSyntaxError(css);
+  if (syntax !== null) return { problem: `${show(css)} is not a valid CSS selector (${syntax})` };
+  return { parsed: { css, extract } };
+}
+
+/**
+ * Splits a selector spec (`CSS`, `CSS::text`, `CSS::attr(name)`) into its CSS part and what to
+ * extract, validating both; throws a 422 SvcError naming the spec when it is invalid.
+ */
+export function checkSelectorSpec(spec: string): ParsedSelector {
+  if (typeof spec !== 'string') throw new SvcError('BAD_USER_INPUT', `selector must be a string; got ${show(spec)}`);
+  const result = analyseSelector(spec, 'field');
+  if ('problem' in result) throw new SvcError('BAD_USER_INPUT', `Invalid selector ${quote(spec)}: ${result.problem}`, { status: 422 });
+  return result.parsed;
+}
+
+function daysIn(year: number, month: number): number {
+  return new Date(Date.UTC(year, month, 0)).getUTCDate();
+}
+
+/** The instant of an ISO 8601 date-time with offset, or a description of what is wrong. */
+function parseRunAt(text: string): Date | string {
+  const iso = text.trim().toUpperCase(); // RFC 3339 allows a lower-case t and z
+  const m = ISO_DATE_TIME.exec(iso);
+  if (!m) return `must be an ISO 8601 date-time with a time zone, such as "2026-11-21T09:00:00Z"; got ${show(text)}`;
+  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[];
+  const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
+  const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
+  if (
+    month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!) ||
+    hour! > 23 || minute! > 59 || second! > 59 || offsetHours > 23 || offsetMinutes > 59
+  ) {
+    return `is not a real date-time: ${show(text)}`;
+  }
+  const instant = new Date(iso);
+  return Number.isNaN(instant.getTime()) ? `is not a real date-time: ${show(text)}` : instant;
+}
+
+/** Member-type problems (400): `expected` is 'string', 'boolean', 'number' or 'object'. */
+function typeProblem(pointer: string, value: unknown, expected: 'string' | 'boolean' | 'number' | 'object'): FieldProblem | null {
+  if (!present(value)) return null;
+  const ok = expected === 'object' ? isObject(value) : typeof value === expected;
+  if (ok) return null;
+  const name = pointer.slice(pointer.lastIndexOf('/') + 1);
+  return { pointer, detail: `${name} must be ${expected === 'object' ? 'an object' : `a ${expected}`}; got ${show(value)}` };
+}
+
+/**
+ * Validates and normalises a crawl job request body. Throws 400 for a malformed body, a bad
+ * cronExpression or an unsupported targetVectorDb, and 422 listing every rule failure.
+ */
+export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions = {}): CrawlJobInput {
+  const now = options.now ?? new Date();
+  if (!isObject(body)) {
+    throw new SvcError('BAD_USER_INPUT', `The crawl job request must be a JSON object; got ${Array.isArray(body) ? 'an array' : show(body)}`);
+  }
+
+  // Tier 1: JSON types (400).
+  const selectors = body.selectors;
+  const rag = body.ragConfig;
+  const types = [
+    typeProblem('/jobName', body.jobName, 'string'),
+    typeProblem('/targetUrl', body.targetUrl, 'string'),
+    typeProblem('/cronExpression', body.cronExpression, 'string'),
+    typeProblem('/runAt', body.runAt, 'string'),
+    typeProblem('/selectors', selectors, 'object'),
+    ...(isObject(selectors) ? SELECTOR_FIELDS.map((f) => typeProblem(`/selectors/${f}`, selectors[f], 'string')) : []),
+    typeProblem('/enableRagSync', body.enableRagSync, 'boolean'),
+    typeProblem('/ragConfig', rag, 'object'),
+    ...(isObject(rag)
+      ? [
+          typeProblem('/ragConfig/targetVectorDb', rag.targetVectorDb, 'string'),
+          typeProblem('/ragConfig/embeddingModel', rag.embeddingModel, 'string'),
+          typeProblem('/ragConfig/chunkSize', rag.chunkSize, 'number'),
+          typeProblem('/ragConfig/chunkOverlap', rag.chunkOverlap, 'number'),
+        ]
+      : []),
+    typeProblem('/robotsTxt', body.robotsTxt, 'string'),
+    typeProblem('/dayFirst', body.dayFirst, 'boolean'),
+  ].filter((p): p is FieldProblem => p !== null);
+  if (types.length > 0) {
+    throw new SvcError('BAD_USER_INPUT', `Malformed crawl job request: ${types.map((p) => p.detail).join('; ')}`, { errors: types });
+  }
+  const jobName = body.jobName as string | undefined | null;
+  const targetUrl = body.targetUrl as string | undefined | null;
+  const cronText = body.cronExpression as string | undefined | null;
+  const runAtText = body.runAt as string | undefined | null;
+  const sel = (isObject(selectors) ? selectors : {}) as Record<string, string | null | undefined>;
+  const ragIn = (isObject(rag) ? rag : undefined) as Record<string, string | number | null | undefined> | undefined;
+
+  // Tier 2: the values the issue answers with 400.
+  const refused: FieldProblem[] = [];
+  let cronExpression: string | undefined;
+  if (present(cronText)) {
+    try {
+      cronExpression = parseCron(cronText!).expression;
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      refused.push({ pointer: '/cronExpression', detail: error.message });
+    }
+  }
+  const vectorDb = ragIn?.targetVectorDb ?? RAG_DEFAULTS.targetVectorDb;
+  if (!(VECTOR_DBS as readonly unknown[]).includes(vectorDb)) {
+    refused.push({
+      pointer: '/ragConfig/targetVectorDb',
+      detail: `targetVectorDb ${show(vectorDb)} is not supported; allowed: ${VECTOR_DBS.join(', ')}`,
+    });
+  }
+  if (refused.length > 0) {
+    throw new SvcError('BAD_USER_INPUT', refused.map((p) => p.detail).join('; '), { errors: refused });
+  }
+
+  // Tier 3: rules (422), every failure listed.
+  const problems: FieldProblem[] = [];
+  const fail = (pointer: string, detail: string) => problems.push({ pointer, detail });
+  for (const key of Object.keys(body)) if (!TOP_LEVEL.includes(key)) fail(`/${token(key)}`, `${key} is not a known field`);
+  if (isObject(selectors)) {
+    for (const key of Object.keys(selectors)) {
+      if (!(SELECTOR_FIELDS as readonly string[]).includes(key)) fail(`/selectors/${token(key)}`, `${key} is not a known selector`);
+    }
+  }
+  if (ragIn) {
+    for (const key of Object.keys(ragIn)) if (!RAG_FIELDS.includes(key)) fail(`/ragConfig/${token(key)}`, `${key} is not a known ragConfig field`);
+  }
+
+  const name = (jobName ?? '').trim();
+  if (name === '') fail('/jobName', 'jobName is required');
+  else if ([...name].length > MAX_NAME) fail('/jobName', `jobName must be at most ${MAX_NAME} characters; got ${[...name].length}`);
+  else if (CONTROL.test(name)) fail('/jobName', 'jobName must not contain control characters');
+
+  let url = '';
+  const urlText = (targetUrl ?? '').trim();
+  if (urlText === '') {
+    fail('/targetUrl', 'targetUrl is required');
+  } else if (urlText.length > MAX_URL) {
+    fail('/targetUrl', `targetUrl must be at most ${MAX_URL} characters; got ${urlText.length}`);
+  } else {
+    let parsed: URL | null = null;
+    try {
+      parsed = new URL(urlText);
+    } catch {
+      fail('/targetUrl', `targetUrl must be an absolute http or https URL; got ${show(urlText)}`);
+    }
+    if (parsed) {
+      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
+        fail('/targetUrl', `targetUrl must use http or https; got ${show(parsed.protocol.slice(0, -1))}`);
+      } else if (parsed.hostname === '') {
+        fail('/targetUrl', `targetUrl must name a host; got ${show(urlText)}`);
+      } else if (parsed.username !== '' || parsed.password !== '') {
+        fail('/targetUrl', 'targetUrl must not contain credentials (user:password@)');
+      } else {
+        url = parsed.href;
+      }
+    }
+  }
+
+  let runAt: Date | undefined;
+  if (present(runAtText)) {
+    if (cronExpression !== undefined) {
+      fail('/runAt', 'runAt is only for one-time jobs; send either cronExpression (periodic) or runAt (one-time), not both');
+    } else {
+      const parsed = parseRunAt(runAtText!);
+      if (typeof parsed === 'string') fail('/runAt', `runAt ${parsed}`);
+      else if (parsed.getTime() <= now.getTime()) fail('/runAt', `runAt must be in the future; got ${show(runAtText)}`);
+      else runAt = parsed;
+    }
+  }
+
+  const outSelectors: Partial<CrawlSelectors> = {};
+  if (!isObject(selectors)) {
+    fail('/selectors', 'selectors is required (at least selectors.listRow)');
+  } else {
+    for (const field of SELECTOR_FIELDS) {
+      const spec = sel[field];
+      if (!present(spec) || spec!.trim() === '') {
+        if (field === 'listRow') fail('/selectors/listRow', 'selectors.listRow is required');
+        continue;
+      }
+      const result = analyseSelector(spec!, field === 'listRow' ? 'row' : 'field');
+      if ('problem' in result) fail(`/selectors/${field}`, `selectors.${field} ${quote(spec!)}: ${result.problem}`);
+      else outSelectors[field] = spec!.trim();
+    }
+  }
+
+  const enableRagSync = (body.enableRagSync as boolean | null | undefined) ?? false;
+  let ragConfig: RagConfig | undefined;
+  if (enableRagSync || ragIn) {
+    const chunkSize = (ragIn?.chunkSize as number | null | undefined) ?? RAG_DEFAULTS.chunkSize;
+    const defaultOverlap = Number.isInteger(chunkSize)
+      ? Math.min(RAG_DEFAULTS.chunkOverlap, Math.floor(chunkSize / 8))
+      : RAG_DEFAULTS.chunkOverlap;
+    const chunkOverlap = (ragIn?.chunkOverlap as number | null | undefined) ?? defaultOverlap;
+    const model = ((ragIn?.embeddingModel as string | null | undefined) ?? RAG_DEFAULTS.embeddingModel).trim();
+    if (model === '') fail('/ragConfig/embeddingModel', 'embeddingModel must not be empty');
+    else if (model.length > MAX_MODEL) fail('/ragConfig/embeddingModel', `embeddingModel must be at most ${MAX_MODEL} characters; got ${model.length}`);
+    else if (CONTROL.test(model)) fail('/ragConfig/embeddingModel', 'embeddingModel must not contain control characters');
+    problems.push(...chunkingProblems(chunkSize, chunkOverlap));
+    ragConfig = { targetVectorDb: vectorDb as VectorDb, embeddingModel: model, chunkSize, chunkOverlap };
+  }
+
+  const robotsTxt = (body.robotsTxt as string | null | undefined) ?? 'respect';
+  if (!(ROBOTS_TXT_POLICIES as readonly string[]).includes(robotsTxt)) {
+    fail('/robotsTxt', `robotsTxt must be one of ${ROBOTS_TXT_POLICIES.join(', ')}; got ${show(robotsTxt)}`);
+  }
+
+  if (problems.length > 0) throw validationError(problems);
+  return {
+    jobName: name,
+    targetUrl: url,
+    ...(cronExpression !== undefined ? { cronExpression } : {}),
+    ...(runAt !== undefined ? { runAt } : {}),
+    selectors: outSelectors as CrawlSelectors,
+    enableRagSync,
+    ...(ragConfig !== undefined ? { ragConfig } : {}),
+    robotsTxt: robotsTxt as RobotsTxtPolicy,
+    dayFirst: (body.dayFirst as boolean | null | undefined) ?? true,
+  };
+}
+
+/**
+ * When a new job first runs: the next cron firing after `now` for a periodic job, else `runAt`,
+ * else `now` (a one-time job without runAt runs at once).
+ */
+export function firstRunAt(job: Pick<CrawlJobInput, 'cronExpression' | 'runAt'>, now: Date = new Date()): Date {
+  if (job.cronExpression !== undefined) return nextRunAt(job.cronExpression, now);
+  return job.runAt ?? now;
+}
