@@ -1,16 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import { SvcError, type FieldProblem } from '@svc/kit';
+import { thrown as thrownSvcError } from '@svc/kit/testing/thrown';
 import { checkSiteKey, checkSlug } from './slug.js';
 
 function thrown(fn: () => unknown): SvcError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(SvcError);
-  const error = caught as SvcError;
+  const error = thrownSvcError(fn);
   expect(error.code).toBe('BAD_USER_INPUT');
   expect(error.extensions.status).toBe(422);
   return error;

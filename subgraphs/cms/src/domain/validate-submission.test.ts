@@ -1,19 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { SvcError, type FieldProblem } from '@svc/kit';
+import { thrown } from '@svc/kit/testing/thrown';
 import { checkFormDefinition, type FormDefinition, type FormField } from './form-definition.js';
 import { validateSubmission } from './validate-submission.js';
 
-/** Runs `fn`, expects it to throw an SvcError, and returns that error. */
-function thrown(fn: () => unknown): SvcError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(SvcError);
-  return caught as SvcError;
-}
 
 function problemsOf(error: SvcError): FieldProblem[] {
   expect(error.code).toBe('BAD_USER_INPUT');

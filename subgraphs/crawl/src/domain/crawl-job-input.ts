@@ -25,18 +25,13 @@
  * (validated) when given without it. `embeddingModel` is any name of 1–200 characters: the model
  * gateway decides which exist.
  */
+import { parseSelector, type ParsedSelector } from '../extract/selector.js';
 import { JSDOM } from 'jsdom';
 import { SvcError, validationError, type FieldProblem } from '@svc/kit';
 import { chunkingProblems } from './chunking.js';
 import { nextRunAt, parseCron } from './cron.js';
 
-export type SelectorExtract = { kind: 'text' } | { kind: 'attr'; name: string };
-
-export interface ParsedSelector {
-  /** CSS part, trimmed; '' or ':scope' means the row the selector is evaluated within. */
-  css: string;
-  extract: SelectorExtract;
-}
+export type { Extract as SelectorExtract, ParsedSelector } from '../extract/selector.js';
 
 export interface CrawlSelectors {
   listRow: string;
@@ -97,8 +92,6 @@ const MAX_SELECTOR = 1000;
 const MAX_MODEL = 200;
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
-const ATTR_SUFFIX = /::attr\(\s*([^\s"'<>/=()]+)\s*\)\s*$/;
-const TEXT_SUFFIX = /::text\s*$/;
 
 const show = (value: unknown) => JSON.stringify(value) ?? String(value);
 /** A selector spec for a message, shortened when long. */
@@ -151,19 +144,13 @@ function topLevelPseudoElements(css: string): number[] {
 function analyseSelector(spec: string, role: 'row' | 'field'): { parsed: ParsedSelector } | { problem: string } {
   const trimmed = spec.trim();
   if (trimmed.length > MAX_SELECTOR) return { problem: `must be at most ${MAX_SELECTOR} characters; got ${trimmed.length}` };
-  const attr = ATTR_SUFFIX.exec(trimmed);
-  let css: string;
-  let extract: SelectorExtract;
-  if (attr) {
-    css = trimmed.slice(0, attr.index).trim();
-    extract = { kind: 'attr', name: attr[1]!.toLowerCase() };
-  } else if (TEXT_SUFFIX.test(trimmed)) {
-    css = trimmed.replace(TEXT_SUFFIX, '').trim();
-    extract = { kind: 'text' };
-  } else {
-    css = trimmed;
-    extract = { kind: 'text' };
+  let parsed: ParsedSelector;
+  try {
+    parsed = parseSelector(trimmed);
+  } catch {
+    return { problem: `::attr(name) or ::text may only appear once, at the end (e.g. "a::attr(href)")` };
   }
+  const { css, extract } = parsed;
   if (/::\s*(attr|text)\b/i.test(css)) {
     return { problem: `::attr(name) or ::text may only appear once, at the end (e.g. "a::attr(href)")` };
   }

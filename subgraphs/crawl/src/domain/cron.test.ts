@@ -1,18 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { SvcError } from '@svc/kit';
+import { thrown } from '@svc/kit/testing/thrown';
 import { nextRunAt, parseCron } from './cron.js';
 
-/** Runs `fn`, expects it to throw an SvcError, and returns that error. */
-function thrown(fn: () => unknown): SvcError {
-  let caught: unknown;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  expect(caught).toBeInstanceOf(SvcError);
-  return caught as SvcError;
-}
 
 function badRequest(expression: string): string {
   const error = thrown(() => parseCron(expression));

@@ -36,7 +36,7 @@ export function parseSelector(spec: string): ParsedSelector {
     css = trimmed;
     extract = { kind: 'text' };
   }
-  if (css.includes('::attr') || css.includes('::text')) {
+  if (/::\s*(attr|text)\b/i.test(css)) {
     throw new Error(`selector "${spec}": ::attr(name) or ::text may only appear once, at the end`);
   }
   return { css, extract };
