@@ -1,5 +1,6 @@
 import { startInsight } from '@svc/insight';
 import { startCms } from '@svc/cms';
+import { startCrawl } from '@svc/crawl';
 import { startLlm } from '@svc/llm';
 import {
   ConfigError, createLogger, createTokenVerifier, databaseUrlOf, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
@@ -16,7 +17,7 @@ import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 /** Processes `svc` can run. `all` is every service in one process. */
 export const SERVICES = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard', 'insight-mcp', 'crawl-mcp'] as const;
 export type Service = (typeof SERVICES)[number];
-const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'cms'];
+const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms'];
 
 export interface Platform {
   urls: Partial<Record<'bridge' | 'router' | ServiceName, string>>;
@@ -59,7 +60,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
   };
   const runs = (s: Service) => service === 'all' || service === s;
   try {
-    const needsDb = runs('insight') || runs('cms') || runs('llm');
+    const needsDb = runs('insight') || runs('cms') || runs('llm') || runs('crawl');
     const embedded = isEmbedded(config);
     let databaseUrl = databaseUrlOf(config);
     if (needsDb && embedded) {
@@ -71,7 +72,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL });
     const host = config.SVC_HOST;
     const common = { verifier, maxBodyBytes: config.SVC_MAX_BODY_BYTES, poolMax: config.DB_POOL_MAX, databaseUrl: databaseUrl! };
-    const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), cms: subgraphUrl(config, 'cms') };
+    const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };
     const workerName = config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`;
 
     if (runs('insight')) {
@@ -115,6 +116,22 @@ export async function startPlatform(config: Config, service: Service, log = crea
       );
       closers.push({ name: 'llm', close: llm.close });
       urls.llm = subgraphUrls.llm = `${llm.server.url}/graphql`;
+    }
+    if (runs('crawl')) {
+      const crawl = await startCrawl(
+        {
+          ...common,
+          log: log.child({ svc: 'crawl' }),
+          allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
+          triggerWaitMs: config.SVC_CRAWL_TRIGGER_WAIT_MS,
+          lockLifetimeMs: config.SVC_CRAWL_LOCK_LIFETIME_MS,
+          workerName,
+        },
+        config.SVC_CRAWL_PORT,
+        host,
+      );
+      closers.push({ name: 'crawl', close: crawl.close });
+      urls.crawl = subgraphUrls.crawl = `${crawl.server.url}/graphql`;
     }
     if (runs('cms')) {
       const cms = await startCms(

@@ -1,5 +1,6 @@
 import { composeServices } from '@apollo/composition';
 import { cmsSdl } from '@svc/cms';
+import { crawlSdl } from '@svc/crawl';
 import { insightSdl } from '@svc/insight';
 import { llmSdl } from '@svc/llm';
 import { loadOperations } from '@svc/rest-bridge';
@@ -12,6 +13,7 @@ import { OPERATIONS_DIR, SCHEMA_DIR } from './paths.js';
 const SUBGRAPHS = [
   { name: 'insight', url: 'http://127.0.0.1:4001/graphql', sdl: insightSdl },
   { name: 'llm', url: 'http://127.0.0.1:4002/graphql', sdl: llmSdl },
+  { name: 'crawl', url: 'http://127.0.0.1:4003/graphql', sdl: crawlSdl },
   { name: 'cms', url: 'http://127.0.0.1:4004/graphql', sdl: cmsSdl },
 ];
 

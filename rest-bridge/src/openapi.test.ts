@@ -70,10 +70,12 @@ describe('openApiDocument', () => {
     }
   });
 
-  it('has a required JSON requestBody on POST routes only', () => {
+  it('has a required JSON requestBody exactly on routes that take a body', () => {
+    // POST routes without a body exist (the crawl trigger, pause and resume take none).
+    expect(ROUTES.filter((r) => r.body).every((r) => r.method === 'POST')).toBe(true);
     for (const route of ROUTES) {
       const op = operationOf(route.path, route.method);
-      if (route.method === 'POST') {
+      if (route.body) {
         expect(op.requestBody).toEqual({ required: true, content: { 'application/json': { schema: route.body } } });
       } else {
         expect(op.requestBody).toBeUndefined();

@@ -1,7 +1,8 @@
 import type { RouteSpec } from '../route-spec.js';
 import { authRoutes } from './auth.js';
 import { cmsRoutes } from './cms.js';
+import { crawlRoutes } from './crawl.js';
 import { gatewayRoutes } from './gateway.js';
 
 /** Every REST path the bridge serves. */
-export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes, ...gatewayRoutes];
+export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes, ...gatewayRoutes, ...crawlRoutes];

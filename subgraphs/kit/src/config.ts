@@ -107,6 +107,12 @@ export const configSchema = z.object({
   SVCLLM_WEBHOOK_SECRET: z.string().min(16).optional(),
   /** First retry delay of budget alerts in ms; doubles per attempt, 6 attempts. Default 5000. */
   SVCLLM_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+  /** Hosts (exact or *.suffix), addresses or CIDR ranges the crawler may fetch although private. Default none. */
+  SVC_CRAWL_ALLOW_PRIVATE_HOSTS: csvOr([]),
+  /** How long a trigger waits for a worker to lock the run before answering 503, ms. Default 10000. */
+  SVC_CRAWL_TRIGGER_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
+  SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Name of this process's job worker (recorded on locked jobs). Default host:pid. */
   SVC_WORKER_NAME: z.string().min(1).max(100).optional(),
 });

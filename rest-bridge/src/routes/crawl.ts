@@ -1,0 +1,81 @@
+import type { JsonSchema, RouteSpec } from '../route-spec.js';
+
+const s = { type: 'string' };
+const jobRecord: JsonSchema = { type: 'object', properties: { jobId: s, jobName: s, status: s, nextRunAt: { type: ['string', 'null'], format: 'date-time' }, createdAt: { type: 'string', format: 'date-time' } } };
+const executionRecord: JsonSchema = { type: 'object', properties: { executionId: s, jobId: s, status: s, allocatedAgent: { type: ['string', 'null'] }, startedAt: { type: ['string', 'null'], format: 'date-time' } } };
+const errors = { 401: 'Missing, expired or invalid token', 403: 'The token lacks role crawler or the tenant in X-Svc-Tenant-Id', 404: 'Unknown id, or another tenant\'s' };
+const tenantHeader = { tenantId: 'header.x-svc-tenant-id' as const };
+
+export const crawlRoutes: RouteSpec[] = [
+  {
+    method: 'POST',
+    path: '/api/v1/crawl/jobs',
+    style: 'crawl',
+    operation: 'CreateCrawlJob',
+    variables: { input: 'body', ...tenantHeader },
+    result: 'createCrawlJob',
+    status: 201,
+    summary: 'Register a crawl job (periodic by cron, or one-time)',
+    description: 'cronExpression has six fields, seconds first (`?` allowed), in UTC. Without it the job runs once, at runAt or at once. selectors.listRow is required; title, publishedAt and link may end in ::text or ::attr(name).',
+    tag: 'crawling',
+    security: 'bearer',
+    body: {
+      type: 'object',
+      required: ['jobName', 'targetUrl', 'selectors'],
+      properties: {
+        jobName: s,
+        targetUrl: { type: 'string', format: 'uri' },
+        cronExpression: s,
+        runAt: { type: 'string', format: 'date-time' },
+        selectors: { type: 'object', required: ['listRow'], properties: { listRow: s, title: s, publishedAt: s, link: s } },
+        enableRagSync: { type: 'boolean' },
+        ragConfig: { type: 'object', properties: { targetVectorDb: { type: 'string', enum: ['pgvector'] }, embeddingModel: s, chunkSize: { type: 'integer' }, chunkOverlap: { type: 'integer' } } },
+        robotsTxt: { type: 'string', enum: ['respect', 'ignore'] },
+      },
+      example: { jobName: 'news', targetUrl: 'https://example.com/news', cronExpression: '0 0 9 * * ?', selectors: { listRow: 'ul.news > li', title: 'h3 > a', publishedAt: 'time::attr(datetime)', link: 'h3 > a::attr(href)' } },
+    },
+    response: jobRecord,
+    errors: { ...errors, 400: 'Malformed body, bad cronExpression or unsupported targetVectorDb', 422: 'Validation failed; errors[] names each field' },
+  },
+  {
+    method: 'POST',
+    path: '/api/v1/crawl/jobs/{jobId}/trigger',
+    style: 'crawl',
+    operation: 'TriggerCrawlJob',
+    variables: { jobId: 'path.jobId', ...tenantHeader },
+    result: 'triggerCrawlJob',
+    status: 200,
+    summary: 'Run a job now on a worker',
+    description: 'Answers once a worker has locked the run (status RUNNING, allocatedAgent). If none does within SVC_CRAWL_TRIGGER_WAIT_MS: 503, and the run stays queued.',
+    tag: 'crawling',
+    security: 'bearer',
+    response: executionRecord,
+    errors: { ...errors, 503: 'No worker took the run in time; it stays queued' },
+  },
+  {
+    method: 'GET',
+    path: '/api/v1/crawl/results/{executionId}',
+    style: 'crawl',
+    operation: 'CrawlResult',
+    variables: { executionId: 'path.executionId', ...tenantHeader },
+    result: 'crawlResult',
+    status: 200,
+    summary: 'Items collected by a completed execution',
+    tag: 'crawling',
+    security: 'bearer',
+    response: {
+      type: 'object',
+      properties: {
+        executionId: s, totalCount: { type: 'integer' }, elapsedTimeMs: { type: 'integer' }, selfHealingOccurred: { type: 'boolean' },
+        items: { type: 'array', items: { type: 'object', properties: { id: s, title: s, publishedAt: { type: ['string', 'null'], format: 'date' }, detailUrl: s, vectorSyncStatus: s, vectorId: { type: ['string', 'null'] } } } },
+      },
+    },
+    errors: { ...errors, 409: 'The execution is not COMPLETED (its status is in the message)' },
+  },
+  { method: 'GET', path: '/api/v1/crawl/jobs', style: 'crawl', operation: 'ListCrawlJobs', variables: { ...tenantHeader }, result: 'crawlJobs', status: 200, summary: 'List the tenant\'s crawl jobs, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: jobRecord }, errors },
+  { method: 'GET', path: '/api/v1/crawl/jobs/{jobId}', style: 'crawl', operation: 'GetCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'crawlJob', status: 200, summary: 'One crawl job with its current selectors', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/pause', style: 'crawl', operation: 'PauseCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'pauseCrawlJob', status: 200, summary: 'Pause a job\'s schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/resume', style: 'crawl', operation: 'ResumeCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'resumeCrawlJob', status: 200, summary: 'Resume a paused job', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  { method: 'DELETE', path: '/api/v1/crawl/jobs/{jobId}', style: 'crawl', operation: 'DeleteCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'deleteCrawlJob', status: 200, summary: 'Delete a job and its schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  { method: 'GET', path: '/api/v1/crawl/jobs/{jobId}/executions', style: 'crawl', operation: 'ListCrawlExecutions', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'crawlExecutions', status: 200, summary: 'A job\'s executions, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: executionRecord }, errors },
+];

@@ -1,0 +1,38 @@
+import type { ExecutionItem } from '../store/item-store.js';
+import type { ExecutionRow, JobRow } from '../store/job-store.js';
+import type { CrawlExecution, CrawlItem, CrawlJob } from './types.js';
+
+export const jobView = (j: JobRow): CrawlJob => ({
+  jobId: j.id,
+  jobName: j.jobName,
+  status: j.status,
+  nextRunAt: j.nextRunAt?.toISOString() ?? null,
+  createdAt: j.createdAt.toISOString(),
+  targetUrl: j.targetUrl,
+  cronExpression: j.cronExpression,
+  selectors: { ...j.selectors },
+  selectorVersion: j.selectorVersion,
+  enableRagSync: j.enableRagSync,
+  ragConfig: j.ragConfig ? { ...j.ragConfig } : null,
+});
+
+export const executionView = (e: ExecutionRow): CrawlExecution => ({
+  executionId: e.id,
+  jobId: e.jobId,
+  status: e.status,
+  allocatedAgent: e.allocatedAgent,
+  startedAt: e.startedAt?.toISOString() ?? null,
+  finishedAt: e.finishedAt?.toISOString() ?? null,
+  totalCount: e.totalCount,
+  selfHealingOccurred: e.selfHealingOccurred,
+  error: e.error,
+});
+
+export const itemView = (i: ExecutionItem): CrawlItem => ({
+  id: i.id,
+  title: i.title,
+  publishedAt: i.publishedAt,
+  detailUrl: i.detailUrl,
+  vectorSyncStatus: i.vectorSyncStatus,
+  vectorId: i.vectorId,
+});

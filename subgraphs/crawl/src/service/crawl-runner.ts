@@ -1,0 +1,81 @@
+import { createHash } from 'node:crypto';
+import { JSDOM } from 'jsdom';
+import { SvcError, type Logger } from '@svc/kit';
+import type { CrawlSelectors } from '../domain/crawl-job-input.js';
+import { normalizePublishedDate } from '../domain/published-date.js';
+import { extractItems } from '../extract/extract-items.js';
+import { fingerprintSelectors } from '../extract/fingerprint.js';
+import { healSelectors } from '../extract/heal.js';
+import type { PageFetcher } from '../fetch/fetch-page.js';
+import type { ItemStore } from '../store/item-store.js';
+import type { JobStore } from '../store/job-store.js';
+
+export interface RunnerDeps {
+  jobs: JobStore;
+  items: ItemStore;
+  /** One fetcher per robots.txt policy; both share the SSRF guard and the per-host limiter. */
+  fetchers: { respect: PageFetcher; ignore: PageFetcher };
+  log: Logger;
+}
+
+const contentHash = (title: string, publishedAt: string | null, detailUrl: string) =>
+  createHash('sha256').update(`${title}\u0000${publishedAt ?? ''}\u0000${detailUrl}`).digest('base64url');
+
+/**
+ * Runs one execution on this worker: fetch, heal the selectors if the page changed, extract,
+ * store the items (deduplicated per job by detailUrl), remember what the selectors matched.
+ * Safe to run again for the same execution after a crash (the item upsert is idempotent).
+ * `heartbeat` extends the job lock between phases.
+ */
+export async function runExecution(deps: RunnerDeps, tenantId: string, executionId: string, agent: string, heartbeat: () => Promise<void>): Promise<void> {
+  const { jobs, items, log } = deps;
+  const running = await jobs.markRunning(tenantId, executionId, agent);
+  if (!running) return; // finished already (a retried job) or unknown
+  const job = await jobs.job(tenantId, running.jobId);
+  if (!job) {
+    await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: 'The job was deleted' });
+    return;
+  }
+  const runLog = log.child({ executionId, jobId: job.id, tenantId });
+  try {
+    const page = await deps.fetchers[job.robotsTxt].fetchPage(job.targetUrl);
+    await heartbeat();
+    const document = new JSDOM(page.html, { url: page.url }).window.document;
+    let selectors: CrawlSelectors = job.selectors;
+    let healed = false;
+    if (job.fingerprints) {
+      const result = healSelectors(document, page.url, selectors, job.fingerprints);
+      if (result.failedFields.some((f) => f.field === 'listRow')) {
+        throw new SvcError('UNAVAILABLE', `The page no longer has rows like the stored ones: ${result.failedFields.map((f) => `${f.field}: ${f.reason}`).join('; ')}`);
+      }
+      if (result.healed) {
+        healed = true;
+        selectors = result.selectors as CrawlSelectors;
+        runLog.warn({ healedFields: result.healedFields, failedFields: result.failedFields, confidence: result.confidence, selectors }, 'selectors healed');
+      } else if (result.failedFields.length) {
+        runLog.warn({ failedFields: result.failedFields }, 'some fields could not be located; they are left empty');
+        selectors = result.selectors as CrawlSelectors;
+      }
+    }
+    const extraction = extractItems(document, page.url, selectors);
+    const collected = extraction.items.flatMap((item) => {
+      if (!item.detailUrl) return [];
+      const title = item.title ?? '';
+      const publishedAt = normalizePublishedDate(item.publishedAtRaw, { dayFirst: job.dayFirst });
+      return [{ title, publishedAt, detailUrl: item.detailUrl, contentHash: contentHash(title, publishedAt, item.detailUrl) }];
+    });
+    const stored = await items.upsertItems(tenantId, job.id, executionId, collected);
+    await heartbeat();
+    if (collected.length) {
+      const fingerprints = fingerprintSelectors(document, extraction.rows, selectors);
+      await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
+    }
+    await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed });
+    runLog.info({ items: stored.rows.length, inserted: stored.inserted, updated: stored.updated, healed, elapsedMs: page.elapsedMs }, 'crawl execution completed');
+  } catch (error) {
+    const message = error instanceof SvcError ? error.message : 'Internal error while crawling';
+    if (!(error instanceof SvcError)) runLog.error({ err: error }, 'crawl execution failed');
+    else runLog.warn({ err: error.message }, 'crawl execution failed');
+    await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message });
+  }
+}

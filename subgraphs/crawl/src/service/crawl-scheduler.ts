@@ -1,0 +1,54 @@
+import type { Agenda, Logger } from '@svc/kit';
+import type { JobStore } from '../store/job-store.js';
+import { runExecution, type RunnerDeps } from './crawl-runner.js';
+
+const RUN = 'crawl.run';
+const SCHEDULED = 'crawl.scheduled';
+
+interface RunData { tenantId: string; executionId: string }
+interface ScheduledData { tenantId: string; jobId: string }
+interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<void> }
+
+/**
+ * The crawl jobs on agenda: `crawl.run` runs one execution (triggered, or created by a
+ * schedule); `crawl.scheduled` is each crawl job's own schedule (cron: one repeating agenda job
+ * per crawl job, unique by jobId; one-time: one run at runAt or at once).
+ */
+export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: RunnerDeps, workerName: string, log: Logger) {
+  return {
+    /** Registers the handlers; call before agenda.start(). */
+    define() {
+      agenda.define(RUN, async (job: AgendaJob<RunData>) => {
+        const { tenantId, executionId } = job.attrs.data;
+        await runExecution(runner, tenantId, executionId, workerName, () => job.touch());
+      });
+      agenda.define(SCHEDULED, async (job: AgendaJob<ScheduledData>) => {
+        const { tenantId, jobId } = job.attrs.data;
+        const crawl = await jobs.job(tenantId, jobId);
+        if (!crawl || crawl.status !== 'SCHEDULED') return;
+        const execution = await jobs.insertExecution(tenantId, jobId);
+        await runExecution(runner, tenantId, execution.id, workerName, () => job.touch());
+        if (crawl.cronExpression) {
+          const { nextRunAt } = await import('../domain/cron.js');
+          await jobs.setStatus(tenantId, jobId, 'SCHEDULED', nextRunAt(crawl.cronExpression));
+        } else await jobs.setStatus(tenantId, jobId, 'COMPLETED', null);
+        log.info({ jobId, executionId: execution.id }, 'scheduled crawl ran');
+      });
+    },
+    async schedule(tenantId: string, jobId: string, cronExpression: string | null, runAt: Date | null): Promise<void> {
+      if (cronExpression) {
+        await agenda.create(SCHEDULED, { tenantId, jobId }).repeatEvery(cronExpression, { timezone: 'UTC', skipImmediate: true }).unique({ 'data.jobId': jobId }).save();
+      } else {
+        await agenda.schedule(runAt ?? new Date(), SCHEDULED, { tenantId, jobId });
+      }
+    },
+    async unschedule(tenantId: string, jobId: string): Promise<void> {
+      await agenda.cancel({ name: SCHEDULED, data: { tenantId, jobId } }).catch((error: unknown) => log.warn({ err: error, jobId }, 'could not cancel the schedule; the handler skips deleted jobs anyway'));
+    },
+    async enqueueRun(tenantId: string, executionId: string): Promise<void> {
+      await agenda.now(RUN, { tenantId, executionId });
+    },
+  };
+}
+
+export type CrawlScheduler = ReturnType<typeof createCrawlScheduler>;

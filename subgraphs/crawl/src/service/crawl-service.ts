@@ -1,0 +1,119 @@
+import { SvcError, type Logger, type SvcContext } from '@svc/kit';
+import { firstRunAt, parseCrawlJobInput } from '../domain/crawl-job-input.js';
+import { nextRunAt } from '../domain/cron.js';
+import type { ItemStore } from '../store/item-store.js';
+import type { ExecutionRow, JobRow, JobStore } from '../store/job-store.js';
+import type { CrawlScheduler } from './crawl-scheduler.js';
+import { tenantOf, writerTenant } from './tenancy.js';
+
+export interface CrawlServiceDeps {
+  jobs: JobStore;
+  items: ItemStore;
+  scheduler: CrawlScheduler;
+  /** How long a trigger waits for a worker to lock the run before answering 503. */
+  triggerWaitMs: number;
+  log: Logger;
+}
+
+const notFound = (what: string, id: string) => new SvcError('NOT_FOUND', `No ${what} ${JSON.stringify(id)}`, { slug: `${what.replace(/ /g, '-')}-not-found` });
+
+export function createCrawlService(deps: CrawlServiceDeps) {
+  const { jobs, items, scheduler, log } = deps;
+
+  async function jobOf(ctx: SvcContext, jobId: string, write = false): Promise<{ tenantId: string; job: JobRow }> {
+    const tenantId = write ? writerTenant(ctx) : tenantOf(ctx);
+    const job = await jobs.job(tenantId, jobId);
+    if (!job) throw notFound('crawl job', jobId);
+    return { tenantId, job };
+  }
+
+  return {
+    async create(ctx: SvcContext, body: unknown): Promise<JobRow> {
+      const tenantId = writerTenant(ctx);
+      const input = parseCrawlJobInput(body);
+      const job = await jobs.insertJob(tenantId, input, firstRunAt(input));
+      await scheduler.schedule(tenantId, job.id, input.cronExpression ?? null, input.runAt ?? null);
+      log.info({ tenantId, jobId: job.id, cron: input.cronExpression ?? null, runAt: input.runAt ?? null }, 'crawl job created');
+      return job;
+    },
+
+    async get(ctx: SvcContext, jobId: string): Promise<JobRow> {
+      return (await jobOf(ctx, jobId)).job;
+    },
+
+    async list(ctx: SvcContext, limit: number): Promise<JobRow[]> {
+      return jobs.jobs(tenantOf(ctx), Math.min(Math.max(limit, 1), 500));
+    },
+
+    async pause(ctx: SvcContext, jobId: string): Promise<JobRow> {
+      const { tenantId, job } = await jobOf(ctx, jobId, true);
+      if (job.status === 'COMPLETED') throw new SvcError('CONFLICT', `Crawl job ${jobId} is a finished one-time job`);
+      return (await jobs.setStatus(tenantId, jobId, 'PAUSED', null))!;
+    },
+
+    async resume(ctx: SvcContext, jobId: string): Promise<JobRow> {
+      const { tenantId, job } = await jobOf(ctx, jobId, true);
+      if (job.status !== 'PAUSED') throw new SvcError('CONFLICT', `Crawl job ${jobId} is ${job.status}, not PAUSED`);
+      const next = job.cronExpression ? nextRunAt(job.cronExpression) : new Date();
+      const resumed = (await jobs.setStatus(tenantId, jobId, 'SCHEDULED', next))!;
+      if (!job.cronExpression) await scheduler.schedule(tenantId, jobId, null, null);
+      return resumed;
+    },
+
+    async remove(ctx: SvcContext, jobId: string): Promise<JobRow> {
+      const { tenantId } = await jobOf(ctx, jobId, true);
+      const deleted = (await jobs.setStatus(tenantId, jobId, 'DELETED', null))!;
+      await scheduler.unschedule(tenantId, jobId);
+      return deleted;
+    },
+
+    /**
+     * Runs a job now on a worker: answers once a worker has locked the run (status RUNNING,
+     * with its name); when none does within triggerWaitMs, 503 and the run stays queued.
+     */
+    async trigger(ctx: SvcContext, jobId: string): Promise<ExecutionRow> {
+      const { tenantId } = await jobOf(ctx, jobId, true);
+      const execution = await jobs.insertExecution(tenantId, jobId);
+      await scheduler.enqueueRun(tenantId, execution.id);
+      const deadline = Date.now() + deps.triggerWaitMs;
+      for (;;) {
+        const current = await jobs.execution(tenantId, execution.id);
+        if (current && current.status !== 'QUEUED') return current;
+        if (Date.now() >= deadline) break;
+        await new Promise((r) => setTimeout(r, 25));
+      }
+      throw new SvcError('UNAVAILABLE', `No crawl worker took execution ${execution.id} within ${deps.triggerWaitMs / 1000} s; it stays queued and runs when a worker is free`, {
+        retryAfter: 10,
+        details: { executionId: execution.id },
+      });
+    },
+
+    async execution(ctx: SvcContext, executionId: string): Promise<ExecutionRow> {
+      const execution = await jobs.execution(tenantOf(ctx), executionId);
+      if (!execution) throw notFound('crawl execution', executionId);
+      return execution;
+    },
+
+    async executions(ctx: SvcContext, jobId: string, limit: number): Promise<ExecutionRow[]> {
+      const { tenantId } = await jobOf(ctx, jobId);
+      return jobs.executionsOfJob(tenantId, jobId, Math.min(Math.max(limit, 1), 500));
+    },
+
+    /** The result of a completed execution; 409 with its status while it is not. */
+    async result(ctx: SvcContext, executionId: string) {
+      const tenantId = tenantOf(ctx);
+      const execution = await jobs.execution(tenantId, executionId);
+      if (!execution) throw notFound('crawl execution', executionId);
+      if (execution.status !== 'COMPLETED') {
+        throw new SvcError('CONFLICT', `Crawl execution ${executionId} is ${execution.status}${execution.error ? `: ${execution.error}` : ''}; results exist once it is COMPLETED`, {
+          slug: 'execution-not-completed',
+          details: { status: execution.status },
+        });
+      }
+      const collected = await items.itemsOfExecution(tenantId, executionId);
+      return { execution, items: collected };
+    },
+  };
+}
+
+export type CrawlService = ReturnType<typeof createCrawlService>;

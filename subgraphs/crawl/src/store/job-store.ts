@@ -1,0 +1,171 @@
+import { randomUUID } from 'node:crypto';
+import type { MikroORM } from '@svc/kit';
+import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
+import type { StoredFingerprints } from '../extract/fingerprint.js';
+
+export type JobStatus = 'SCHEDULED' | 'PAUSED' | 'DELETED' | 'COMPLETED';
+export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+
+export interface JobRow {
+  id: string;
+  tenantId: string;
+  jobName: string;
+  targetUrl: string;
+  cronExpression: string | null;
+  runAt: Date | null;
+  selectors: CrawlSelectors;
+  selectorVersion: number;
+  fingerprints: StoredFingerprints | null;
+  enableRagSync: boolean;
+  ragConfig: RagConfig | null;
+  robotsTxt: 'respect' | 'ignore';
+  dayFirst: boolean;
+  status: JobStatus;
+  nextRunAt: Date | null;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+export interface ExecutionRow {
+  id: string;
+  tenantId: string;
+  jobId: string;
+  status: ExecutionStatus;
+  allocatedAgent: string | null;
+  queuedAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  elapsedMs: number | null;
+  totalCount: number;
+  selfHealingOccurred: boolean;
+  error: string | null;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+type Row = Record<string, unknown>;
+const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+
+function toJob(r: Row): JobRow {
+  return {
+    id: String(r.id),
+    tenantId: String(r.tenant_id),
+    jobName: String(r.job_name),
+    targetUrl: String(r.target_url),
+    cronExpression: (r.cron_expression as string | null) ?? null,
+    runAt: date(r.run_at),
+    selectors: json<CrawlSelectors>(r.selectors),
+    selectorVersion: Number(r.selector_version),
+    fingerprints: r.fingerprints ? json<StoredFingerprints>(r.fingerprints) : null,
+    enableRagSync: r.enable_rag_sync === true,
+    ragConfig: r.rag_config ? json<RagConfig>(r.rag_config) : null,
+    robotsTxt: r.robots_txt === 'ignore' ? 'ignore' : 'respect',
+    dayFirst: r.day_first !== false,
+    status: r.status as JobStatus,
+    nextRunAt: date(r.next_run_at),
+    createdAt: new Date(String(r.created_at)),
+    updatedAt: new Date(String(r.updated_at)),
+  };
+}
+
+function toExecution(r: Row): ExecutionRow {
+  return {
+    id: String(r.id),
+    tenantId: String(r.tenant_id),
+    jobId: String(r.job_id),
+    status: r.status as ExecutionStatus,
+    allocatedAgent: (r.allocated_agent as string | null) ?? null,
+    queuedAt: new Date(String(r.queued_at)),
+    startedAt: date(r.started_at),
+    finishedAt: date(r.finished_at),
+    elapsedMs: r.elapsed_ms === null || r.elapsed_ms === undefined ? null : Number(r.elapsed_ms),
+    totalCount: Number(r.total_count ?? 0),
+    selfHealingOccurred: r.self_healing_occurred === true,
+    error: (r.error as string | null) ?? null,
+  };
+}
+
+/** Jobs, selector versions and executions; every query is scoped to a tenant. */
+export function createJobStore(orm: MikroORM) {
+  const em = () => orm.em.fork();
+  return {
+    async insertJob(tenantId: string, input: CrawlJobInput, nextRunAt: Date): Promise<JobRow> {
+      const id = randomUUID();
+      const rows = await em().execute<Row[]>(
+        `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, run_at, selectors, enable_rag_sync, rag_config, robots_txt, day_first, status, next_run_at)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, 'SCHEDULED', ?) returning *`,
+        [id, tenantId, input.jobName, input.targetUrl, input.cronExpression ?? null, input.runAt ?? null, JSON.stringify(input.selectors), input.enableRagSync, input.ragConfig ? JSON.stringify(input.ragConfig) : null, input.robotsTxt, input.dayFirst, nextRunAt],
+      );
+      await em().execute(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) values (?, ?, 1, ?::jsonb, 'created')`, [tenantId, id, JSON.stringify(input.selectors)]);
+      return toJob(rows[0]!);
+    },
+
+    async job(tenantId: string, jobId: string): Promise<JobRow | undefined> {
+      if (!UUID.test(jobId)) return undefined;
+      const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = ? and status <> 'DELETED'`, [tenantId, jobId]);
+      return rows[0] ? toJob(rows[0]) : undefined;
+    },
+
+    async jobs(tenantId: string, limit: number): Promise<JobRow[]> {
+      const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and status <> 'DELETED' order by created_at desc limit ?`, [tenantId, limit]);
+      return rows.map(toJob);
+    },
+
+    async setStatus(tenantId: string, jobId: string, status: JobStatus, nextRunAt?: Date | null): Promise<JobRow | undefined> {
+      const rows = await em().execute<Row[]>(
+        `update crawl.crawl_job set status = ?, next_run_at = case when ? then ? else next_run_at end, updated_at = now()
+          where tenant_id = ? and id = ? and status <> 'DELETED' returning *`,
+        [status, nextRunAt !== undefined, nextRunAt ?? null, tenantId, jobId],
+      );
+      return rows[0] ? toJob(rows[0]) : undefined;
+    },
+
+    /** Adopts healed selectors as a new version, and stores the fingerprints of the last good run. */
+    async saveSelectors(tenantId: string, jobId: string, selectors: CrawlSelectors | null, fingerprints: StoredFingerprints, reason: string): Promise<void> {
+      if (selectors) {
+        await em().execute(
+          `with bumped as (update crawl.crawl_job set selectors = ?::jsonb, selector_version = selector_version + 1, updated_at = now() where tenant_id = ? and id = ? returning selector_version)
+           insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) select ?, ?, selector_version, ?::jsonb, ? from bumped`,
+          [JSON.stringify(selectors), tenantId, jobId, tenantId, jobId, JSON.stringify(selectors), reason],
+        );
+      }
+      await em().execute('update crawl.crawl_job set fingerprints = ?::jsonb where tenant_id = ? and id = ?', [JSON.stringify(fingerprints), tenantId, jobId]);
+    },
+
+    async insertExecution(tenantId: string, jobId: string): Promise<ExecutionRow> {
+      const rows = await em().execute<Row[]>(`insert into crawl.crawl_execution (id, tenant_id, job_id, status) values (?, ?, ?, 'QUEUED') returning *`, [randomUUID(), tenantId, jobId]);
+      return toExecution(rows[0]!);
+    },
+
+    async execution(tenantId: string, executionId: string): Promise<ExecutionRow | undefined> {
+      if (!UUID.test(executionId)) return undefined;
+      const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and id = ?', [tenantId, executionId]);
+      return rows[0] ? toExecution(rows[0]) : undefined;
+    },
+
+    async executionsOfJob(tenantId: string, jobId: string, limit: number): Promise<ExecutionRow[]> {
+      const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and job_id = ? order by queued_at desc limit ?', [tenantId, jobId, limit]);
+      return rows.map(toExecution);
+    },
+
+    /** A worker took the run (also a takeover after another worker died): RUNNING with its name. */
+    async markRunning(tenantId: string, executionId: string, agent: string): Promise<ExecutionRow | undefined> {
+      const rows = await em().execute<Row[]>(
+        `update crawl.crawl_execution set status = 'RUNNING', allocated_agent = ?, started_at = coalesce(started_at, now())
+          where tenant_id = ? and id = ? and status in ('QUEUED', 'RUNNING') returning *`,
+        [agent, tenantId, executionId],
+      );
+      return rows[0] ? toExecution(rows[0]) : undefined;
+    },
+
+    async finish(tenantId: string, executionId: string, outcome: { status: 'COMPLETED' | 'FAILED'; totalCount: number; selfHealingOccurred: boolean; error?: string }): Promise<void> {
+      await em().execute(
+        `update crawl.crawl_execution set status = ?, finished_at = now(), elapsed_ms = greatest(0, (extract(epoch from now() - coalesce(started_at, queued_at)) * 1000)::int),
+           total_count = ?, self_healing_occurred = ?, error = ? where tenant_id = ? and id = ?`,
+        [outcome.status, outcome.totalCount, outcome.selfHealingOccurred, outcome.error ?? null, tenantId, executionId],
+      );
+    },
+  };
+}
+
+export type JobStore = ReturnType<typeof createJobStore>;
