@@ -56,3 +56,22 @@ describeSubgraphConformance({
   },
   missingRepresentation: { __typename: 'Agent', code: 'no-such-agent' },
 });
+
+describeSubgraphConformance({
+  name: 'crawl',
+  baseUrl: () => platform.urls.crawl!.replace(/\/graphql$/, ''),
+  protectedQuery: '{ crawlJobs { jobId } }',
+  token: () => platform.token({ roles: ['crawler'], tenants: ['conformance'] }),
+  snapshotSdl: snapshot('crawl'),
+  entity: async () => {
+    const token = await platform.token({ roles: ['crawler'], tenants: ['conformance'] });
+    const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+      headers: { authorization: `Bearer ${token}` },
+      json: { jobName: 'conformance', targetUrl: 'https://example.com/news', cronExpression: '0 0 9 * * ?', selectors: { listRow: 'li' } },
+    });
+    if (created.status !== 201) throw new Error(`POST /api/v1/crawl/jobs answered ${created.status}: ${created.text}`);
+    const jobId = created.body.data.jobId as string;
+    return { representation: { __typename: 'CrawlJob', jobId }, selection: 'jobId jobName status', expect: { jobId, jobName: 'conformance', status: 'SCHEDULED' } };
+  },
+  missingRepresentation: { __typename: 'CrawlJob', jobId: '00000000-0000-0000-0000-000000000000' },
+});

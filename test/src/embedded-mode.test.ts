@@ -17,7 +17,7 @@ afterAll(async () => {
 
 /** Starts `svc all` exactly as a person would, with no database or Redis configured. */
 async function startEmbedded(dataDir: string) {
-  const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CMS_PORT: await freePort() };
+  const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CRAWL_PORT: await freePort(), SVC_CMS_PORT: await freePort() };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);
   const child = spawn(process.execPath, [SVC, 'all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
