@@ -64,7 +64,7 @@ export async function startCrawl(options: CrawlOptions, port: number, host: stri
     ignore: createPageFetcher({ guard, limiter, robots: 'ignore' }),
   };
   const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
-  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, log }, options.workerName, log);
+  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, log }, options.workerName, options.lockLifetimeMs, log);
   scheduler.define();
   await agendaJobs.agenda.start();
   const crawl = createCrawlService({ jobs, items, scheduler, triggerWaitMs: options.triggerWaitMs, log });

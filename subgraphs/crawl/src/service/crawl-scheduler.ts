@@ -1,4 +1,5 @@
 import type { Agenda, Logger } from '@svc/kit';
+import { nextRunAt } from '../domain/cron.js';
 import type { JobStore } from '../store/job-store.js';
 import { runExecution, type RunnerDeps } from './crawl-runner.js';
 
@@ -14,24 +15,42 @@ interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<v
  * schedule); `crawl.scheduled` is each crawl job's own schedule (cron: one repeating agenda job
  * per crawl job, unique by jobId; one-time: one run at runAt or at once).
  */
-export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: RunnerDeps, workerName: string, log: Logger) {
+export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: RunnerDeps, workerName: string, lockLifetimeMs: number, log: Logger) {
+  /**
+   * Runs `work` while touching the agenda job every third of the lock lifetime, so a long
+   * fetch (retries, slow sites) keeps its lock and is not handed to another worker.
+   */
+  async function withHeartbeat(job: AgendaJob<unknown>, work: (beat: () => Promise<void>) => Promise<void>): Promise<void> {
+    let alive = true;
+    const beat = async () => {
+      if (!alive) return;
+      await job.touch().catch((error: unknown) => {
+        alive = false;
+        log.warn({ err: error }, 'could not extend the crawl job lock');
+      });
+    };
+    const timer = setInterval(() => void beat(), Math.max(250, Math.floor(lockLifetimeMs / 3)));
+    try {
+      await work(beat);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
   return {
     /** Registers the handlers; call before agenda.start(). */
     define() {
       agenda.define(RUN, async (job: AgendaJob<RunData>) => {
         const { tenantId, executionId } = job.attrs.data;
-        await runExecution(runner, tenantId, executionId, workerName, () => job.touch());
+        await withHeartbeat(job, (beat) => runExecution(runner, tenantId, executionId, workerName, beat));
       });
       agenda.define(SCHEDULED, async (job: AgendaJob<ScheduledData>) => {
         const { tenantId, jobId } = job.attrs.data;
         const crawl = await jobs.job(tenantId, jobId);
         if (!crawl || crawl.status !== 'SCHEDULED') return;
         const execution = await jobs.insertExecution(tenantId, jobId);
-        await runExecution(runner, tenantId, execution.id, workerName, () => job.touch());
-        if (crawl.cronExpression) {
-          const { nextRunAt } = await import('../domain/cron.js');
-          await jobs.setStatus(tenantId, jobId, 'SCHEDULED', nextRunAt(crawl.cronExpression));
-        } else await jobs.setStatus(tenantId, jobId, 'COMPLETED', null);
+        await withHeartbeat(job, (beat) => runExecution(runner, tenantId, execution.id, workerName, beat));
+        await jobs.afterScheduledRun(tenantId, jobId, crawl.cronExpression ? nextRunAt(crawl.cronExpression) : null);
         log.info({ jobId, executionId: execution.id }, 'scheduled crawl ran');
       });
     },

@@ -54,9 +54,11 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     async resume(ctx: SvcContext, jobId: string): Promise<JobRow> {
       const { tenantId, job } = await jobOf(ctx, jobId, true);
       if (job.status !== 'PAUSED') throw new SvcError('CONFLICT', `Crawl job ${jobId} is ${job.status}, not PAUSED`);
-      const next = job.cronExpression ? nextRunAt(job.cronExpression) : new Date();
+      // A one-time job keeps its runAt while that is still ahead; otherwise it runs now.
+      const runAt = job.runAt && job.runAt.getTime() > Date.now() ? job.runAt : null;
+      const next = job.cronExpression ? nextRunAt(job.cronExpression) : (runAt ?? new Date());
       const resumed = (await jobs.setStatus(tenantId, jobId, 'SCHEDULED', next))!;
-      if (!job.cronExpression) await scheduler.schedule(tenantId, jobId, null, null);
+      if (!job.cronExpression) await scheduler.schedule(tenantId, jobId, null, runAt);
       return resumed;
     },
 

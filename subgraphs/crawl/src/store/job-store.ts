@@ -120,6 +120,18 @@ export function createJobStore(orm: MikroORM) {
       return rows[0] ? toJob(rows[0]) : undefined;
     },
 
+    /**
+     * After a scheduled run: a cron job gets its next time, a one-time job becomes COMPLETED;
+     * only while the job is still SCHEDULED, so a pause or delete during the run stands.
+     */
+    async afterScheduledRun(tenantId: string, jobId: string, next: Date | null): Promise<void> {
+      await em().execute(
+        `update crawl.crawl_job set status = case when ?::timestamptz is null then 'COMPLETED' else status end, next_run_at = ?, updated_at = now()
+          where tenant_id = ? and id = ? and status = 'SCHEDULED'`,
+        [next, next, tenantId, jobId],
+      );
+    },
+
     /** Adopts healed selectors as a new version, and stores the fingerprints of the last good run. */
     async saveSelectors(tenantId: string, jobId: string, selectors: CrawlSelectors | null, fingerprints: StoredFingerprints, reason: string): Promise<void> {
       if (selectors) {
