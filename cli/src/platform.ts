@@ -1,6 +1,6 @@
 import { startInsight } from '@svc/insight';
 import { startCms } from '@svc/cms';
-import { startCrawl } from '@svc/crawl';
+import { startCrawl, startCrawlWorker } from '@svc/crawl';
 import { startLlm } from '@svc/llm';
 import {
   ConfigError, createLogger, createTokenVerifier, databaseUrlOf, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
@@ -17,7 +17,7 @@ import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 /** Processes `svc` can run. `all` is every service in one process. */
 export const SERVICES = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard', 'insight-mcp', 'crawl-mcp'] as const;
 export type Service = (typeof SERVICES)[number];
-const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms'];
+const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker'];
 
 export interface Platform {
   urls: Partial<Record<'bridge' | 'router' | ServiceName, string>>;
@@ -60,8 +60,11 @@ export async function startPlatform(config: Config, service: Service, log = crea
   };
   const runs = (s: Service) => service === 'all' || service === s;
   try {
-    const needsDb = runs('insight') || runs('cms') || runs('llm') || runs('crawl');
+    const needsDb = runs('insight') || runs('cms') || runs('llm') || runs('crawl') || service === 'worker';
     const embedded = isEmbedded(config);
+    if (service === 'worker' && embedded) {
+      throw new ConfigError('svc worker needs a PostgreSQL shared with the crawl service (DATABASE_URL or DB_HOST); embedded PGlite belongs to one process');
+    }
     let databaseUrl = databaseUrlOf(config);
     if (needsDb && embedded) {
       const db = await startEmbeddedDatabase(config.SVC_DATA_DIR, log.child({ svc: 'db' }));
@@ -126,12 +129,26 @@ export async function startPlatform(config: Config, service: Service, log = crea
           triggerWaitMs: config.SVC_CRAWL_TRIGGER_WAIT_MS,
           lockLifetimeMs: config.SVC_CRAWL_LOCK_LIFETIME_MS,
           workerName,
+          inProcessWorker: config.SVC_CRAWL_WORKER,
+          concurrency: config.SVC_CRAWL_CONCURRENCY,
         },
         config.SVC_CRAWL_PORT,
         host,
       );
       closers.push({ name: 'crawl', close: crawl.close });
       urls.crawl = subgraphUrls.crawl = `${crawl.server.url}/graphql`;
+    }
+    if (service === 'worker') {
+      const worker = await startCrawlWorker({
+        concurrency: config.SVC_CRAWL_CONCURRENCY,
+        databaseUrl: databaseUrl!,
+        log: log.child({ svc: 'worker' }),
+        allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
+        lockLifetimeMs: config.SVC_CRAWL_LOCK_LIFETIME_MS,
+        poolMax: config.DB_POOL_MAX,
+        workerName,
+      });
+      closers.push({ name: 'worker', close: worker.close });
     }
     if (runs('cms')) {
       const cms = await startCms(

@@ -4,10 +4,10 @@ import { createPageFetcher } from './fetch/fetch-page.js';
 import { createSsrfGuard } from './fetch/ssrf-guard.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
-import { createCrawlScheduler } from './service/crawl-scheduler.js';
+import { createCrawlScheduler, type CrawlScheduler } from './service/crawl-scheduler.js';
 import { createCrawlService, type CrawlService } from './service/crawl-service.js';
 import { tenantOf } from './service/tenancy.js';
-import { createItemStore } from './store/item-store.js';
+import { createItemStore, type ItemStore } from './store/item-store.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
 import { CRAWL_MIGRATIONS } from './store/migrations.js';
 
@@ -24,6 +24,56 @@ export interface CrawlOptions {
   maxBodyBytes: number;
   poolMax: number;
   workerName: string;
+  /** Run crawl jobs in this process too (SVC_CRAWL_WORKER); default true. */
+  inProcessWorker?: boolean;
+  /** Runs this process executes at once (SVC_CRAWL_CONCURRENCY). */
+  concurrency: number;
+}
+
+/** What a crawl worker needs: the database, and how to fetch. */
+export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency'>;
+
+interface CrawlRuntime {
+  jobs: JobStore;
+  items: ItemStore;
+  scheduler: CrawlScheduler;
+  ready(): Promise<void>;
+  close(): Promise<void>;
+}
+
+/**
+ * Stores, fetchers and the agenda scheduler. With `work` set this process runs crawl jobs (a
+ * worker); without, it only enqueues them for the workers.
+ */
+async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Promise<CrawlRuntime> {
+  const { log } = options;
+  const orm = await openDatabase({ url: options.databaseUrl, schema: 'crawl', entities: [], migrations: CRAWL_MIGRATIONS, poolMax: options.poolMax, log });
+  const jobs = createJobStore(orm);
+  const items = createItemStore(orm);
+  const guard = createSsrfGuard({ allow: options.allowPrivateHosts });
+  const limiter = createHostLimiter({ concurrencyPerHost: 2, delayMs: 250 });
+  const fetchers = {
+    respect: createPageFetcher({ guard, limiter, robots: 'respect' }),
+    ignore: createPageFetcher({ guard, limiter, robots: 'ignore' }),
+  };
+  const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
+  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, log }, { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency }, log);
+  if (work) {
+    scheduler.define();
+    await agendaJobs.agenda.start();
+  }
+  return {
+    jobs,
+    items,
+    scheduler,
+    ready: async () => void (await orm.em.fork().execute('select 1')),
+    async close() {
+      await agendaJobs.close();
+      fetchers.respect.close();
+      fetchers.ignore.close();
+      await orm.close();
+    },
+  };
 }
 
 function parts(crawl?: CrawlService, jobs?: JobStore): SchemaParts {
@@ -51,42 +101,32 @@ export async function crawlSdl(): Promise<string> {
   return (await buildSubgraphSdl(parts())).sdl;
 }
 
-/** The crawl subgraph with one in-process worker. */
+/** `svc worker`: runs crawl jobs and serves nothing. Stopping releases its locks. */
+export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<{ close(): Promise<void> }> {
+  const runtime = await openCrawlRuntime(options, true);
+  options.log.info({ worker: options.workerName, lockLifetimeMs: options.lockLifetimeMs }, 'crawl worker started');
+  return { close: runtime.close };
+}
+
+/** The crawl subgraph, by default with one in-process worker. */
 export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
-  const orm = await openDatabase({ url: options.databaseUrl, schema: 'crawl', entities: [], migrations: CRAWL_MIGRATIONS, poolMax: options.poolMax, log });
-  const jobs = createJobStore(orm);
-  const items = createItemStore(orm);
-  const guard = createSsrfGuard({ allow: options.allowPrivateHosts });
-  const limiter = createHostLimiter({ concurrencyPerHost: 2, delayMs: 250 });
-  const fetchers = {
-    respect: createPageFetcher({ guard, limiter, robots: 'respect' }),
-    ignore: createPageFetcher({ guard, limiter, robots: 'ignore' }),
-  };
-  const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
-  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, log }, options.workerName, options.lockLifetimeMs, log);
-  scheduler.define();
-  await agendaJobs.agenda.start();
-  const crawl = createCrawlService({ jobs, items, scheduler, triggerWaitMs: options.triggerWaitMs, log });
-  const { schema } = await buildSubgraphSdl(parts(crawl, jobs));
+  const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
+  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, scheduler: runtime.scheduler, triggerWaitMs: options.triggerWaitMs, log });
+  const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs));
   const server = await createSubgraphServer({
     name: 'crawl',
     schema,
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
-    ready: async () => {
-      await orm.em.fork().execute('select 1');
-    },
+    ready: runtime.ready,
   }).listen(port, host);
   return {
     server,
     async close() {
       await server.close();
-      await agendaJobs.close();
-      fetchers.respect.close();
-      fetchers.ignore.close();
-      await orm.close();
+      await runtime.close();
     },
   };
 }

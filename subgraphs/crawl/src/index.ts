@@ -1,1 +1,1 @@
-export { startCrawl, crawlSdl, type CrawlOptions } from './crawl-subgraph.js';
+export { startCrawl, startCrawlWorker, crawlSdl, type CrawlOptions, type CrawlWorkerOptions } from './crawl-subgraph.js';

@@ -111,6 +111,10 @@ export const configSchema = z.object({
   SVC_CRAWL_ALLOW_PRIVATE_HOSTS: csvOr([]),
   /** How long a trigger waits for a worker to lock the run before answering 503, ms. Default 10000. */
   SVC_CRAWL_TRIGGER_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+  /** Whether the crawl service also runs crawl jobs in its own process. Default true (`svc worker` processes add more). */
+  SVC_CRAWL_WORKER: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+  /** Crawl runs one worker process executes at the same time. Default 4. */
+  SVC_CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
   SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   /** Name of this process's job worker (recorded on locked jobs). Default host:pid. */

@@ -15,7 +15,15 @@ interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<v
  * schedule); `crawl.scheduled` is each crawl job's own schedule (cron: one repeating agenda job
  * per crawl job, unique by jobId; one-time: one run at runAt or at once).
  */
-export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: RunnerDeps, workerName: string, lockLifetimeMs: number, log: Logger) {
+export interface WorkerSettings {
+  workerName: string;
+  lockLifetimeMs: number;
+  /** Runs this process executes at once. */
+  concurrency: number;
+}
+
+export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: RunnerDeps, settings: WorkerSettings, log: Logger) {
+  const { workerName, lockLifetimeMs } = settings;
   /**
    * Runs `work` while touching the agenda job every third of the lock lifetime, so a long
    * fetch (retries, slow sites) keeps its lock and is not handed to another worker.
@@ -43,7 +51,7 @@ export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: Run
       agenda.define(RUN, async (job: AgendaJob<RunData>) => {
         const { tenantId, executionId } = job.attrs.data;
         await withHeartbeat(job, (beat) => runExecution(runner, tenantId, executionId, workerName, beat));
-      });
+      }, { concurrency: settings.concurrency, lockLifetime: lockLifetimeMs });
       agenda.define(SCHEDULED, async (job: AgendaJob<ScheduledData>) => {
         const { tenantId, jobId } = job.attrs.data;
         const crawl = await jobs.job(tenantId, jobId);
@@ -52,7 +60,7 @@ export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: Run
         await withHeartbeat(job, (beat) => runExecution(runner, tenantId, execution.id, workerName, beat));
         await jobs.afterScheduledRun(tenantId, jobId, crawl.cronExpression ? nextRunAt(crawl.cronExpression) : null);
         log.info({ jobId, executionId: execution.id }, 'scheduled crawl ran');
-      });
+      }, { concurrency: settings.concurrency, lockLifetime: lockLifetimeMs });
     },
     async schedule(tenantId: string, jobId: string, cronExpression: string | null, runAt: Date | null): Promise<void> {
       if (cronExpression) {

@@ -1,0 +1,118 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
+import { call } from './support/http.js';
+import { startTestPlatform, TEST_JWT_SECRET, type TestPlatform } from './support/platform.js';
+import { eventually } from './support/webhook-receiver.js';
+
+const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
+const LOCK_MS = 3000;
+const SELECTORS = {
+  listRow: 'ul.news-list > li.news-item',
+  title: ':scope > h3.title > a',
+  publishedAt: ':scope > h3.title + span.date',
+  link: ':scope > h3.title > a::attr(href)',
+};
+
+let platform: TestPlatform;
+let site: FixtureSite;
+let db: pg.Client;
+let token: string;
+const workers = new Map<string, ChildProcess>();
+
+/** A separate `svc worker` process, as a deployment would run it. */
+async function startWorker(name: string): Promise<ChildProcess> {
+  const child = spawn(process.execPath, [SVC, 'worker'], {
+    env: {
+      PATH: process.env.PATH ?? '',
+      HOME: process.env.HOME ?? '/tmp',
+      DATABASE_URL: platform.databaseUrl,
+      SVC_JWT_SECRET: TEST_JWT_SECRET,
+      SVC_WORKER_NAME: name,
+      SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      SVC_CRAWL_LOCK_LIFETIME_MS: String(LOCK_MS),
+      SVC_CRAWL_CONCURRENCY: '1',
+      LOG_LEVEL: 'info',
+    },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  });
+  workers.set(name, child);
+  let output = '';
+  child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
+  await eventually(() => output.includes('crawl worker started') || child.exitCode !== null, 20_000, `worker ${name} to start`);
+  if (child.exitCode !== null) throw new Error(`worker ${name} exited with ${child.exitCode}:\n${output}`);
+  return child;
+}
+
+const headers = () => ({ authorization: `Bearer ${token}` });
+
+async function createJob(path: string): Promise<string> {
+  const reply = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+    headers: headers(),
+    json: { jobName: `workers ${path}`, targetUrl: site.url(path), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: SELECTORS },
+  });
+  expect(reply.status).toBe(201);
+  return reply.body.data.jobId;
+}
+
+async function trigger(jobId: string) {
+  const reply = await call(`${platform.bridge}/api/v1/crawl/jobs/${jobId}/trigger`, { method: 'POST', headers: headers() });
+  expect(reply.status).toBe(200);
+  return reply.body.data as { executionId: string; allocatedAgent: string; status: string };
+}
+
+async function completed(executionId: string, timeoutMs = 60_000) {
+  return eventually(async () => {
+    const reply = await call(`${platform.bridge}/api/v1/crawl/results/${executionId}`, { headers: headers() });
+    return reply.status === 200 ? reply.body.data : undefined;
+  }, timeoutMs, `execution ${executionId} to complete`);
+}
+
+beforeAll(async () => {
+  site = await startFixtureSite();
+  // The crawl service only enqueues here; the two `svc worker` processes run everything.
+  platform = await startTestPlatform({ SVC_CRAWL_WORKER: 'false', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_CRAWL_LOCK_LIFETIME_MS: String(LOCK_MS), SVC_CRAWL_TRIGGER_WAIT_MS: '15000' });
+  db = new pg.Client({ connectionString: platform.databaseUrl });
+  await db.connect();
+  token = await platform.token({ roles: ['crawler'], tenants: ['acme'] });
+  await Promise.all([startWorker('worker-a'), startWorker('worker-b')]);
+}, 60_000);
+
+afterAll(async () => {
+  for (const child of workers.values()) if (child.exitCode === null) child.kill('SIGKILL');
+  await db?.end();
+  await platform?.close();
+  await site?.close();
+});
+
+describe('crawl runs on separate worker processes', () => {
+  it('spreads concurrent runs over both workers', async () => {
+    site.serve('/spread', { content: 'v1.html', delayMs: 1200 });
+    const jobs = await Promise.all([createJob('/spread'), createJob('/spread'), createJob('/spread'), createJob('/spread')]);
+    const runs = await Promise.all(jobs.map(trigger));
+    for (const run of runs) expect(['worker-a', 'worker-b']).toContain(run.allocatedAgent);
+    expect(new Set(runs.map((r) => r.allocatedAgent))).toEqual(new Set(['worker-a', 'worker-b']));
+    for (const run of runs) expect((await completed(run.executionId)).totalCount).toBe(7);
+  }, 60_000);
+
+  it('hands a run over to the other worker when its worker is killed, without storing any item twice', async () => {
+    site.serve('/long', { content: 'v1.html', delayMs: 4000 });
+    const jobId = await createJob('/long');
+    const run = await trigger(jobId);
+    const victim = workers.get(run.allocatedAgent)!;
+    const survivor = run.allocatedAgent === 'worker-a' ? 'worker-b' : 'worker-a';
+    victim.kill('SIGKILL');
+    const killedAt = Date.now();
+    const result = await completed(run.executionId, 60_000);
+    expect(Date.now() - killedAt).toBeLessThan(60_000);
+    expect(result.totalCount).toBe(7);
+    const { rows: [execution] } = await db.query('select status, allocated_agent from crawl.crawl_execution where id = $1', [run.executionId]);
+    expect(execution).toEqual({ status: 'COMPLETED', allocated_agent: survivor });
+    const { rows: [counts] } = await db.query('select count(*)::int as items, count(distinct detail_url)::int as urls from crawl.crawl_item where job_id = $1', [jobId]);
+    expect(counts).toEqual({ items: 7, urls: 7 });
+    const { rows: [listed] } = await db.query('select count(*)::int as n from crawl.execution_item where execution_id = $1', [run.executionId]);
+    expect(listed.n).toBe(7);
+  }, 90_000);
+});
