@@ -77,6 +77,10 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const common = { verifier, maxBodyBytes: config.SVC_MAX_BODY_BYTES, poolMax: config.DB_POOL_MAX, databaseUrl: databaseUrl! };
     const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };
     const workerName = config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`;
+    // Services call each other through the router; in one process its port is known only once it listens.
+    let routerGraphql = routerUrl(config);
+    let crawlGatewayKey = config.SVC_CRAWL_GATEWAY_KEY;
+    const crawlGateway = { routerUrl: () => routerGraphql, gatewayKey: () => crawlGatewayKey };
 
     if (runs('insight')) {
       if (config.SVC_ADMIN_PASSWORD === 'admin') {
@@ -118,6 +122,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         host,
       );
       closers.push({ name: 'llm', close: llm.close });
+      if (runs('crawl') && !crawlGatewayKey) crawlGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
       urls.llm = subgraphUrls.llm = `${llm.server.url}/graphql`;
     }
     if (runs('crawl')) {
@@ -131,6 +136,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           workerName,
           inProcessWorker: config.SVC_CRAWL_WORKER,
           concurrency: config.SVC_CRAWL_CONCURRENCY,
+          ...crawlGateway,
         },
         config.SVC_CRAWL_PORT,
         host,
@@ -140,6 +146,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
     }
     if (service === 'worker') {
       const worker = await startCrawlWorker({
+        ...crawlGateway,
         concurrency: config.SVC_CRAWL_CONCURRENCY,
         databaseUrl: databaseUrl!,
         log: log.child({ svc: 'worker' }),
@@ -185,7 +192,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         host,
       );
       closers.push({ name: 'router', close: () => router!.close() });
-      urls.router = `${router.url}/graphql`;
+      urls.router = routerGraphql = `${router.url}/graphql`;
     }
     if (runs('bridge')) {
       const bridge = await startBridge(

@@ -9,6 +9,8 @@ import { createCrawlService, type CrawlService } from './service/crawl-service.j
 import { tenantOf } from './service/tenancy.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
+import { createKnowledgeStore, type KnowledgeStore } from './store/knowledge-store.js';
+import { createGatewayEmbedder, type Embedder } from './service/gateway-embedder.js';
 import { CRAWL_MIGRATIONS } from './store/migrations.js';
 
 export interface CrawlOptions {
@@ -28,14 +30,20 @@ export interface CrawlOptions {
   inProcessWorker?: boolean;
   /** Runs this process executes at once (SVC_CRAWL_CONCURRENCY). */
   concurrency: number;
+  /** The router's GraphQL URL (the gateway is reached through it); read when needed. */
+  routerUrl: () => string;
+  /** The crawl service's model gateway key (SVC_CRAWL_GATEWAY_KEY); read when needed. */
+  gatewayKey: () => string | undefined;
 }
 
 /** What a crawl worker needs: the database, and how to fetch. */
-export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency'>;
+export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency' | 'routerUrl' | 'gatewayKey'>;
 
 interface CrawlRuntime {
   jobs: JobStore;
   items: ItemStore;
+  knowledge: KnowledgeStore;
+  embedder: Embedder;
   scheduler: CrawlScheduler;
   ready(): Promise<void>;
   close(): Promise<void>;
@@ -57,7 +65,9 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
     ignore: createPageFetcher({ guard, limiter, robots: 'ignore' }),
   };
   const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
-  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, log }, { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency }, log);
+  const knowledge = createKnowledgeStore(orm);
+  const embedder = createGatewayEmbedder({ routerUrl: options.routerUrl, apiKey: options.gatewayKey, log });
+  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, rag: { items, knowledge, embedder, log }, log }, { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency }, log);
   if (work) {
     scheduler.define();
     await agendaJobs.agenda.start();
@@ -65,6 +75,8 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   return {
     jobs,
     items,
+    knowledge,
+    embedder,
     scheduler,
     ready: async () => void (await orm.em.fork().execute('select 1')),
     async close() {
@@ -112,7 +124,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<{ c
 export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
-  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, scheduler: runtime.scheduler, triggerWaitMs: options.triggerWaitMs, log });
+  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, scheduler: runtime.scheduler, triggerWaitMs: options.triggerWaitMs, log });
   const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs));
   const server = await createSubgraphServer({
     name: 'crawl',

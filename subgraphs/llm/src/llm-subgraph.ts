@@ -62,7 +62,14 @@ export async function llmSdl(): Promise<string> {
 }
 
 /** The model gateway subgraph: routing, budgets, keys, cache, PII masking, metrics and the SSE route. */
-export async function startLlm(options: LlmOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
+export interface LlmRuntime {
+  server: RunningServer;
+  /** A fresh key for an in-process service's agent; earlier keys of that name are revoked. */
+  issueServiceKey(agentCode: string, name: string): Promise<string>;
+  close(): Promise<void>;
+}
+
+export async function startLlm(options: LlmOptions, port: number, host: string): Promise<LlmRuntime> {
   const { log } = options;
   const gateway = resolveGatewayConfig({
     configFile: options.configFile,
@@ -135,6 +142,10 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   }).listen(port, host);
   return {
     server,
+    async issueServiceKey(agentCode, name) {
+      for (const old of await keys.list(agentCode)) if (old.name === name && !old.revokedAt) await keys.revoke(old.id);
+      return (await keys.create(agentCode, name)).key;
+    },
     async close() {
       clearInterval(sweeper);
       await server.close();

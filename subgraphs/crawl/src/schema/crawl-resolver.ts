@@ -2,7 +2,7 @@ import type { SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CrawlService } from '../service/crawl-service.js';
-import { CrawlExecution, CrawlJob, CrawlResult } from './types.js';
+import { CrawlExecution, CrawlJob, CrawlResult, KnowledgeHit } from './types.js';
 import { executionView, itemView, jobView } from './views.js';
 
 @Resolver()
@@ -23,6 +23,18 @@ export class CrawlResolver {
   async crawlResult(@Arg('executionId', () => ID) executionId: string, @Ctx() ctx: SvcContext): Promise<CrawlResult> {
     const { execution, items } = await this.crawl.result(ctx, executionId);
     return { executionId: execution.id, totalCount: items.length, elapsedTimeMs: execution.elapsedMs ?? 0, selfHealingOccurred: execution.selfHealingOccurred, items: items.map(itemView) };
+  }
+
+  @Query(() => [KnowledgeHit], { description: 'Semantic search in the tenant\'s knowledge base (chunks of synced crawl items).' })
+  async searchKnowledge(
+    @Arg('query', () => String) query: string,
+    @Arg('category', () => String, { nullable: true }) category: string | null,
+    @Arg('topK', () => Int, { nullable: true, description: 'Default 5, at most 50.' }) topK: number | null,
+    @Arg('model', () => String, { nullable: true, description: 'Embedding model; default svc-local-embedding.' }) model: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<KnowledgeHit[]> {
+    const hits = await this.crawl.searchKnowledge(ctx, query, { category, topK, model });
+    return hits.map((h) => ({ chunkId: h.chunkId, itemId: h.itemId, title: h.title, url: h.url, category: h.category, content: h.content, score: h.score }));
   }
 
   @Query(() => CrawlJob)

@@ -1,5 +1,5 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Directive, Field, ID, Int, ObjectType } from 'type-graphql';
+import { Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
 
 @Directive('@key(fields: "jobId")')
 @ObjectType({ description: 'A crawl job: a target page, selectors, and a schedule (cron) or one run.' })
@@ -49,4 +49,15 @@ export class CrawlResult {
   @Field(() => Int) elapsedTimeMs!: number;
   @Field(() => Boolean) selfHealingOccurred!: boolean;
   @Field(() => [CrawlItem]) items!: CrawlItem[];
+}
+
+@ObjectType({ description: 'A knowledge-base chunk close to the query.' })
+export class KnowledgeHit {
+  @Field(() => ID) chunkId!: string;
+  @Field(() => String) itemId!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String) url!: string;
+  @Field(() => String, { nullable: true }) category!: string | null;
+  @Field(() => String) content!: string;
+  @Field(() => Float, { description: 'Cosine similarity (1 = same direction).' }) score!: number;
 }

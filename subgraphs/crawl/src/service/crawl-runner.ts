@@ -9,12 +9,15 @@ import { healSelectors } from '../extract/heal.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { JobStore } from '../store/job-store.js';
+import { syncItems, type RagSyncDeps } from './rag-sync.js';
 
 export interface RunnerDeps {
   jobs: JobStore;
   items: ItemStore;
   /** One fetcher per robots.txt policy; both share the SSRF guard and the per-host limiter. */
   fetchers: { respect: PageFetcher; ignore: PageFetcher };
+  /** Knowledge-base sync of jobs with enableRagSync. */
+  rag: RagSyncDeps;
   log: Logger;
 }
 
@@ -66,6 +69,10 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
     });
     const stored = await items.upsertItems(tenantId, job.id, executionId, collected);
     await heartbeat();
+    if (job.enableRagSync) {
+      const synced = await syncItems(deps.rag, deps.fetchers[job.robotsTxt], tenantId, job, stored.rows, heartbeat);
+      runLog.info(synced, 'knowledge sync done');
+    }
     if (collected.length) {
       const fingerprints = fingerprintSelectors(document, extraction.rows, selectors);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');

@@ -2,6 +2,8 @@ import { SvcError, type Logger, type SvcContext } from '@svc/kit';
 import { firstRunAt, parseCrawlJobInput } from '../domain/crawl-job-input.js';
 import { nextRunAt } from '../domain/cron.js';
 import type { ItemStore } from '../store/item-store.js';
+import type { KnowledgeStore } from '../store/knowledge-store.js';
+import type { Embedder } from './gateway-embedder.js';
 import type { ExecutionRow, JobRow, JobStore } from '../store/job-store.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
 import { tenantOf, writerTenant } from './tenancy.js';
@@ -9,6 +11,8 @@ import { tenantOf, writerTenant } from './tenancy.js';
 export interface CrawlServiceDeps {
   jobs: JobStore;
   items: ItemStore;
+  knowledge: KnowledgeStore;
+  embedder: Embedder;
   scheduler: CrawlScheduler;
   /** How long a trigger waits for a worker to lock the run before answering 503. */
   triggerWaitMs: number;
@@ -99,6 +103,21 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     async executions(ctx: SvcContext, jobId: string, limit: number): Promise<ExecutionRow[]> {
       const { tenantId } = await jobOf(ctx, jobId);
       return jobs.executionsOfJob(tenantId, jobId, Math.min(Math.max(limit, 1), 500));
+    },
+
+    /**
+     * Semantic search in the tenant's knowledge base: the query is embedded through the gateway
+     * with `model` (default the built-in svc-local-embedding) and compared with chunks embedded
+     * by the same model. topK 1-50, default 5.
+     */
+    async searchKnowledge(ctx: SvcContext, query: string, options: { category?: string | null; topK?: number | null; model?: string | null }) {
+      const tenantId = tenantOf(ctx);
+      if (!query.trim()) throw new SvcError('BAD_USER_INPUT', 'query must not be empty');
+      const topK = options.topK ?? 5;
+      if (!Number.isInteger(topK) || topK < 1 || topK > 50) throw new SvcError('BAD_USER_INPUT', `topK must be an integer from 1 to 50; got ${topK}`);
+      const model = options.model ?? 'svc-local-embedding';
+      const [embedding] = await deps.embedder.embed(model, [query]);
+      return deps.knowledge.search(tenantId, { embedding: embedding!, model, topK, category: options.category ?? null });
     },
 
     /** The result of a completed execution; 409 with its status while it is not. */
