@@ -15,6 +15,7 @@ if (!existsSync(fileURLToPath(entry))) {
   const root = fileURLToPath(new URL('../../', import.meta.url));
   process.stderr.write('svc: first run: compiling the TypeScript sources (tsc -b) ...\n');
   const tsc = createRequire(import.meta.url).resolve('typescript/bin/tsc');
-  execFileSync(process.execPath, [tsc, '-b'], { cwd: root, stdio: ['ignore', 'inherit', 'inherit'] });
+  // Compiler output goes to stderr: stdout may be an MCP stdio stream.
+  execFileSync(process.execPath, [tsc, '-b'], { cwd: root, stdio: ['ignore', 2, 'inherit'] });
 }
 await import(entry.href);

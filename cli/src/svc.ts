@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-import { ConfigError, loadConfig } from '@svc/kit';
+import { runCrawlMcpStdio } from '@svc/crawl';
+import { ConfigError, createLogger, loadConfig, routerUrl } from '@svc/kit';
 import { SERVICES, startPlatform, type Service } from './platform.js';
 
 /** `svc <service>`: one entry for every process of the platform. */
@@ -11,6 +12,21 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadConfig();
+  if (service === 'crawl-mcp') {
+    // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
+    const mcp = await runCrawlMcpStdio({
+      routerUrl: routerUrl(config),
+      token: config.SVC_TOKEN,
+      tenantId: config.SVC_TENANT_ID,
+      allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
+      log: createLogger({ level: config.LOG_LEVEL, name: 'crawl-mcp' }),
+    });
+    const stop = () => void mcp.close().finally(() => process.exit(0));
+    process.on('SIGTERM', stop);
+    process.on('SIGINT', stop);
+    process.stdin.on('close', stop);
+    return;
+  }
   const platform = await startPlatform(config, service);
   const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(8)} ${url}`);
   if (platform.urls.bridge) lines.push(`  apidocs  ${platform.urls.bridge}/apidocs-ui.html`);

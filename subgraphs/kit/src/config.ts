@@ -119,6 +119,10 @@ export const configSchema = z.object({
   SVC_CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
   /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
   SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  /** MCP servers: the platform token their tools act with (a JWT). */
+  SVC_TOKEN: z.string().min(1).optional(),
+  /** MCP servers: the tenant their tools act for (knowledge search is scoped to it). */
+  SVC_TENANT_ID: z.string().min(1).optional(),
   /** Name of this process's job worker (recorded on locked jobs). Default host:pid. */
   SVC_WORKER_NAME: z.string().min(1).max(100).optional(),
 });

@@ -1,0 +1,84 @@
+import { Console } from 'node:console';
+import { format } from 'node:util';
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
+import type { Logger } from '@svc/kit';
+import { createCrawlMcpServer } from './server.js';
+
+/**
+ * `svc crawl-mcp`: the crawl MCP server on stdin/stdout.
+ *
+ * stdout carries the protocol and nothing else — one stray line breaks the client's parser.
+ * Logs go to the given logger (the platform's loggers write to stderr), and while the server
+ * runs the global `console` is rebound off stdout — log, info, debug, warn and error become
+ * log entries (error at warn level: it is a library talking, e.g. jsdom reporting a page's
+ * unparsable CSS), the rest writes to stderr — so a library that prints cannot corrupt the
+ * stream. `close()` closes the transport, the browser and the fetcher, and restores
+ * `console`; the caller exits.
+ */
+
+export interface CrawlMcpStdioOptions {
+  routerUrl: string;
+  token?: string | undefined;
+  tenantId?: string | undefined;
+  allowPrivateHosts: readonly string[];
+  log: Logger;
+  /** Chromium for waitForSelector; default /usr/bin/chromium. */
+  chromiumPath?: string | undefined;
+}
+
+type ConsoleMethods = Record<string, unknown>;
+
+/** Console methods that become log entries (at this level); the others go to stderr as text. */
+const CONSOLE_LEVELS: Record<string, 'debug' | 'info' | 'warn'> = { debug: 'debug', trace: 'debug', log: 'info', info: 'info', dir: 'info', table: 'info', warn: 'warn', error: 'warn' };
+
+/** Points every console method away from stdout (into the logger where it maps); returns the undo. */
+function consoleOffStdout(log: Logger): () => void {
+  const target = console as unknown as ConsoleMethods;
+  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as ConsoleMethods;
+  const saved = new Map<string, unknown>();
+  for (const key of Object.keys(target)) {
+    if (typeof target[key] !== 'function') continue;
+    const level = CONSOLE_LEVELS[key];
+    const fallback = stderrConsole[key];
+    if (!level && typeof fallback !== 'function') continue;
+    saved.set(key, target[key]);
+    target[key] = level
+      ? (...args: unknown[]) => log[level]({ console: key }, format(...args).slice(0, 4000))
+      : (fallback as (...args: unknown[]) => unknown).bind(stderrConsole);
+  }
+  return () => {
+    for (const [key, method] of saved) target[key] = method;
+  };
+}
+
+export async function runCrawlMcpStdio(options: CrawlMcpStdioOptions): Promise<{ close(): Promise<void> }> {
+  const { log } = options;
+  const restoreConsole = consoleOffStdout(log);
+  const { server, cleanup } = createCrawlMcpServer(options);
+  const transport = new StdioServerTransport();
+  transport.onerror = (error) => log.warn({ err: error }, 'MCP stdio transport error');
+  try {
+    await server.connect(transport);
+  } catch (error) {
+    await cleanup();
+    restoreConsole();
+    throw error;
+  }
+  log.info({ routerUrl: options.routerUrl, tenantId: options.tenantId ?? null, hasToken: Boolean(options.token) }, 'crawl MCP server listening on stdio');
+  let closing: Promise<void> | undefined;
+  return {
+    close() {
+      closing ??= (async () => {
+        try {
+          await server.close();
+        } catch (error) {
+          log.warn({ err: error }, 'closing the MCP server failed');
+        }
+        await cleanup();
+        restoreConsole();
+        log.info('crawl MCP server closed');
+      })();
+      return closing;
+    },
+  };
+}
