@@ -23,7 +23,7 @@
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -559,7 +559,10 @@ async function main() {
     console.log(report.console);
     if (process.env.BENCH_NO_WRITE === '1') console.log(`\n${report.markdown}`);
     else {
-      await writeFile(RESULTS_FILE, report.markdown);
+      // Only the gateway part is rewritten: the Crawling section below it belongs to bench:crawl.
+      const existing = await readFile(RESULTS_FILE, 'utf8').catch(() => '');
+      const crawling = existing.indexOf('\n# Crawling\n');
+      await writeFile(RESULTS_FILE, crawling >= 0 ? `${report.markdown.replace(/\s*$/, '')}\n${existing.slice(crawling)}` : report.markdown);
       log(`wrote ${RESULTS_FILE}`);
     }
   } finally {

@@ -6,7 +6,7 @@ import { INDEXED_DIMENSIONS, indexVectorType } from './migrations.js';
 export const MAX_DIMENSIONS = 16000;
 export const MAX_TOP_K = 50;
 /** HNSW candidate list size for searches (pgvector's default is 40). */
-export const SEARCH_EF = 100;
+export const SEARCH_EF = 200;
 const MAX_MODEL_CHARS = 200;
 const INSERT_BATCH = 100;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
