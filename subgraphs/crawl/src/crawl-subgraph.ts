@@ -88,7 +88,7 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   };
 }
 
-function parts(crawl?: CrawlService, jobs?: JobStore): SchemaParts {
+function parts(crawl?: CrawlService, jobs?: JobStore, items?: ItemStore): SchemaParts {
   return {
     resolvers: [CrawlResolver],
     instances: crawl ? [new CrawlResolver(crawl)] : [],
@@ -97,6 +97,12 @@ function parts(crawl?: CrawlService, jobs?: JobStore): SchemaParts {
         async __resolveReference(reference: { jobId: string }, ctx: SvcContext) {
           const job = await jobs!.job(tenantOf(ctx), reference.jobId);
           return job ? jobView(job) : null;
+        },
+      },
+      CrawlItem: {
+        async __resolveReference(reference: { id: string }, ctx: SvcContext) {
+          const item = await items!.item(tenantOf(ctx), reference.id);
+          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId } : null;
         },
       },
       CrawlExecution: {
@@ -125,7 +131,7 @@ export async function startCrawl(options: CrawlOptions, port: number, host: stri
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
   const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, scheduler: runtime.scheduler, triggerWaitMs: options.triggerWaitMs, log });
-  const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs));
+  const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs, runtime.items));
   const server = await createSubgraphServer({
     name: 'crawl',
     schema,
