@@ -1,4 +1,4 @@
-import { SvcError, httpStatusOf, type FieldProblem, type Logger } from '@svc/kit';
+import { CALLER_HEADERS, SvcError, httpStatusOf, type FieldProblem, type Logger } from '@svc/kit';
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
@@ -46,7 +46,8 @@ export interface BridgeOptions {
   openStream?: OpenStream;
 }
 
-const FORWARD = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id', 'x-forwarded-for'];
+/** Sent on to the router: the caller's headers, and the client chain it turns into an address. */
+const FORWARD = [...CALLER_HEADERS, 'x-forwarded-for'];
 
 function fromSvcError(error: SvcError): BridgeError {
   const ext = error.extensions as Record<string, unknown>;

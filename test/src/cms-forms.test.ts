@@ -2,7 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
-import { eventually, startWebhookReceiver } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 let platform: TestPlatform;
 let db: pg.Client;

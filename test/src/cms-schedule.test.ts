@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 const site = { 'X-Svc-Site-Key': 'demo' };
 let platform: TestPlatform | undefined;

@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startFixtureSite, v1WithNewItem, type FixtureSite } from './support/fixture-site.js';
 import { call, gql, type Reply } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 /** The crawl API through the REST bridge, against fixture pages served from 127.0.0.1. */
 

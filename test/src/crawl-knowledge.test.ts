@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 const STORIES = [
   { path: '/d/1', title: 'Harbour Road gets bike lanes', body: 'The city council voted to build protected bicycle lanes along Harbour Road. Cyclists and shop owners welcomed the decision; construction starts in spring.' },

@@ -13,7 +13,7 @@ import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call } from './support/http.js';
 import { startMcpStdioClient, type McpStdioClient } from './support/mcp-stdio-client.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 // `svc crawl-mcp` end to end: the real entry spawned over stdio by the MCP SDK's client (and by
 // the MCP Inspector CLI), against the whole platform in this process and fixture sites on

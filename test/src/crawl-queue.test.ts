@@ -5,7 +5,7 @@ import pg from 'pg';
 import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, TEST_JWT_SECRET, type TestPlatform } from './support/platform.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
 const SELECTORS = { listRow: 'ul.news-list > li.news-item', title: ':scope > h3.title > a', link: ':scope > h3.title > a::attr(href)' };

@@ -14,7 +14,7 @@ import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream
 import { call, type Reply } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 import { dropDatabase } from './support/services.js';
-import { eventually } from './support/webhook-receiver.js';
+import { eventually } from './support/eventually.js';
 
 const USD_PER_TOKEN = 0.001;
 const MAX_OUTPUT_TOKENS = 50;

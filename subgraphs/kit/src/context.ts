@@ -19,8 +19,11 @@ export interface SvcContext {
   clientIp?: string;
 }
 
-/** Headers the router forwards to every subgraph. */
-export const FORWARDED_HEADERS = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id', 'x-svc-client-ip'] as const;
+/** The caller's own headers: credential, tenant, site and request id. */
+export const CALLER_HEADERS = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id'] as const;
+
+/** Headers the router forwards to every subgraph: the caller's, and the client address it derived. */
+export const FORWARDED_HEADERS = [...CALLER_HEADERS, 'x-svc-client-ip'] as const;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 

@@ -16,3 +16,4 @@ export * from './db/database.js';
 export * from './jobs.js';
 export * from './db/embedded.js';
 export * from './http/address-matcher.js';
+export * from './ids.js';

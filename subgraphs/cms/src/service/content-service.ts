@@ -1,5 +1,5 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { requireRole, SvcError, validationError, type Cache, type Logger, type Principal } from '@svc/kit';
+import { requireRole, SvcError, validationError, type Cache, type Logger, type Principal, isUuid } from '@svc/kit';
 import { deliveryKey, contentSurrogateKey, etagOf, surrogateKeys } from '../domain/cache-keys.js';
 import { resolveSeo } from '../domain/seo.js';
 import { checkSiteKey, checkSlug } from '../domain/slug.js';
@@ -26,7 +26,6 @@ export interface ContentServiceDeps {
   log: Logger;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type ContentRow = InstanceType<typeof ContentEntity.class> | (typeof ContentEntity)['~entity'];
 
@@ -43,7 +42,7 @@ export function createContentService(deps: ContentServiceDeps) {
   async function load(em: EntityManager, id: string, principal: Principal | undefined, lock = false) {
     requireRole(principal, 'editor');
     const notFound = () => new SvcError('NOT_FOUND', `No content with id ${JSON.stringify(id)}`, { slug: 'content-not-found', title: 'Content Not Found' });
-    if (!UUID.test(id)) throw notFound();
+    if (!isUuid(id)) throw notFound();
     const content = await em.findOne(ContentEntity, { id }, { populate: ['site'], ...(lock ? { lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: ['c0'] } : {}) });
     if (!content || !mayAuthor(principal, content.site.siteKey)) throw notFound();
     return content;
@@ -171,7 +170,7 @@ export function createContentService(deps: ContentServiceDeps) {
     /** Batch load for federation references; ids the caller may not author come back null. */
     async byIds(principal: Principal | undefined, ids: readonly string[]): Promise<(Content | null)[]> {
       const em = orm.em.fork();
-      const valid = ids.filter((id) => UUID.test(id));
+      const valid = ids.filter((id) => isUuid(id));
       const contents = await em.find(ContentEntity, { id: { $in: valid } }, { populate: ['site'] });
       const versions = await em.find(ContentVersionEntity, { content: { $in: contents.map((c) => c.id) } }, { orderBy: { version: 'desc' } });
       return ids.map((id) => {

@@ -5,15 +5,8 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SvcError } from '@svc/kit';
 import { createHostLimiter, type HostLimiter } from '../domain/host-politeness.js';
 import { SVC_USER_AGENT } from '../domain/robots.js';
-import {
-  createPageFetcher,
-  decodeBody,
-  parseContentType,
-  parseRetryAfter,
-  sniffMetaCharset,
-  type PageFetcher,
-  type PageFetcherOptions,
-} from './fetch-page.js';
+import { decodeBody, parseContentType, sniffMetaCharset } from './charset.js';
+import { createPageFetcher, parseRetryAfter, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
 import { createSsrfGuard, type ResolvedAddress, type Resolver } from './ssrf-guard.js';
 
 // ---------------------------------------------------------------------------------------------

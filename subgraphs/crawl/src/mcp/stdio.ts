@@ -2,7 +2,7 @@ import { Console } from 'node:console';
 import { format } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
 import type { Logger } from '@svc/kit';
-import { createCrawlMcpServer } from './server.js';
+import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
 
 /**
  * `svc crawl-mcp`: the crawl MCP server on stdin/stdout.
@@ -16,15 +16,8 @@ import { createCrawlMcpServer } from './server.js';
  * `console`; the caller exits.
  */
 
-export interface CrawlMcpStdioOptions {
-  routerUrl: string;
-  token?: string | undefined;
-  tenantId?: string | undefined;
-  allowPrivateHosts: readonly string[];
-  log: Logger;
-  /** Chromium for waitForSelector; default /usr/bin/chromium. */
-  chromiumPath?: string | undefined;
-}
+/** The server's dependencies (SVC_ROUTER_URL, SVC_TOKEN, SVC_TENANT_ID, ...). */
+export type CrawlMcpStdioOptions = CrawlMcpDeps;
 
 type ConsoleMethods = Record<string, unknown>;
 

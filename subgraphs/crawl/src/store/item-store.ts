@@ -1,4 +1,4 @@
-import { SvcError, validationError, type FieldProblem, type MikroORM } from '@svc/kit';
+import { SvcError, validationError, type FieldProblem, type MikroORM, isUuid } from '@svc/kit';
 
 export const VECTOR_SYNC_STATUSES = ['NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED'] as const;
 export type VectorSyncStatus = (typeof VECTOR_SYNC_STATUSES)[number];
@@ -51,7 +51,6 @@ export interface UpsertResult {
 
 const MAX_ERROR_CHARS = 4000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 type Row = Record<string, unknown>;
 
@@ -178,7 +177,7 @@ export function createItemStore(orm: MikroORM) {
   const em = () => orm.em.fork();
 
   async function executionExists(tenantId: string, jobId: string, executionId: string): Promise<boolean> {
-    if (!UUID.test(jobId) || !UUID.test(executionId)) return false;
+    if (!isUuid(jobId) || !isUuid(executionId)) return false;
     const rows = await em().execute<Row[]>('select 1 from crawl.crawl_execution where tenant_id = ? and id = ? and job_id = ?', [tenantId, executionId, jobId]);
     return rows.length > 0;
   }
@@ -194,7 +193,7 @@ export function createItemStore(orm: MikroORM) {
      * the tenant's (nothing is written then).
      */
     async upsertItems(tenantId: string, jobId: string, executionId: string, items: ItemInput[]): Promise<UpsertResult> {
-      if (!UUID.test(jobId) || !UUID.test(executionId)) throw new SvcError('NOT_FOUND', `Crawl execution ${executionId} of job ${jobId} not found`);
+      if (!isUuid(jobId) || !isUuid(executionId)) throw new SvcError('NOT_FOUND', `Crawl execution ${executionId} of job ${jobId} not found`);
       const list = distinctItems(items);
       const payload = JSON.stringify(
         list.map((item, position) => ({
@@ -232,7 +231,7 @@ export function createItemStore(orm: MikroORM) {
 
     /** The items an execution collected, in page order (empty for another tenant's execution). */
     async itemsOfExecution(tenantId: string, executionId: string): Promise<ExecutionItem[]> {
-      if (!UUID.test(executionId)) return [];
+      if (!isUuid(executionId)) return [];
       const rows = await em().execute<Row[]>(
         `select ${ITEM_COLUMNS}, ei.position
            from crawl.execution_item ei
@@ -246,7 +245,7 @@ export function createItemStore(orm: MikroORM) {
 
     /** One item of the tenant, or undefined. */
     async item(tenantId: string, itemId: string): Promise<StoredItem | undefined> {
-      if (!UUID.test(itemId)) return undefined;
+      if (!isUuid(itemId)) return undefined;
       const rows = await em().execute<Row[]>(`select ${ITEM_COLUMNS} from crawl.crawl_item ci where ci.tenant_id = ? and ci.id = ?`, [tenantId, itemId]);
       return rows[0] ? toItem(rows[0]) : undefined;
     },
@@ -265,7 +264,7 @@ export function createItemStore(orm: MikroORM) {
       if (!(VECTOR_SYNC_STATUSES as readonly string[]).includes(status)) {
         throw validationError([{ pointer: '/status', detail: `status must be one of ${VECTOR_SYNC_STATUSES.join(', ')}; got ${JSON.stringify(status)}` }]);
       }
-      if (!UUID.test(itemId)) throw new SvcError('NOT_FOUND', `Crawl item ${itemId} not found`);
+      if (!isUuid(itemId)) throw new SvcError('NOT_FOUND', `Crawl item ${itemId} not found`);
       const setVectorId = options.vectorId !== undefined;
       const error = status === 'FAILED' ? (options.error || 'vector sync failed').slice(0, MAX_ERROR_CHARS) : null;
       const rows = await em().execute<Row[]>(

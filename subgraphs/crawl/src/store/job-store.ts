@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { MikroORM } from '@svc/kit';
+import { isUuid, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
 import type { StoredFingerprints } from '../extract/fingerprint.js';
 
@@ -41,7 +41,6 @@ export interface ExecutionRow {
   error: string | null;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
 const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
@@ -101,7 +100,7 @@ export function createJobStore(orm: MikroORM) {
     },
 
     async job(tenantId: string, jobId: string): Promise<JobRow | undefined> {
-      if (!UUID.test(jobId)) return undefined;
+      if (!isUuid(jobId)) return undefined;
       const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = ? and status <> 'DELETED'`, [tenantId, jobId]);
       return rows[0] ? toJob(rows[0]) : undefined;
     },
@@ -150,7 +149,7 @@ export function createJobStore(orm: MikroORM) {
     },
 
     async execution(tenantId: string, executionId: string): Promise<ExecutionRow | undefined> {
-      if (!UUID.test(executionId)) return undefined;
+      if (!isUuid(executionId)) return undefined;
       const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and id = ?', [tenantId, executionId]);
       return rows[0] ? toExecution(rows[0]) : undefined;
     },

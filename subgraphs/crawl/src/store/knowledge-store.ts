@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { SvcError, validationError, type FieldProblem, type MikroORM } from '@svc/kit';
+import { isUuid, SvcError, validationError, type FieldProblem, type MikroORM } from '@svc/kit';
 import { INDEXED_DIMENSIONS, indexVectorType } from './migrations.js';
 
 /** pgvector's limit for the `vector` type. */
@@ -9,7 +9,6 @@ export const MAX_TOP_K = 50;
 export const SEARCH_EF = 200;
 const MAX_MODEL_CHARS = 200;
 const INSERT_BATCH = 100;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 export interface ChunkOwner {
   /** The crawl item the chunks belong to. */
@@ -178,7 +177,7 @@ select * from nearest order by distance, id`;
         problems.push(...embeddingProblems(`${at}/embedding`, chunk?.embedding, i === 0 ? undefined : { dims, from: "the length of chunk 0's embedding" }));
       });
       if (problems.length) throw validationError(problems);
-      if (!UUID.test(String(item.id))) throw new SvcError('NOT_FOUND', `Crawl item ${item.id} not found`);
+      if (!isUuid(String(item.id))) throw new SvcError('NOT_FOUND', `Crawl item ${item.id} not found`);
 
       const ordered = [...chunks].sort((a, b) => a.index - b.index);
       const ids = ordered.map(() => randomUUID());
@@ -209,7 +208,7 @@ select * from nearest order by distance, id`;
 
     /** An item's chunks in index order (without embeddings). */
     async chunksOfItem(tenantId: string, itemId: string): Promise<StoredChunk[]> {
-      if (!UUID.test(itemId)) return [];
+      if (!isUuid(itemId)) return [];
       const rows = await orm.em.fork().execute<Row[]>(
         `select id, chunk_index, content, token_count, embedding_model, dims, category
            from crawl.knowledge_chunk where tenant_id = ? and item_id = ? order by chunk_index`,
