@@ -22,7 +22,7 @@ export interface JobsOptions {
  * agenda on PostgreSQL (table `agenda_jobs`). Each service defines only its own job names,
  * so several services can share the table without running each other's jobs.
  */
-export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(): Promise<void> }> {
+export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(drainMs?: number): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
   // An idle client dropped by the server (restart, failover) must not crash the process.
   pool.on('error', (error) => options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
@@ -49,8 +49,14 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
   );
   return {
     agenda,
-    async close() {
-      await agenda.stop();
+    /**
+     * Graceful stop: lets running jobs finish (up to `drainMs`) before disconnecting.
+     * agenda's stop() alone would keep running jobs' locks, so another worker could take them
+     * over only after the lock lifetime.
+     */
+    async close(drainMs = 20_000) {
+      const drained = await agenda.drain(drainMs);
+      if (drained.timedOut) options.log.warn({ running: drained.running }, 'jobs still running at shutdown; their locks lapse after the lock lifetime');
       await pool.end();
     },
   };

@@ -15,6 +15,7 @@ interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<v
  * schedule); `crawl.scheduled` is each crawl job's own schedule (cron: one repeating agenda job
  * per crawl job, unique by jobId; one-time: one run at runAt or at once).
  */
+/** A worker locks no more runs than it executes at once (lockLimit = concurrency), so idle workers get the rest. */
 export interface WorkerSettings {
   workerName: string;
   lockLifetimeMs: number;
@@ -51,7 +52,7 @@ export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: Run
       agenda.define(RUN, async (job: AgendaJob<RunData>) => {
         const { tenantId, executionId } = job.attrs.data;
         await withHeartbeat(job, (beat) => runExecution(runner, tenantId, executionId, workerName, beat));
-      }, { concurrency: settings.concurrency, lockLifetime: lockLifetimeMs });
+      }, { concurrency: settings.concurrency, lockLimit: settings.concurrency, lockLifetime: lockLifetimeMs });
       agenda.define(SCHEDULED, async (job: AgendaJob<ScheduledData>) => {
         const { tenantId, jobId } = job.attrs.data;
         const crawl = await jobs.job(tenantId, jobId);
@@ -60,7 +61,7 @@ export function createCrawlScheduler(agenda: Agenda, jobs: JobStore, runner: Run
         await withHeartbeat(job, (beat) => runExecution(runner, tenantId, execution.id, workerName, beat));
         await jobs.afterScheduledRun(tenantId, jobId, crawl.cronExpression ? nextRunAt(crawl.cronExpression) : null);
         log.info({ jobId, executionId: execution.id }, 'scheduled crawl ran');
-      }, { concurrency: settings.concurrency, lockLifetime: lockLifetimeMs });
+      }, { concurrency: settings.concurrency, lockLimit: settings.concurrency, lockLifetime: lockLifetimeMs });
     },
     async schedule(tenantId: string, jobId: string, cronExpression: string | null, runAt: Date | null): Promise<void> {
       if (cronExpression) {
