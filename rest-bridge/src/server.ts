@@ -1,4 +1,4 @@
-import { createAddressMatcher, createHttpServer, htmlRoute, listen, packageFileRoutes, readBody, sendJson, SvcError, type Logger, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBridge, type ExecuteOperation, type RestRequest } from './bridge.js';
 import { openApiDocument } from './openapi.js';
@@ -100,7 +100,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     log,
     corsOrigins: options.corsOrigins,
     routes: [
-      { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: 'bridge' }) },
+      ...healthRoutes({ service: 'bridge', log }),
       { method: 'GET', path: '/openapi.json', handle: (_req, res) => { res.setHeader('content-type', 'application/json'); res.end(openapi); } },
       htmlRoute('/apidocs-ui.html', SWAGGER_HTML),
       { method: 'GET', path: '/apidocs/init.js', handle: (_req, res) => { res.setHeader('content-type', 'text/javascript'); res.end(SWAGGER_INIT); } },

@@ -5,6 +5,7 @@ export * from './auth.js';
 export * from './password.js';
 export * from './context.js';
 export * from './http/server.js';
+export * from './http/health.js';
 export * from './http/read-body.js';
 export * from './http/apollo-handler.js';
 export * from './subgraph/build-schema.js';
