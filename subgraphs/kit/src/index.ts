@@ -18,3 +18,6 @@ export * from './jobs.js';
 export * from './db/embedded.js';
 export * from './http/address-matcher.js';
 export * from './ids.js';
+export * from './graph/graphql-result.js';
+export * from './graph/operations.js';
+export * from './graph/router-client.js';
