@@ -4,7 +4,7 @@ import { chatCacheKey } from '../domain/cache-key.js';
 import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
 import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
-import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii.js';
+import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
 import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
 import type { BudgetService, Reservation } from './budget-service.js';
