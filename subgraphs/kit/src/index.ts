@@ -1,4 +1,5 @@
 export * from './errors.js';
+export * from './openai-error.js';
 export * from './config.js';
 export * from './logger.js';
 export * from './auth.js';
