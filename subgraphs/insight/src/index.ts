@@ -1,1 +1,2 @@
 export { startInsight, insightSdl, type InsightOptions } from './insight-subgraph.js';
+export { insightConfig } from './config.js';

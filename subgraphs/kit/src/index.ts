@@ -1,6 +1,10 @@
 export * from './errors.js';
 export * from './openai-error.js';
-export * from './config.js';
+export * from './config/env-var.js';
+export * from './config/platform-config.js';
+export * from './config/config-slice.js';
+export * from './config/load-config.js';
+export * from './config/embedded-secret.js';
 export * from './logger.js';
 export * from './auth.js';
 export * from './password.js';
@@ -22,3 +26,4 @@ export * from './ids.js';
 export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';
+export * from './random.js';
