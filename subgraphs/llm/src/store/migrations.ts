@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { idempotentChangeTableSql } from '@svc/kit';
 
 class Gateway extends Migration {
   override up(): void {
@@ -74,4 +75,13 @@ create table llm.alert_event (
   }
 }
 
-export const LLM_MIGRATIONS = [{ name: '0001_gateway', class: Gateway }];
+class IdempotentChanges extends Migration {
+  override up(): void {
+    this.addSql(idempotentChangeTableSql('llm'));
+  }
+}
+
+export const LLM_MIGRATIONS = [
+  { name: '0001_gateway', class: Gateway },
+  { name: '0002_idempotent_change', class: IdempotentChanges },
+];
