@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { idempotentChangeTableSql } from '@svc/kit';
+import { idempotentChangeMigration } from '@svc/kit';
 
 class InitialSchema extends Migration {
   override up(): void {
@@ -67,14 +67,8 @@ create index form_submission_form_received on cms.form_submission (form_id, rece
   }
 }
 
-class IdempotentChanges extends Migration {
-  override up(): void {
-    this.addSql(idempotentChangeTableSql('cms'));
-  }
-}
-
 /** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
 export const CMS_MIGRATIONS = [
   { name: '0001_initial_schema', class: InitialSchema },
-  { name: '0002_idempotent_change', class: IdempotentChanges },
+  idempotentChangeMigration('0002_idempotent_change', 'cms'),
 ];

@@ -222,15 +222,22 @@ function selectorTypeProblems(selectors: unknown): (FieldProblem | null)[] {
   ];
 }
 
-/** Reports every rule failure of `selectors` (of the right JSON types) to `fail`; returns the trimmed selectors. */
-function selectorRuleProblems(selectors: unknown, fail: (pointer: string, detail: string) => void): Partial<CrawlSelectors> {
+type Fail = (pointer: string, detail: string) => void;
+
+/** Reports the members of `selectors` that are no selector. */
+function unknownSelectorProblems(selectors: unknown, fail: Fail): void {
+  if (!isObject(selectors)) return;
+  for (const key of Object.keys(selectors)) {
+    if (!(SELECTOR_FIELDS as readonly string[]).includes(key)) fail(`/selectors/${token(key)}`, `${key} is not a known selector`);
+  }
+}
+
+/** Reports every rule failure of the selectors (of the right JSON types) to `fail`; returns them trimmed. */
+function selectorRuleProblems(selectors: unknown, fail: Fail): Partial<CrawlSelectors> {
   const out: Partial<CrawlSelectors> = {};
   if (!isObject(selectors)) {
     fail('/selectors', 'selectors is required (at least selectors.listRow)');
     return out;
-  }
-  for (const key of Object.keys(selectors)) {
-    if (!(SELECTOR_FIELDS as readonly string[]).includes(key)) fail(`/selectors/${token(key)}`, `${key} is not a known selector`);
   }
   const sel = selectors as Record<string, string | null | undefined>;
   for (const field of SELECTOR_FIELDS) {
@@ -254,7 +261,9 @@ export function parseCrawlSelectors(selectors: unknown): CrawlSelectors {
   const types = selectorTypeProblems(selectors).filter((p): p is FieldProblem => p !== null);
   if (types.length > 0) throw new SvcError('BAD_USER_INPUT', `Malformed selectors: ${types.map((p) => p.detail).join('; ')}`, { errors: types });
   const problems: FieldProblem[] = [];
-  const out = selectorRuleProblems(selectors, (pointer, detail) => problems.push({ pointer, detail }));
+  const fail: Fail = (pointer, detail) => problems.push({ pointer, detail });
+  unknownSelectorProblems(selectors, fail);
+  const out = selectorRuleProblems(selectors, fail);
   if (problems.length > 0) throw validationError(problems);
   return out as CrawlSelectors;
 }
@@ -326,6 +335,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
   const problems: FieldProblem[] = [];
   const fail = (pointer: string, detail: string) => problems.push({ pointer, detail });
   for (const key of Object.keys(body)) if (!TOP_LEVEL.includes(key)) fail(`/${token(key)}`, `${key} is not a known field`);
+  unknownSelectorProblems(selectors, fail);
   if (ragIn) {
     for (const key of Object.keys(ragIn)) if (!RAG_FIELDS.includes(key)) fail(`/ragConfig/${token(key)}`, `${key} is not a known ragConfig field`);
   }

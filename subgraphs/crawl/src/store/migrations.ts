@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { idempotentChangeTableSql } from '@svc/kit';
+import { idempotentChangeMigration } from '@svc/kit';
 
 /**
  * Embedding sizes that get their own HNSW index on `crawl.knowledge_chunk`: the built-in local
@@ -157,13 +157,7 @@ ${hnswIndexes}
   }
 }
 
-class IdempotentChanges extends Migration {
-  override up(): void {
-    this.addSql(idempotentChangeTableSql('crawl'));
-  }
-}
-
 export const CRAWL_MIGRATIONS = [
   { name: '0001_crawl', class: Crawl },
-  { name: '0002_idempotent_change', class: IdempotentChanges },
+  idempotentChangeMigration('0002_idempotent_change', 'crawl'),
 ];

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { SvcError } from '../errors.js';
 import { thrown } from '../testing/thrown.js';
-import { applyOnce, checkIdempotencyKey, idempotentChangeTableSql, type IdempotentCall, type SqlExecutor } from './idempotency.js';
+import { applyOnce, checkIdempotencyKey, idempotentChangeMigration, idempotentChangeTableSql, type IdempotentCall, type SqlExecutor } from './idempotency.js';
 
 /** A transaction over an in-memory `idempotent_change` table that logs every statement. */
 function fakeTx(table = new Map<string, Record<string, unknown>>()) {
@@ -80,5 +80,11 @@ describe('applyOnce', () => {
 describe('idempotentChangeTableSql', () => {
   it('creates the key table in the given schema with the key as primary key', () => {
     expect(idempotentChangeTableSql('crawl')).toMatch(/create table crawl\.idempotent_change \(\s+key text primary key/);
+  });
+
+  it('is the migration a subgraph lists under its own name', () => {
+    const migration = idempotentChangeMigration('0002_idempotent_change', 'llm');
+    expect(migration.name).toBe('0002_idempotent_change');
+    expect(typeof migration.class).toBe('function');
   });
 });

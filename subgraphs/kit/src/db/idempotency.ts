@@ -1,3 +1,5 @@
+import { Migration } from '@mikro-orm/migrations';
+import type { MigrationObject } from '@mikro-orm/core';
 import { SvcError, validationError } from '../errors.js';
 
 /**
@@ -54,6 +56,18 @@ create table ${schema}.idempotent_change (
   entity_id text not null,
   created_at timestamptz not null default now()
 );`;
+}
+
+/** The migration named `name` that creates `<schema>.idempotent_change`, for a subgraph's migration list. */
+export function idempotentChangeMigration(name: string, schema: string): MigrationObject {
+  return {
+    name,
+    class: class IdempotentChanges extends Migration {
+      override up(): void {
+        this.addSql(idempotentChangeTableSql(schema));
+      }
+    },
+  };
 }
 
 /** A change made at most once per key: `apply` makes it, `replay` answers a repeated call. */

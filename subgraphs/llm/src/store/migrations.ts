@@ -1,5 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
-import { idempotentChangeTableSql } from '@svc/kit';
+import { idempotentChangeMigration } from '@svc/kit';
 
 class Gateway extends Migration {
   override up(): void {
@@ -75,13 +75,7 @@ create table llm.alert_event (
   }
 }
 
-class IdempotentChanges extends Migration {
-  override up(): void {
-    this.addSql(idempotentChangeTableSql('llm'));
-  }
-}
-
 export const LLM_MIGRATIONS = [
   { name: '0001_gateway', class: Gateway },
-  { name: '0002_idempotent_change', class: IdempotentChanges },
+  idempotentChangeMigration('0002_idempotent_change', 'llm'),
 ];
