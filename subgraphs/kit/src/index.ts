@@ -17,3 +17,5 @@ export * from './jobs.js';
 export * from './db/embedded.js';
 export * from './http/address-matcher.js';
 export * from './ids.js';
+export * from './validation.js';
+export * from './random.js';

@@ -38,6 +38,8 @@ export const METRIC_LIMITS = {
   seriesPerBatch: 100,
   pointsPerBatch: 50_000,
   pointsPerLookup: 20_000,
+  /** Raw points a bucketed lookup may read. */
+  rawPointsPerLookup: 500_000,
   /** Accepted timestamps: 1970 to 2200, so a typo in a year is refused instead of stored. */
   minTime: 0,
   maxTime: Date.UTC(2200, 0, 1),
