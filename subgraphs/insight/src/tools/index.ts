@@ -1,0 +1,15 @@
+import { forecastMetric } from './forecast-metric.js';
+import { listMetrics } from './list-metrics.js';
+import { lookupMetric } from './lookup-metric.js';
+import { readBudgets } from './read-budgets.js';
+import { readContent } from './read-content.js';
+import { searchKnowledge } from './search-knowledge.js';
+import { simulateScenario } from './simulate-scenario.js';
+import type { Tool } from './tool.js';
+
+/** Every tool of the analysis agent, by name. */
+export const TOOLS: readonly Tool[] = [listMetrics, lookupMetric, forecastMetric, simulateScenario, searchKnowledge, readContent, readBudgets] as readonly Tool[] as Tool[];
+
+export function toolNamed(name: string): Tool | undefined {
+  return TOOLS.find((t) => t.name === name);
+}
