@@ -32,6 +32,10 @@ export function decodeCursor(cursor: string): { createdAt: Date; id: string } | 
   return id && isUuid(id) && !Number.isNaN(createdAt.getTime()) ? { createdAt, id } : undefined;
 }
 
+/** The final step of a job: its new status, so the event stream ends with it. */
+const STATUS_STEP = `insert into insight.job_step (job_id, seq, kind, title, detail, status, started_at) values (?, ?, 'STATUS', ?, ?, ?, now())
+  on conflict (job_id, seq) do nothing`;
+
 /** Jobs and their append-only step log in the `insight` schema. */
 export function createJobStore(orm: MikroORM) {
   const em = () => orm.em.fork();
@@ -122,18 +126,19 @@ export function createJobStore(orm: MikroORM) {
     },
 
     /**
-     * Ends a RUNNING job COMPLETED with its report and proposed actions, in one transaction:
-     * a job has at most one report. Returns the action ids, or undefined when the job was
-     * no longer RUNNING (cancelled, or finished by another worker).
+     * Ends a RUNNING job COMPLETED with its report, its proposed actions and a final STATUS step
+     * `finalSeq`, in one transaction: a job has at most one report. Returns the action ids, or
+     * undefined when the job was no longer RUNNING (cancelled, or finished by another worker).
      */
-    async complete(jobId: string, report: Report, actions: readonly ProposedAction[], ttlHours: number): Promise<string[] | undefined> {
+    async complete(jobId: string, report: Report, actions: readonly ProposedAction[], finalSeq: number, ttlHours: number): Promise<string[] | undefined> {
       return orm.em.fork().transactional(async (tx) => {
         const [row] = await tx.execute<Row[]>(
-          `update insight.job set status = 'COMPLETED', report = ?::jsonb, finished_at = now(), current_step = null
+          `update insight.job set status = 'COMPLETED', report = ?::jsonb, finished_at = now(), current_step = null, steps_done = ?
             where id = ? and status = 'RUNNING' and not cancel_requested returning id`,
-          [JSON.stringify(report), jobId],
+          [JSON.stringify(report), finalSeq, jobId],
         );
         if (!row) return undefined;
+        await tx.execute(STATUS_STEP, [jobId, finalSeq, 'Completed', null, 'COMPLETED']);
         const ids: string[] = [];
         for (const a of actions) {
           const id = randomUUID();
@@ -148,19 +153,26 @@ export function createJobStore(orm: MikroORM) {
       });
     },
 
-    /** Ends a job FAILED or CANCELLED with a reason; false when it was already final. */
-    async end(jobId: string, status: 'FAILED' | 'CANCELLED', error: string | null): Promise<boolean> {
-      const rows = await em().execute<Row[]>(
-        `update insight.job set status = ?, error = ?, finished_at = now(), current_step = null
-          where id = ? and status in ('PENDING', 'RUNNING') returning id`,
-        [status, error, jobId],
-      );
-      return rows.length === 1;
+    /** Ends a job FAILED or CANCELLED with a reason and a final STATUS step; false when it was already final. */
+    async end(jobId: string, status: 'FAILED' | 'CANCELLED', error: string, finalSeq: number): Promise<boolean> {
+      return orm.em.fork().transactional(async (tx) => {
+        const rows = await tx.execute<Row[]>(
+          `update insight.job set status = ?, error = ?, finished_at = now(), current_step = null, steps_done = greatest(steps_done, ?)
+            where id = ? and status in ('PENDING', 'RUNNING') returning id`,
+          [status, error, finalSeq, jobId],
+        );
+        if (rows.length === 0) return false;
+        await tx.execute(STATUS_STEP, [jobId, finalSeq, status === 'FAILED' ? 'Failed' : 'Cancelled', error, status]);
+        return true;
+      });
     },
 
     /** Asks a RUNNING job to stop at its next step; a PENDING one is cancelled at once. */
     async requestCancel(jobId: string): Promise<Job | undefined> {
-      await em().execute(`update insight.job set status = 'CANCELLED', finished_at = now() where id = ? and status = 'PENDING'`, [jobId]);
+      await orm.em.fork().transactional(async (tx) => {
+        const rows = await tx.execute<Row[]>(`update insight.job set status = 'CANCELLED', error = 'Cancelled on request', finished_at = now() where id = ? and status = 'PENDING' returning steps_done`, [jobId]);
+        if (rows[0]) await tx.execute(STATUS_STEP, [jobId, Number(rows[0].steps_done) + 1, 'Cancelled', 'Cancelled on request', 'CANCELLED']);
+      });
       await em().execute(`update insight.job set cancel_requested = true where id = ? and status = 'RUNNING'`, [jobId]);
       return get(jobId);
     },
