@@ -75,9 +75,9 @@ export function createActionStore(orm: MikroORM) {
       return row ? toAction(row) : undefined;
     },
 
-    /** APPROVED actions without an outcome (re-queued at start, in case a worker died). */
-    async awaitingExecution(): Promise<string[]> {
-      const rows = await em().execute<Row[]>(`select id from insight.action where status = 'APPROVED'`);
+    /** Actions APPROVED more than `olderThanMs` ago without an outcome (their queue entry was lost). */
+    async awaitingExecution(olderThanMs: number): Promise<string[]> {
+      const rows = await em().execute<Row[]>(`select id from insight.action where status = 'APPROVED' and decided_at < now() - make_interval(secs => ?) limit 100`, [olderThanMs / 1000]);
       return rows.map((r) => String(r.id));
     },
   };

@@ -177,9 +177,9 @@ export function createJobStore(orm: MikroORM) {
       return get(jobId);
     },
 
-    /** Jobs left PENDING or RUNNING (for re-queueing at start). */
-    async unfinished(): Promise<string[]> {
-      const rows = await em().execute<Row[]>(`select id from insight.job where status in ('PENDING', 'RUNNING') order by created_at`);
+    /** Jobs still PENDING `olderThanMs` after creation: their queue entry was lost (a crash between the two writes). */
+    async waiting(olderThanMs: number): Promise<string[]> {
+      const rows = await em().execute<Row[]>(`select id from insight.job where status = 'PENDING' and created_at < now() - make_interval(secs => ?) order by created_at limit 100`, [olderThanMs / 1000]);
       return rows.map((r) => String(r.id));
     },
   };
