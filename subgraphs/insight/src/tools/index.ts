@@ -13,3 +13,11 @@ export const TOOLS: readonly Tool[] = [listMetrics, lookupMetric, forecastMetric
 export function toolNamed(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);
 }
+
+/** The tools the MCP server offers, by their MCP names. */
+export const MCP_TOOLS: Readonly<Record<string, Tool>> = {
+  svcinsight_list_metrics: listMetrics as unknown as Tool,
+  svcinsight_lookup_metric: lookupMetric as unknown as Tool,
+  svcinsight_forecast: forecastMetric as unknown as Tool,
+  svcinsight_simulate: simulateScenario as unknown as Tool,
+};
