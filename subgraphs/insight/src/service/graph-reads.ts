@@ -1,0 +1,49 @@
+import type { Principal } from '@svc/kit';
+import type { Authority } from '../domain/job-records.js';
+import type { BudgetSummary, ContentSummary, GraphReads, KnowledgeHit } from '../tools/tool.js';
+import type { GraphCall } from './graph-call.js';
+
+interface ContentRow {
+  id: string;
+  siteKey: string;
+  slug: string;
+  title: string;
+  status: string;
+  version: number;
+  publishedAt: string | null;
+  versions: { version: number; status: string }[];
+}
+
+/**
+ * Reads of other services for a job's tools, through the router with the requester's
+ * authority: a short-lived token of subject `svc:insight` acting for the requester, with the
+ * requester's own roles, tenants and sites (never more).
+ */
+export function graphReads(deps: { call: GraphCall; mintToken(principal: Principal): Promise<string>; authority: Authority; tenantId?: string | undefined }): GraphReads {
+  async function headers(): Promise<Record<string, string>> {
+    const a = deps.authority;
+    const token = await deps.mintToken({ subject: 'svc:insight', actor: a.subject, roles: a.roles, tenants: a.tenants, sites: a.sites });
+    return { authorization: `Bearer ${token}`, ...(deps.tenantId ? { 'x-svc-tenant-id': deps.tenantId } : {}) };
+  }
+  return {
+    async searchKnowledge(query, topK) {
+      const data = await deps.call<{ searchKnowledge: KnowledgeHit[] }>('InsightSearchKnowledge', { query, topK }, await headers());
+      return data.searchKnowledge;
+    },
+    async contents(siteKey) {
+      const data = await deps.call<{ contents: ContentRow[] }>('InsightContents', { siteKey }, await headers());
+      return data.contents.map((c): ContentSummary => {
+        const published = c.versions.find((v) => v.status === 'PUBLISHED');
+        const latest = c.versions.reduce((a, b) => (b.version > a.version ? b : a), c.versions[0] ?? { version: c.version, status: c.status });
+        return {
+          contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status, version: c.version,
+          publishedVersion: published?.version ?? null, latestVersion: latest.version, latestVersionStatus: latest.status, publishedAt: c.publishedAt,
+        };
+      });
+    },
+    async budgets() {
+      const data = await deps.call<{ budgets: BudgetSummary[] }>('InsightBudgets', {}, await headers());
+      return data.budgets;
+    },
+  };
+}
