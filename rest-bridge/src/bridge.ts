@@ -1,4 +1,4 @@
-import { CALLER_HEADERS, SvcError, httpStatusOf, type FieldProblem, type Logger } from '@svc/kit';
+import { CALLER_HEADERS, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger } from '@svc/kit';
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
@@ -23,10 +23,7 @@ export interface RestResponse {
 /** Opens a streaming call to a subgraph route with the caller's forwarded headers. */
 export type OpenStream = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<Response>;
 
-export interface GraphQLResult {
-  data?: Record<string, unknown> | null;
-  errors?: { message: string; extensions?: Record<string, unknown> }[];
-}
+export type { GraphQLResult };
 
 /** Sends one operation to the router with the caller's forwarded headers. */
 export type ExecuteOperation = (

@@ -89,8 +89,8 @@ describe('openApiDocument', () => {
       const responses = operationOf(route.path, route.method).responses;
       expect(responses[String(route.status)]).toBeDefined();
       const schema = responses[String(route.status)].content['application/json'].schema;
-      // OpenAI shapes (gateway) have no envelope: the payload is the body.
-      expect(route.style === 'gateway' ? schema : schema.properties.data).toEqual(route.response);
+      // OpenAI shapes (llm) have no envelope: the payload is the body.
+      expect(route.style === 'llm' ? schema : schema.properties.data).toEqual(route.response);
     }
     const form = operationOf('/api/v1/forms/{formKey}/submit', 'POST').responses;
     expect(form['201']).toBeDefined();

@@ -16,7 +16,7 @@ const problem: JsonSchema = {
 
 const ERROR_SCHEMAS: Record<Style, { mediaType: string; schema: JsonSchema }> = {
   cms: { mediaType: 'application/problem+json', schema: problem },
-  analysis: {
+  insight: {
     mediaType: 'application/json',
     schema: { type: 'object', properties: { code: { type: 'integer' }, message: { type: 'string' }, data: { type: 'null' }, errors: { type: 'array' } } },
   },
@@ -24,7 +24,7 @@ const ERROR_SCHEMAS: Record<Style, { mediaType: string; schema: JsonSchema }> = 
     mediaType: 'application/json',
     schema: { type: 'object', properties: { code: { type: 'string' }, message: { type: 'string' }, data: { type: 'null' } } },
   },
-  gateway: {
+  llm: {
     mediaType: 'application/json',
     schema: {
       type: 'object',
@@ -37,13 +37,13 @@ const ERROR_SCHEMAS: Record<Style, { mediaType: string; schema: JsonSchema }> = 
 
 function envelope(style: Style, payload: JsonSchema): JsonSchema {
   switch (style) {
-    case 'analysis':
+    case 'insight':
       return { type: 'object', properties: { code: { type: 'integer', const: 200 }, message: { type: 'string' }, data: payload } };
     case 'crawl':
       return { type: 'object', properties: { code: { type: 'string', const: 'SUCCESS' }, data: payload } };
     case 'cms':
       return { type: 'object', properties: { success: { type: 'boolean', const: true }, data: payload } };
-    case 'gateway':
+    case 'llm':
       return payload;
   }
 }

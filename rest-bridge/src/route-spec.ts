@@ -2,7 +2,7 @@
 export type Source = `path.${string}` | `query.${string}` | `header.${string}` | 'body' | `body.${string}`;
 
 /** Which service's documented HTTP shapes (envelopes, error bodies) a route uses. */
-export type Style = 'analysis' | 'gateway' | 'crawl' | 'cms';
+export type Style = 'insight' | 'llm' | 'crawl' | 'cms';
 
 /** JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
 export type JsonSchema = Record<string, unknown>;
@@ -21,7 +21,7 @@ export interface RouteSpec {
   payload?: string;
   /** HTTP status on success. */
   status: number;
-  /** `message` member of analysis envelopes. */
+  /** `message` member of insight envelopes. */
   message?: string;
   summary: string;
   description?: string;

@@ -1,6 +1,6 @@
-import { createAddressMatcher, createHttpServer, htmlRoute, listen, packageFileRoutes, readBody, sendJson, SvcError, type Logger, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { createBridge, type ExecuteOperation, type RestRequest } from './bridge.js';
+import { createBridge, type RestRequest } from './bridge.js';
 import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from './route-spec.js';
 
@@ -18,18 +18,8 @@ export interface BridgeServerOptions {
   streamTargets?: Record<string, string>;
 }
 
-/** Posts operations to the router over keep-alive connections. */
-export function routerExecutor(routerUrl: string): ExecuteOperation {
-  return async (request, headers) => {
-    const response = await fetch(routerUrl, { method: 'POST', headers, body: JSON.stringify(request) });
-    const text = await response.text();
-    try {
-      return JSON.parse(text);
-    } catch {
-      throw new Error(`Router answered ${response.status} with a non-JSON body`);
-    }
-  };
-}
+/** undici's default limit on a router answer, which the bridge's calls always had. */
+const ROUTER_TIMEOUT_MS = 300_000;
 
 const SWAGGER_HTML = `<!doctype html>
 <html lang="en">
@@ -50,9 +40,10 @@ const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id
 
 export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
+  const router = createRouterClient({ url: options.routerUrl, operations: options.operations, timeoutMs: ROUTER_TIMEOUT_MS });
   const bridge = createBridge({
     ...options,
-    execute: routerExecutor(options.routerUrl),
+    execute: (request, headers) => router.raw(request.operationName, request.variables, { headers }),
     openStream: (url, headers, body, signal) => fetch(url, { method: 'POST', headers, body, signal }),
   });
   const isTrusted = createAddressMatcher(options.trustedProxies);
@@ -100,7 +91,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     log,
     corsOrigins: options.corsOrigins,
     routes: [
-      { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: 'bridge' }) },
+      ...healthRoutes({ service: 'bridge', log }),
       { method: 'GET', path: '/openapi.json', handle: (_req, res) => { res.setHeader('content-type', 'application/json'); res.end(openapi); } },
       htmlRoute('/apidocs-ui.html', SWAGGER_HTML),
       { method: 'GET', path: '/apidocs/init.js', handle: (_req, res) => { res.setHeader('content-type', 'text/javascript'); res.end(SWAGGER_INIT); } },
@@ -113,5 +104,11 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
   });
   const running = await listen(server, port, host);
   log.info({ url: running.url, apidocs: `${running.url}/apidocs-ui.html` }, 'REST bridge listening');
-  return running;
+  return {
+    ...running,
+    close: async (graceMs) => {
+      await running.close(graceMs);
+      await router.close();
+    },
+  };
 }

@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, listen, sendJson, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, listen, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -78,7 +78,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     log,
     corsOrigins: options.corsOrigins,
     routes: [
-      { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: 'router' }) },
+      ...healthRoutes({ service: 'router', log }),
       ...landingPageRoutes('/graphql'),
       { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
     ],

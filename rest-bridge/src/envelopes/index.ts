@@ -1,15 +1,15 @@
 import type { Style } from '../route-spec.js';
-import { analysisEnvelope } from './analysis.js';
 import { cmsEnvelope } from './cms.js';
 import { crawlEnvelope } from './crawl.js';
 import type { Envelope } from './envelope.js';
-import { gatewayEnvelope } from './gateway.js';
+import { insightEnvelope } from './insight.js';
+import { llmEnvelope } from './llm.js';
 
 export * from './envelope.js';
 
 export const ENVELOPES: Record<Style, Envelope> = {
-  analysis: analysisEnvelope,
-  gateway: gatewayEnvelope,
+  insight: insightEnvelope,
+  llm: llmEnvelope,
   crawl: crawlEnvelope,
   cms: cmsEnvelope,
 };
@@ -18,6 +18,6 @@ export const ENVELOPES: Record<Style, Envelope> = {
 export function styleOfPath(path: string): Style {
   if (/^\/api\/v1\/(contents|forms|deploy)(\/|$)/.test(path)) return 'cms';
   if (path.startsWith('/api/v1/crawl')) return 'crawl';
-  if (/^\/(admin\/)?v1(\/|$)/.test(path)) return 'gateway';
-  return 'analysis';
+  if (/^\/(admin\/)?v1(\/|$)/.test(path)) return 'llm';
+  return 'insight';
 }

@@ -4,7 +4,7 @@ export const authRoutes: RouteSpec[] = [
   {
     method: 'POST',
     path: '/api/v1/auth/token',
-    style: 'analysis',
+    style: 'insight',
     operation: 'IssueAccessToken',
     variables: { username: 'body.username', password: 'body.password' },
     result: 'issueAccessToken',

@@ -3,15 +3,23 @@ import DataLoader from 'dataloader';
 import { createCmsJobs } from './jobs.js';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
+import type { Content } from './domain/content.js';
 import { ContentResolver } from './schema/content-resolver.js';
 import { FormResolver } from './schema/form-resolver.js';
 import { SiteResolver } from './schema/site-resolver.js';
-import { createContentService, type ContentService } from './service/content-service.js';
+import { createAuthoring, type Authoring } from './service/authoring.js';
+import { createContentDelivery } from './service/delivery.js';
 import { createEdgePurger } from './service/edge-purger.js';
-import { createFormService } from './service/form-service.js';
-import { createSiteService, type SiteService } from './service/site-service.js';
+import { createForms } from './service/forms.js';
+import { createPublishing } from './service/publishing.js';
+import { createCachePurge } from './service/purge.js';
+import { createSites, type Sites } from './service/sites.js';
+import { createSubmitForm } from './service/submit-form.js';
 import { seedDemo } from './seed.js';
-import type { Content } from './schema/content-types.js';
+import { createContentStore } from './store/content-store.js';
+import { createFormStore } from './store/form-store.js';
+import { createSiteStore } from './store/site-store.js';
+import { createSubmissionStore } from './store/submission-store.js';
 
 export interface CmsOptions {
   databaseUrl: string;
@@ -29,7 +37,7 @@ export interface CmsOptions {
   workerName: string;
 }
 
-function schemaParts(contents?: ContentService, sites?: SiteService, instances: object[] = []): SchemaParts {
+function schemaParts(authoring?: Authoring, sites?: Sites, instances: object[] = []): SchemaParts {
   const loaders = new WeakMap<SvcContext, DataLoader<string, Content | null>>();
   return {
     resolvers: [ContentResolver, FormResolver, SiteResolver],
@@ -38,7 +46,7 @@ function schemaParts(contents?: ContentService, sites?: SiteService, instances: 
       Content: {
         __resolveReference(reference: { id: string }, ctx: SvcContext) {
           let loader = loaders.get(ctx);
-          if (!loader) loaders.set(ctx, (loader = new DataLoader((ids) => contents!.byIds(ctx.principal, ids))));
+          if (!loader) loaders.set(ctx, (loader = new DataLoader((ids) => authoring!.byIds(ctx.principal, ids))));
           return loader.load(reference.id);
         },
       },
@@ -69,22 +77,20 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'cms', entities: CMS_ENTITIES, migrations: CMS_MIGRATIONS, poolMax: options.poolMax, log });
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:cms`, log });
-  const cmsJobs = createCmsJobs(jobs.agenda, orm, log, options.webhookRetryBaseMs);
-  const contents = createContentService({
-    orm,
-    cache,
-    edge: createEdgePurger(options.edgePurgeUrls, log),
-    scheduler: cmsJobs.scheduler,
-    cacheTtlSeconds: options.cacheTtlSeconds,
-    log,
-  });
-  const forms = createFormService({ orm, cache, webhooks: cmsJobs.webhooks, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
-  const sites = createSiteService(orm);
-  cmsJobs.define(contents);
+  const stores = { sites: createSiteStore(orm), contents: createContentStore(orm), forms: createFormStore(orm), submissions: createSubmissionStore(orm) };
+  const cmsJobs = createCmsJobs(jobs.agenda, stores.submissions, log, options.webhookRetryBaseMs);
+  const purge = createCachePurge({ sites: stores.sites, cache, edge: createEdgePurger(options.edgePurgeUrls, log), log });
+  const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
+  const authoring = createAuthoring(stores);
+  const publishing = createPublishing({ contents: stores.contents, purge, scheduler: cmsJobs.scheduler, log });
+  const forms = createForms(stores);
+  const submitForm = createSubmitForm({ ...stores, cache, webhooks: cmsJobs.webhooks, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
+  const sites = createSites(stores.sites);
+  cmsJobs.define(publishing);
   await jobs.agenda.start();
   if (options.seedDemo) await seedDemo(orm, log);
 
-  const { schema } = await buildSubgraphSdl(schemaParts(contents, sites, [new ContentResolver(contents), new FormResolver(forms), new SiteResolver(sites)]));
+  const { schema } = await buildSubgraphSdl(schemaParts(authoring, sites, [new ContentResolver({ delivery, authoring, publishing, purge }), new FormResolver(forms, submitForm), new SiteResolver(sites)]));
   const subgraph = createSubgraphServer({
     name: 'cms',
     schema,

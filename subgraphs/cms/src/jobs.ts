@@ -1,14 +1,14 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Agenda, Logger } from '@svc/kit';
-import type { ContentService, PublishScheduler } from './service/content-service.js';
-import type { WebhookQueue } from './service/form-service.js';
+import type { PublishScheduler, Publishing } from './service/publishing.js';
+import type { WebhookQueue } from './service/submit-form.js';
 import { deliverWebhook } from './service/webhook-delivery.js';
+import type { SubmissionStore } from './store/submission-store.js';
 
 const PUBLISH = 'cms.publish-scheduled';
 const WEBHOOK = 'cms.form-webhook';
 
 /** The cms's durable jobs: scheduled publishing and form webhooks (both survive restarts). */
-export function createCmsJobs(agenda: Agenda, orm: MikroORM, log: Logger, retryBaseMs: number) {
+export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, log: Logger, retryBaseMs: number) {
   const scheduler: PublishScheduler = {
     async schedule(contentId, version, at) {
       await agenda.create(PUBLISH, { contentId, version }).unique({ 'data.contentId': contentId }).schedule(at).save();
@@ -23,15 +23,15 @@ export function createCmsJobs(agenda: Agenda, orm: MikroORM, log: Logger, retryB
     scheduler,
     webhooks,
     /** Registers the handlers; call before agenda.start(). */
-    define(contents: ContentService) {
+    define(publishing: Pick<Publishing, 'publishScheduled'>) {
       agenda.define(PUBLISH, async (job: { attrs: { data: { contentId: string; version: number } } }) => {
         const { contentId, version } = job.attrs.data;
-        const published = await contents.publishScheduled(contentId, version);
+        const published = await publishing.publishScheduled(contentId, version);
         log.info({ contentId, version, published }, 'scheduled publish ran');
       });
       agenda.define(WEBHOOK, async (job: { attrs: { data: { submissionId: string } } }) => {
         const { submissionId } = job.attrs.data;
-        const outcome = await deliverWebhook(orm, submissionId, retryBaseMs, log);
+        const outcome = await deliverWebhook(submissions, submissionId, retryBaseMs, log);
         if (outcome.retryAt) await agenda.schedule(outcome.retryAt, WEBHOOK, { submissionId });
       });
     },

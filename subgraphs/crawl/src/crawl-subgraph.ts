@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, createJobs, createSubgraphServer, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { createSsrfGuard } from './fetch/ssrf-guard.js';
@@ -55,6 +55,8 @@ interface CrawlRuntime {
  */
 async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Promise<CrawlRuntime> {
   const { log } = options;
+  // Read first: a missing schema/operations/ stops the start before anything is opened.
+  const operations = await loadOperations();
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'crawl', entities: [], migrations: CRAWL_MIGRATIONS, poolMax: options.poolMax, log });
   const jobs = createJobStore(orm);
   const items = createItemStore(orm);
@@ -66,7 +68,8 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   };
   const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
   const knowledge = createKnowledgeStore(orm);
-  const embedder = createGatewayEmbedder({ routerUrl: options.routerUrl, apiKey: options.gatewayKey, log });
+  const router = createRouterClient({ url: options.routerUrl, operations });
+  const embedder = createGatewayEmbedder({ router, apiKey: options.gatewayKey });
   const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, rag: { items, knowledge, embedder, log }, log }, { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency }, log);
   if (work) {
     scheduler.define();
@@ -83,6 +86,7 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
       await agendaJobs.close();
       fetchers.respect.close();
       fetchers.ignore.close();
+      await router.close();
       await orm.close();
     },
   };

@@ -1,13 +1,13 @@
 import { buildSubgraphSdl, createCache, createJobs, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import type { Price } from './domain/cost.js';
-import { periodBounds, periodOf } from './domain/period.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
 import { GatewayResolver } from './schema/gateway-resolver.js';
-import { deliverAlert } from './service/alert-delivery.js';
+import { createAlertDelivery } from './service/alert-delivery.js';
 import { createBudgetService, type AlertQueue } from './service/budget-service.js';
+import { createCallerCheck } from './service/caller-check.js';
 import { createChatService } from './service/chat-service.js';
 import { createEmbeddingService } from './service/embedding-service.js';
 import type { GatewayServices } from './service/gateway-services.js';
@@ -46,11 +46,7 @@ function parts(services?: GatewayServices): SchemaParts {
     referenceResolvers: {
       Agent: {
         async __resolveReference(reference: { code: string }, ctx: SvcContext) {
-          if (!ctx.principal?.roles.includes('admin')) {
-            const caller = await services!.keys.authenticate(ctx.bearer).catch(() => undefined);
-            if (!caller || (caller.kind === 'agent' && caller.agentCode !== reference.code)) return null;
-          }
-          return services!.agentView(reference.code);
+          return (await services!.callers.maySeeAgent(ctx, reference.code)) ? services!.budgets.agent(reference.code) : null;
         },
       },
     },
@@ -89,24 +85,22 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);
+  const callers = createCallerCheck(keys);
+  const alertDelivery = createAlertDelivery(orm, options.webhookSecret, options.alertRetryBaseMs, log);
   const created = Math.floor(Date.now() / 1000);
   const services: GatewayServices = {
     chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, log }),
     embeddings: createEmbeddingService(router, budgets, metrics, log),
     budgets,
     keys,
-    async agentView(code) {
-      const budget = await budgets.view(code);
-      if (!budget) return null;
-      return { code, budget, usage: await budgets.usage({ agentCode: code, from: periodBounds(periodOf(new Date())).start }) };
-    },
+    callers,
     modelList: () => ({
       object: 'list',
       data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),
     }),
   };
   jobs.agenda.define(ALERT_JOB, async (job: { attrs: { data: { agentCode: string; period: string; event: string } } }) => {
-    const outcome = await deliverAlert(orm, job.attrs.data, options.webhookSecret, options.alertRetryBaseMs, log);
+    const outcome = await alertDelivery.deliver(job.attrs.data);
     if (outcome.retryAt) await jobs.agenda.schedule(outcome.retryAt, ALERT_JOB, job.attrs.data);
   });
   await jobs.agenda.start();
@@ -128,7 +122,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
         method: 'GET',
         path: '/metrics',
         async handle(req, res) {
-          const caller = await keys.authenticate(/^Bearer\s+(\S+)/i.exec(String(req.headers.authorization ?? ''))?.[1]).catch(() => undefined);
+          const caller = await callers.tryIdentify(req);
           if (caller?.kind !== 'master') return sendJson(res, 401, { error: 'GET /metrics needs Authorization: Bearer <SVCLLM_MASTER_KEY>' });
           res.setHeader('content-type', metrics.registry.contentType);
           res.end(await metrics.registry.metrics());

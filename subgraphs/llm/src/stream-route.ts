@@ -1,4 +1,4 @@
-import { readBody, SvcError, type Logger, type Route } from '@svc/kit';
+import { openAiErrors, openAiStreamErrorBody, readBody, SvcError, type Logger, type Route } from '@svc/kit';
 import type { ServerResponse } from 'node:http';
 import { formatSse } from './domain/sse.js';
 import type { GatewayServices } from './service/gateway-services.js';
@@ -33,17 +33,15 @@ export function streamRoute(services: GatewayServices, maxBodyBytes: number, log
       });
       let session;
       try {
-        const auth = String(req.headers.authorization ?? '');
-        const caller = await services.keys.authenticate(/^Bearer\s+(\S+)/i.exec(auth)?.[1]);
-        if (caller.kind !== 'agent') throw new SvcError('FORBIDDEN', 'Call models with an agent key, not the master key', { details: { type: 'permission_error', param: null, openaiCode: 'agent_key_required' } });
+        const agentCode = await services.callers.agent(req, 'Call models with an agent key, not the master key');
         let body: unknown;
         try {
           body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8'));
         } catch (error) {
           if (error instanceof SvcError) throw error;
-          throw new SvcError('BAD_USER_INPUT', 'Request body is not valid JSON', { details: { type: 'invalid_request_error', param: null } });
+          throw openAiErrors.invalidRequest('Request body is not valid JSON');
         }
-        session = await services.chat.openStream(caller.agentCode, body, controller.signal, requestId);
+        session = await services.chat.openStream(agentCode, body, controller.signal, requestId);
       } catch (error) {
         return sendError(res, error, log);
       }
@@ -62,9 +60,7 @@ export function streamRoute(services: GatewayServices, maxBodyBytes: number, log
         }
         if (!controller.signal.aborted) res.write(formatSse('[DONE]'));
       } catch (error) {
-        const svc = error instanceof SvcError ? error : undefined;
-        const ext = (svc?.extensions ?? {}) as { details?: { type?: string; openaiCode?: string } };
-        res.write(formatSse({ error: { message: svc?.message ?? 'Internal server error', type: ext.details?.type ?? 'api_error', param: null, code: ext.details?.openaiCode ?? null } }));
+        res.write(formatSse(openAiStreamErrorBody(error)));
       } finally {
         res.end();
       }

@@ -12,6 +12,9 @@ export interface Seo {
   ogImage?: string | null;
 }
 
+/** SEO as delivered: every member filled in. */
+export type ResolvedSeo = Required<{ [K in keyof Seo]: string }>;
+
 /** Meta descriptions longer than this are cut at a word boundary (search engines show ~160). */
 export const META_DESCRIPTION_MAX = 160;
 
@@ -30,7 +33,7 @@ const given = (v: string | null | undefined): string | undefined => (v && v.trim
  * SEO as delivered: explicit values win; otherwise metaTitle falls back to the title,
  * metaDescription to fields.description (clipped to 160 characters), ogImage to fields.bannerUrl.
  */
-export function resolveSeo(title: string, fields: ContentFields, seo: Seo): Required<{ [K in keyof Seo]: string }> {
+export function resolveSeo(title: string, fields: ContentFields, seo: Seo): ResolvedSeo {
   return {
     metaTitle: given(seo.metaTitle) ?? title,
     metaDescription: given(seo.metaDescription) ?? clip(given(fields.description) ?? '', META_DESCRIPTION_MAX),

@@ -1,31 +1,42 @@
 import type { SvcContext } from '@svc/kit';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { ContentService } from '../service/content-service.js';
+import type { Authoring } from '../service/authoring.js';
+import type { ContentDelivery } from '../service/delivery.js';
+import type { Publishing } from '../service/publishing.js';
+import type { CachePurge } from '../service/purge.js';
 import { Content, CreateContentInput, Delivery, UpdateDraftInput } from './content-types.js';
 import { PurgeReport } from './purge-types.js';
 
+/** The use cases behind the content operations. */
+export interface ContentServices {
+  delivery: ContentDelivery;
+  authoring: Authoring;
+  publishing: Publishing;
+  purge: CachePurge;
+}
+
 @Resolver(() => Content)
 export class ContentResolver {
-  constructor(private readonly service: ContentService) {}
+  constructor(private readonly services: ContentServices) {}
 
   @Query(() => Delivery, { description: 'Latest published version of a content by slug. Site from the argument or the X-Svc-Site-Key header.' })
   deliveredContent(@Arg('slug', () => String) slug: string, @Arg('siteKey', () => String, { nullable: true }) siteKey: string | null, @Ctx() ctx: SvcContext): Promise<Delivery> {
-    return this.service.deliver(siteKey ?? ctx.siteKey, slug);
+    return this.services.delivery.deliver(siteKey ?? ctx.siteKey, slug);
   }
 
   @Query(() => Content, { description: 'An authored content with its versions (editor or admin of its site).' })
   content(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.get(ctx.principal, id);
+    return this.services.authoring.get(ctx.principal, id);
   }
 
   @Query(() => [Content], { description: 'Every content of a site, by slug.' })
   contents(@Arg('siteKey', () => String) siteKey: string, @Ctx() ctx: SvcContext): Promise<Content[]> {
-    return this.service.list(ctx.principal, siteKey);
+    return this.services.authoring.list(ctx.principal, siteKey);
   }
 
   @Mutation(() => Content, { description: 'Creates a content with a DRAFT version 1.' })
   createContent(@Arg('input', () => CreateContentInput) input: CreateContentInput, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.create(ctx.principal, input);
+    return this.services.authoring.create(ctx.principal, input);
   }
 
   @Mutation(() => Content, { description: 'Edits the draft, creating a new draft version when the latest version is not a draft. baseVersion guards against lost updates (409).' })
@@ -35,17 +46,17 @@ export class ContentResolver {
     @Arg('baseVersion', () => Int, { nullable: true }) baseVersion: number | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Content> {
-    return this.service.updateDraft(ctx.principal, id, input, baseVersion);
+    return this.services.authoring.updateDraft(ctx.principal, id, input, baseVersion);
   }
 
   @Mutation(() => Content, { description: 'Makes a version live (default: the latest) and purges the caches. Publishing an older version rolls back.' })
   publishContent(@Arg('id', () => ID) id: string, @Arg('version', () => Int, { nullable: true }) version: number | null, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.publish(ctx.principal, id, version);
+    return this.services.publishing.publish(ctx.principal, id, version);
   }
 
   @Mutation(() => Content, { description: 'Takes the live version down; delivery answers 404 afterwards.' })
   unpublishContent(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.unpublish(ctx.principal, id);
+    return this.services.publishing.unpublish(ctx.principal, id);
   }
 
   @Mutation(() => Content, { description: 'Publishes a version (default: the latest) at a future time, by a durable job that survives restarts.' })
@@ -55,21 +66,21 @@ export class ContentResolver {
     @Arg('version', () => Int, { nullable: true }) version: number | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Content> {
-    return this.service.schedulePublish(ctx.principal, id, at, version);
+    return this.services.publishing.schedulePublish(ctx.principal, id, at, version);
   }
 
   @Mutation(() => Content)
   cancelScheduledPublish(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.cancelSchedule(ctx.principal, id);
+    return this.services.publishing.cancelSchedule(ctx.principal, id);
   }
 
   @Mutation(() => Content, { description: 'Copies an earlier version into the draft (publish it to make it live).' })
   restoreContentVersion(@Arg('id', () => ID) id: string, @Arg('version', () => Int) version: number, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.service.restore(ctx.principal, id, version);
+    return this.services.authoring.restore(ctx.principal, id, version);
   }
 
   @Mutation(() => PurgeReport, { description: 'Purges the delivery cache, then every edge cache, for one content (editor or admin of the site).' })
   purgeCache(@Arg('siteKey', () => String) siteKey: string, @Arg('contentSlug', () => String) contentSlug: string, @Ctx() ctx: SvcContext): Promise<PurgeReport> {
-    return this.service.purge(ctx.principal, siteKey, contentSlug);
+    return this.services.purge.purgeCache(ctx.principal, siteKey, contentSlug);
   }
 }

@@ -1,19 +1,7 @@
 import { Directive, Field, ID, InputType, Int, ObjectType, registerEnumType } from 'type-graphql';
+import { ContentStatus, VersionStatus } from '../domain/content.js';
 
-export enum ContentStatus {
-  DRAFT = 'DRAFT',
-  SCHEDULED = 'SCHEDULED',
-  PUBLISHED = 'PUBLISHED',
-  UNPUBLISHED = 'UNPUBLISHED',
-}
 registerEnumType(ContentStatus, { name: 'ContentStatus', description: 'Publication state of a content as a whole.' });
-
-export enum VersionStatus {
-  DRAFT = 'DRAFT',
-  PUBLISHED = 'PUBLISHED',
-  SUPERSEDED = 'SUPERSEDED',
-  UNPUBLISHED = 'UNPUBLISHED',
-}
 registerEnumType(VersionStatus, {
   name: 'VersionStatus',
   description: 'DRAFT: editable, never live. PUBLISHED: the live version (at most one). SUPERSEDED: was live, replaced by a newer publish. UNPUBLISHED: was live, taken down.',

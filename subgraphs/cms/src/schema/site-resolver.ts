@@ -1,11 +1,11 @@
 import { canUseSite, requireRole, type SvcContext } from '@svc/kit';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
-import type { SiteService } from '../service/site-service.js';
+import type { Sites } from '../service/sites.js';
 import { CreateSiteInput, Site } from './site-types.js';
 
 @Resolver(() => Site)
 export class SiteResolver {
-  constructor(private readonly service: SiteService) {}
+  constructor(private readonly service: Sites) {}
 
   @Query(() => [Site], { description: 'Sites the token grants.' })
   async sites(@Ctx() ctx: SvcContext): Promise<Site[]> {

@@ -1,12 +1,5 @@
 import type { Logger } from '@svc/kit';
-
-export interface LayerResult {
-  layer: string;
-  target: string;
-  ok: boolean;
-  detail: string;
-  durationMs: number;
-}
+import type { LayerResult } from '../domain/purge.js';
 
 /**
  * Purges edge caches by surrogate key: an HTTP `PURGE` with an `xkey` header, which the

@@ -1,6 +1,6 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Logger } from '@svc/kit';
-import { FormSubmissionEntity } from '../store/entities.js';
+import type { WebhookStatus } from '../domain/submission.js';
+import type { SubmissionStore } from '../store/submission-store.js';
 
 /** Attempts before a submission's webhook is marked FAILED. */
 export const WEBHOOK_MAX_ATTEMPTS = 6;
@@ -14,39 +14,36 @@ export interface DeliveryOutcome {
  * Posts one stored submission to its form's webhook. Failures back off exponentially
  * (base, 2x base, 4x base, ...) and end as FAILED after {@link WEBHOOK_MAX_ATTEMPTS} attempts.
  */
-export async function deliverWebhook(orm: MikroORM, submissionId: string, retryBaseMs: number, log: Logger): Promise<DeliveryOutcome> {
-  const em = orm.em.fork();
-  const submission = await em.findOne(FormSubmissionEntity, { id: submissionId }, { populate: ['form', 'form.site'] });
-  if (!submission || submission.webhookStatus !== 'PENDING' || !submission.form.webhookUrl) return {};
-  const form = submission.form;
+export async function deliverWebhook(submissions: SubmissionStore, submissionId: string, retryBaseMs: number, log: Logger): Promise<DeliveryOutcome> {
+  const submission = await submissions.outgoing(submissionId);
+  if (!submission || submission.webhookStatus !== 'PENDING' || !submission.webhookUrl) return {};
   const payload = {
     event: 'form.submission',
-    siteKey: form.site.siteKey,
-    formKey: form.formKey,
+    siteKey: submission.siteKey,
+    formKey: submission.formKey,
     submissionId: submission.id,
     receivedAt: submission.receivedAt.toISOString(),
     data: submission.data,
   };
-  submission.webhookAttempts += 1;
+  const attempts = submission.webhookAttempts + 1;
+  let status: WebhookStatus = submission.webhookStatus;
   try {
-    const response = await fetch(form.webhookUrl!, {
+    const response = await fetch(submission.webhookUrl, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', 'user-agent': 'svc-platform-cms/1', 'x-svc-event': 'form.submission', 'x-svc-delivery': `${submission.id}:${submission.webhookAttempts}` },
+      headers: { 'content-type': 'application/json', 'user-agent': 'svc-platform-cms/1', 'x-svc-event': 'form.submission', 'x-svc-delivery': `${submission.id}:${attempts}` },
       body: JSON.stringify(payload),
       signal: AbortSignal.timeout(10_000),
     });
     if (!response.ok) throw new Error(`webhook answered HTTP ${response.status}`);
-    submission.webhookStatus = 'DELIVERED';
-    submission.webhookLastError = null;
-    await em.flush();
-    log.info({ submissionId, attempts: submission.webhookAttempts }, 'form webhook delivered');
+    status = 'DELIVERED';
+    await submissions.recordWebhookAttempt(submission.id, { attempts, status, lastError: null });
+    log.info({ submissionId, attempts }, 'form webhook delivered');
     return {};
   } catch (error) {
-    submission.webhookLastError = (error as Error).message.slice(0, 500);
-    const giveUp = submission.webhookAttempts >= WEBHOOK_MAX_ATTEMPTS;
-    if (giveUp) submission.webhookStatus = 'FAILED';
-    await em.flush();
-    log.warn({ submissionId, attempts: submission.webhookAttempts, err: error, giveUp }, 'form webhook delivery failed');
-    return giveUp ? {} : { retryAt: new Date(Date.now() + retryBaseMs * 2 ** (submission.webhookAttempts - 1)) };
+    const giveUp = attempts >= WEBHOOK_MAX_ATTEMPTS;
+    if (giveUp) status = 'FAILED';
+    await submissions.recordWebhookAttempt(submission.id, { attempts, status, lastError: (error as Error).message.slice(0, 500) });
+    log.warn({ submissionId, attempts, err: error, giveUp }, 'form webhook delivery failed');
+    return giveUp ? {} : { retryAt: new Date(Date.now() + retryBaseMs * 2 ** (attempts - 1)) };
   }
 }

@@ -1,8 +1,9 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import type { Logger } from '@svc/kit';
+import { createRouterClient, loadOperations, type Logger } from '@svc/kit';
 import { createPageFetcher } from '../fetch/fetch-page.js';
 import { createSsrfGuard } from '../fetch/ssrf-guard.js';
-import { createChromiumPool, registerCollectPageTool } from './tools/collect-page.js';
+import { createChromiumPool } from './browser/browser-pool.js';
+import { registerCollectPageTool } from './tools/collect-page.js';
 import { registerQueryKnowledgeTool } from './tools/query-knowledge.js';
 
 /**
@@ -16,7 +17,8 @@ import { registerQueryKnowledgeTool } from './tools/query-knowledge.js';
  *   knowledge base through the router, with the configured token and tenant.
  *
  * The fetcher retries once (after 0.5 s) rather than the crawler's twice: an agent waits for
- * the answer. `cleanup` closes the browser (when one was started) and the fetcher's sockets.
+ * the answer. `cleanup` closes the browser (when one was started), the fetcher's sockets and the
+ * router client's connections.
  */
 
 export interface CrawlMcpDeps {
@@ -35,8 +37,9 @@ export interface CrawlMcpDeps {
 
 export const CRAWL_MCP_SERVER_NAME = 'svc-crawl';
 
-export function createCrawlMcpServer(deps: CrawlMcpDeps): { server: McpServer; cleanup(): Promise<void> } {
+export async function createCrawlMcpServer(deps: CrawlMcpDeps): Promise<{ server: McpServer; cleanup(): Promise<void> }> {
   const log = deps.log;
+  const router = createRouterClient({ url: deps.routerUrl, operations: await loadOperations() });
   const guard = createSsrfGuard({ allow: deps.allowPrivateHosts });
   const fetcher = createPageFetcher({ guard, retries: 1, backoffMs: 500, maxRetryAfterMs: 5_000 });
   const chromium = createChromiumPool({ guard, log, ...(deps.chromiumPath ? { executablePath: deps.chromiumPath } : {}) });
@@ -50,7 +53,7 @@ export function createCrawlMcpServer(deps: CrawlMcpDeps): { server: McpServer; c
     },
   );
   registerCollectPageTool(server, { fetcher, guard, chromium, log });
-  registerQueryKnowledgeTool(server, { routerUrl: deps.routerUrl, token: deps.token, tenantId: deps.tenantId, log });
+  registerQueryKnowledgeTool(server, { router, routerUrl: deps.routerUrl, token: deps.token, tenantId: deps.tenantId, log });
 
   let closing: Promise<void> | undefined;
   return {
@@ -59,6 +62,7 @@ export function createCrawlMcpServer(deps: CrawlMcpDeps): { server: McpServer; c
       closing ??= (async () => {
         await chromium.close().catch((error: unknown) => log.warn({ err: error }, 'closing headless Chromium failed'));
         fetcher.close();
+        await router.close();
       })();
       return closing;
     },

@@ -1,4 +1,4 @@
-import { SvcError, type Logger } from '@svc/kit';
+import { SvcError, type RouterClient } from '@svc/kit';
 
 export interface Embedder {
   /** One vector per input, in order, from the model gateway (charged to the crawl agent's key). */
@@ -6,30 +6,32 @@ export interface Embedder {
 }
 
 const BATCH = 64;
-const MUTATION = 'mutation CrawlEmbeddings($request: JSONObject!) { createEmbeddings(request: $request) }';
+/** A batch of 64 chunks may take the provider a while. */
+const TIMEOUT_MS = 120_000;
+
+interface EmbeddingsData {
+  createEmbeddings?: { data: { index: number; embedding: number[] }[] } | null;
+}
 
 /**
  * Embeds through the model gateway like any other caller: the router's `createEmbeddings`
- * with the crawl service's own virtual key, so its spending is metered and budgeted.
+ * (operation CrawlEmbeddings) with the crawl service's own virtual key, so its spending is
+ * metered and budgeted.
  */
-export function createGatewayEmbedder(options: { routerUrl: () => string; apiKey: () => string | undefined; log: Logger }): Embedder {
+export function createGatewayEmbedder(options: { router: RouterClient; apiKey: () => string | undefined }): Embedder {
   return {
     async embed(model, inputs) {
       const key = options.apiKey();
       if (!key) throw new SvcError('UNAVAILABLE', 'Knowledge sync needs a model gateway key for the crawl service (SVC_CRAWL_GATEWAY_KEY)');
       const vectors: number[][] = [];
       for (let i = 0; i < inputs.length; i += BATCH) {
-        const response = await fetch(options.routerUrl(), {
-          method: 'POST',
-          headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-          body: JSON.stringify({ query: MUTATION, variables: { request: { model, input: inputs.slice(i, i + BATCH), encoding_format: 'float' } } }),
-          signal: AbortSignal.timeout(120_000),
-        });
-        const body = (await response.json()) as { data?: { createEmbeddings?: { data: { index: number; embedding: number[] }[] } }; errors?: { message: string }[] };
-        if (body.errors?.length || !body.data?.createEmbeddings) {
-          throw new SvcError('UPSTREAM_ERROR', `The model gateway refused the embeddings: ${body.errors?.[0]?.message ?? `HTTP ${response.status}`}`);
+        const request = { model, input: inputs.slice(i, i + BATCH), encoding_format: 'float' };
+        const result = await options.router.raw('CrawlEmbeddings', { request }, { headers: { authorization: `Bearer ${key}` }, timeoutMs: TIMEOUT_MS });
+        const embeddings = (result.data as EmbeddingsData | null | undefined)?.createEmbeddings;
+        if (result.errors?.length || !embeddings) {
+          throw new SvcError('UPSTREAM_ERROR', `The model gateway refused the embeddings: ${result.errors?.[0]?.message ?? 'the answer has no embeddings'}`);
         }
-        const batch = [...body.data.createEmbeddings.data].sort((a, b) => a.index - b.index);
+        const batch = [...embeddings.data].sort((a, b) => a.index - b.index);
         vectors.push(...batch.map((d) => d.embedding));
       }
       return vectors;

@@ -1,8 +1,7 @@
-import { Readability } from '@mozilla/readability';
-import { JSDOM } from 'jsdom';
 import { SvcError, type Logger } from '@svc/kit';
 import { chunkText } from '../domain/chunking.js';
 import { RAG_DEFAULTS } from '../domain/crawl-job-input.js';
+import { mainText } from '../extract/main-text.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore, UpsertedItem } from '../store/item-store.js';
 import type { JobRow } from '../store/job-store.js';
@@ -14,14 +13,6 @@ export interface RagSyncDeps {
   knowledge: KnowledgeStore;
   embedder: Embedder;
   log: Logger;
-}
-
-/** The readable main text of a detail page (Readability; the whole body's text as a fallback). */
-export function mainText(html: string, url: string): string {
-  const document = new JSDOM(html, { url }).window.document;
-  const article = new Readability(document.cloneNode(true) as Document).parse();
-  const text = article?.textContent?.trim() || document.body?.textContent?.trim() || '';
-  return text.replace(/\s+/g, ' ').trim();
 }
 
 /**

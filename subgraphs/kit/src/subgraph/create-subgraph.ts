@@ -3,7 +3,8 @@ import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import { createContext, type ContextOptions, type SvcContext } from '../context.js';
 import { apolloHandler } from '../http/apollo-handler.js';
-import { createHttpServer, listen, sendJson, type Route, type RunningServer } from '../http/server.js';
+import { healthRoutes } from '../http/health.js';
+import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
 import { maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
@@ -40,20 +41,8 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
   });
   const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log });
   const routes: Route[] = [
-    { method: 'GET', path: '/health', handle: (_req, res) => sendJson(res, 200, { status: 'ok', service: options.name }) },
-    {
-      method: 'GET',
-      path: '/ready',
-      handle: async (_req, res) => {
-        try {
-          await options.ready?.();
-          sendJson(res, 200, { status: 'ready', service: options.name });
-        } catch (error) {
-          log.warn({ err: error }, 'readiness check failed');
-          sendJson(res, 503, { status: 'unavailable', service: options.name, reason: (error as Error).message });
-        }
-      },
-    },
+    // A subgraph always answers /ready: without a check it is ready once it listens.
+    ...healthRoutes({ service: options.name, log, ready: options.ready ?? (async () => undefined) }),
     ...(options.routes ?? []),
     { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
   ];

@@ -28,3 +28,8 @@ export function budgetRecord(agentCode: string, allocatedUsd: number, currentUsa
     status: burnRatePercent >= alertThresholdPercent ? 'WARNING_THRESHOLD_EXCEEDED' : 'HEALTHY',
   };
 }
+
+/** Whether a budget is at or past its alert threshold (an empty budget never is). */
+export function pastThreshold(record: BudgetRecord): boolean {
+  return record.allocatedUsd > 0 && record.status === 'WARNING_THRESHOLD_EXCEEDED';
+}

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/kit';
+import { openAiErrors, type SvcError } from '@svc/kit';
 import type { ChatMessage, ToolChoice, ToolDefinition } from './openai-types.js';
 
 /** A validated chat completion request. */
@@ -24,8 +24,9 @@ export interface ChatRequest {
 export const MAX_TOKENS_LIMIT = 128_000;
 const ROLES = new Set(['system', 'developer', 'user', 'assistant', 'tool']);
 
+/** A request error; without a code its details still say `openaiCode: null`, as GraphQL clients see them. */
 export function invalid(message: string, param: string | null, code: string | null = null): SvcError {
-  return new SvcError('BAD_USER_INPUT', message, { details: { type: 'invalid_request_error', param, openaiCode: code } });
+  return openAiErrors.invalidRequest(message, param, code);
 }
 
 function checkMessages(value: unknown): ChatMessage[] {

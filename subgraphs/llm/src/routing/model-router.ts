@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/kit';
+import { openAiErrors, type SvcError } from '@svc/kit';
 import { autoRoute } from '../domain/auto-route.js';
 import type { Price } from '../domain/cost.js';
 import type { EmbeddingSpec, GatewayConfig, ModelSpec } from '../domain/gateway-config.js';
@@ -47,8 +47,8 @@ export function createModelRouter(config: GatewayConfig, makeProvider: ProviderF
   const cooldownUntil = new Map<string, number>();
 
   function unknownModel(name: string, kind: string): SvcError {
-    return new SvcError('NOT_FOUND', `The model ${JSON.stringify(name)} does not exist; use auto-route, fast-track, deep-reasoning or one of: ${[...chatModels.keys()].join(', ')}`, {
-      details: { type: 'invalid_request_error', param: 'model', openaiCode: 'model_not_found', kind },
+    return openAiErrors.notFound(`The model ${JSON.stringify(name)} does not exist; use auto-route, fast-track, deep-reasoning or one of: ${[...chatModels.keys()].join(', ')}`, 'model', 'model_not_found', {
+      details: { kind },
     });
   }
 
@@ -110,9 +110,5 @@ export type ModelRouter = ReturnType<typeof createModelRouter>;
 
 /** An upstream failure as the client sees it: 502 (or 503 when every target is rate limited). */
 export function upstreamFailure(error: UpstreamError): SvcError {
-  const limited = error.status === 429;
-  return new SvcError(limited ? 'UNAVAILABLE' : 'UPSTREAM_ERROR', `Upstream model provider failed: ${error.message}`, {
-    retryAfter: error.retryAfterMs ? Math.ceil(error.retryAfterMs / 1000) : undefined,
-    details: { type: 'api_error', param: null, openaiCode: limited ? 'upstream_rate_limited' : 'upstream_error' },
-  });
+  return openAiErrors.upstreamFailure(`Upstream model provider failed: ${error.message}`, error.status === 429, error.retryAfterMs ? Math.ceil(error.retryAfterMs / 1000) : undefined);
 }

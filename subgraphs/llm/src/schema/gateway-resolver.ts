@@ -1,4 +1,4 @@
-import { hasRole, SvcError, type SvcContext } from '@svc/kit';
+import { openAiErrors, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GatewayServices } from '../service/gateway-services.js';
@@ -7,7 +7,7 @@ import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, SetBudgetIn
 function dateArg(value: string | null | undefined, name: string): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw new SvcError('BAD_USER_INPUT', `${name} must be an ISO 8601 date or time; got ${JSON.stringify(value)}`, { details: { type: 'invalid_request_error', param: name } });
+  if (Number.isNaN(date.getTime())) throw openAiErrors.invalidRequest(`${name} must be an ISO 8601 date or time; got ${JSON.stringify(value)}`, name);
   return date;
 }
 
@@ -16,26 +16,19 @@ export class GatewayResolver {
   constructor(private readonly services: GatewayServices) {}
 
   /** An agent's virtual key: whom to charge. */
-  private async agent(ctx: SvcContext): Promise<string> {
-    const caller = await this.services.keys.authenticate(ctx.bearer);
-    if (caller.kind !== 'agent') throw new SvcError('FORBIDDEN', 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)', { details: { type: 'permission_error', param: null, openaiCode: 'agent_key_required' } });
-    return caller.agentCode;
+  private agent(ctx: SvcContext): Promise<string> {
+    return this.services.callers.agent(ctx, 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)');
   }
 
   /** The master key, or a platform token with role admin. */
-  private async admin(ctx: SvcContext): Promise<void> {
-    if (ctx.principal) {
-      if (hasRole(ctx.principal)) return;
-      throw new SvcError('FORBIDDEN', 'Gateway administration needs role admin', { details: { type: 'permission_error', param: null } });
-    }
-    const caller = await this.services.keys.authenticate(ctx.bearer);
-    if (caller.kind !== 'master') throw new SvcError('FORBIDDEN', 'Gateway administration needs the master key (SVCLLM_MASTER_KEY)', { details: { type: 'permission_error', param: null, openaiCode: 'master_key_required' } });
+  private admin(ctx: SvcContext): Promise<void> {
+    return this.services.callers.admin(ctx);
   }
 
   @Mutation(() => ChatCompletionResult, { description: 'OpenAI chat completion (request as sent to /v1/chat/completions). Streams go through the REST path.' })
   async chatCompletion(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ChatCompletionResult> {
     const agentCode = await this.agent(ctx);
-    if (request.stream === true) throw new SvcError('BAD_USER_INPUT', 'stream: true is served by POST /v1/chat/completions on the REST bridge (SSE); GraphQL answers whole completions', { details: { type: 'invalid_request_error', param: 'stream' } });
+    if (request.stream === true) throw openAiErrors.invalidRequest('stream: true is served by POST /v1/chat/completions on the REST bridge (SSE); GraphQL answers whole completions', 'stream');
     const outcome = await this.services.chat.complete(agentCode, request, ctx.requestId);
     return { completion: outcome.completion as unknown as Record<string, unknown>, model: outcome.model, cacheStatus: outcome.cacheStatus, routeReason: outcome.routeReason ?? null };
   }
@@ -48,7 +41,7 @@ export class GatewayResolver {
 
   @Query(() => GraphQLJSONObject, { description: 'OpenAI model list: the aliases, then every configured chat and embedding model.' })
   async models(@Ctx() ctx: SvcContext): Promise<Record<string, unknown>> {
-    await this.services.keys.authenticate(ctx.bearer);
+    await this.services.callers.identify(ctx);
     return this.services.modelList();
   }
 
@@ -96,6 +89,6 @@ export class GatewayResolver {
   @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin).' })
   async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
     await this.admin(ctx);
-    return this.services.agentView(code);
+    return this.services.budgets.agent(code);
   }
 }

@@ -1,5 +1,13 @@
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Directive, Field, Float, ID, InputType, Int, ObjectType } from 'type-graphql';
+import type { Agent as DomainAgent } from '../domain/agent.js';
+import type { ApiKey as DomainApiKey } from '../domain/api-key.js';
+import type { BudgetSettings, Budget as DomainBudget } from '../domain/budget.js';
+import type { BudgetStatus } from '../domain/budget-status.js';
+import type { UsageRow as DomainUsageRow } from '../domain/usage.js';
+
+// The GraphQL types of the domain's records: each class implements its domain interface, so
+// resolvers return domain objects as they are.
 
 @ObjectType({ description: 'A chat completion in OpenAI wire format, with how it was served.' })
 export class ChatCompletionResult {
@@ -10,22 +18,22 @@ export class ChatCompletionResult {
 }
 
 @ObjectType({ description: 'Budget of one agent for the current calendar month (UTC).' })
-export class Budget {
+export class Budget implements DomainBudget {
   @Field(() => String) agentCode!: string;
-  @Field(() => String, { description: 'Always MONTHLY.' }) period!: string;
+  @Field(() => String, { description: 'Always MONTHLY.' }) period!: 'MONTHLY';
   @Field(() => Float) allocatedUsd!: number;
   @Field(() => Float) currentUsageUsd!: number;
   @Field(() => Float, { description: 'currentUsageUsd / allocatedUsd x 100, two decimals.' }) burnRatePercent!: number;
   @Field(() => Float) alertThresholdPercent!: number;
-  @Field(() => String, { description: 'HEALTHY below the threshold, WARNING_THRESHOLD_EXCEEDED at or above it.' }) status!: string;
+  @Field(() => String, { description: 'HEALTHY below the threshold, WARNING_THRESHOLD_EXCEEDED at or above it.' }) status!: BudgetStatus;
   @Field(() => Boolean) hardLimitEnabled!: boolean;
-  @Field(() => String, { nullable: true }) alertWebhookUrl?: string | null;
+  @Field(() => String, { nullable: true }) alertWebhookUrl!: string | null;
   @Field(() => Float, { description: 'Held by requests in flight.' }) reservedUsd!: number;
   @Field(() => Float, { description: 'allocated - spent - held, at least 0.' }) remainingUsd!: number;
 }
 
 @InputType({ description: 'Every member is checked by the service, so errors name the member (422).' })
-export class SetBudgetInput {
+export class SetBudgetInput implements Partial<BudgetSettings> {
   @Field(() => String, { nullable: true }) agentCode?: string;
   @Field(() => Float, { nullable: true }) monthlyBudgetUsd?: number;
   @Field(() => Boolean, { nullable: true, description: 'Default false: record spending but never block.' }) hardLimitEnabled?: boolean;
@@ -34,14 +42,14 @@ export class SetBudgetInput {
 }
 
 @ObjectType()
-export class ApiKey {
+export class ApiKey implements DomainApiKey {
   @Field(() => ID) id!: string;
   @Field(() => String) agentCode!: string;
   @Field(() => String) name!: string;
   @Field(() => String, { description: 'The first characters, for recognising a key; the key itself is never stored.' }) keyPrefix!: string;
   @Field(() => Date) createdAt!: Date;
-  @Field(() => Date, { nullable: true }) lastUsedAt?: Date | null;
-  @Field(() => Date, { nullable: true }) revokedAt?: Date | null;
+  @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
+  @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
 }
 
 @ObjectType({ description: 'A new key: `key` is shown this once.' })
@@ -50,7 +58,7 @@ export class CreatedApiKey extends ApiKey {
 }
 
 @ObjectType()
-export class UsageRow {
+export class UsageRow implements DomainUsageRow {
   @Field(() => String) agentCode!: string;
   @Field(() => String) model!: string;
   @Field(() => String, { description: 'UTC day, YYYY-MM-DD' }) day!: string;
@@ -63,7 +71,7 @@ export class UsageRow {
 
 @Directive('@key(fields: "code")')
 @ObjectType({ description: 'An agent or department that spends on models. Other subgraphs reference it by code.' })
-export class Agent {
+export class Agent implements DomainAgent {
   @Field(() => String) code!: string;
   @Field(() => Budget) budget!: Budget;
   @Field(() => [UsageRow], { description: 'This month, per model and UTC day.' }) usage!: UsageRow[];

@@ -1,13 +1,13 @@
-import type { Cache, Logger } from '@svc/kit';
-import { SvcError } from '@svc/kit';
+import { openAiErrors, type Cache, type Logger } from '@svc/kit';
+import type { Reservation } from '../domain/budget.js';
 import { chatCacheKey } from '../domain/cache-key.js';
 import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
 import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
-import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii.js';
+import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
 import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
-import type { BudgetService, Reservation } from './budget-service.js';
+import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
@@ -52,10 +52,7 @@ function maskOrFail(messages: ChatMessage[], vault: PiiVault): ChatMessage[] {
     return maskMessages(messages, vault);
   } catch (error) {
     // Fail closed: nothing leaves the gateway unmasked.
-    throw new SvcError('BAD_USER_INPUT', `piiStrict: the request could not be masked (${(error as Error).message}); it was not sent`, {
-      cause: error,
-      details: { type: 'invalid_request_error', param: 'messages', openaiCode: error instanceof PiiMaskingError ? 'pii_masking_failed' : 'pii_masking_error' },
-    });
+    throw openAiErrors.invalidRequest(`piiStrict: the request could not be masked (${(error as Error).message}); it was not sent`, 'messages', error instanceof PiiMaskingError ? 'pii_masking_failed' : 'pii_masking_error', { cause: error });
   }
 }
 

@@ -1,7 +1,7 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import type { Logger } from '@svc/kit';
+import { ROUTER_FAILURE, SvcError, type Logger, type RouterClient } from '@svc/kit';
 
 /**
  * MCP tool `svccrawl_query_knowledge`: semantic search in the knowledge base the crawler
@@ -19,11 +19,10 @@ import type { Logger } from '@svc/kit';
 
 export const QUERY_KNOWLEDGE_TOOL = 'svccrawl_query_knowledge';
 
-const REQUEST_TIMEOUT_MS = 30_000;
+/** Its text is in schema/operations/crawl-mcp.graphql. */
+const SEARCH = 'SvcCrawlMcpSearchKnowledge';
 
-const SEARCH = `query SvcCrawlMcpSearchKnowledge($query: String!, $category: String, $topK: Int) {
-  searchKnowledge(query: $query, category: $category, topK: $topK) { itemId title url category content score }
-}`;
+const REQUEST_TIMEOUT_MS = 30_000;
 
 const inputSchema = {
   query: z.string().min(1).max(2000).describe('What to look for, in natural language (matched by meaning, not by keywords).'),
@@ -48,7 +47,8 @@ const outputSchema = {
 type Hit = z.infer<typeof hitSchema>;
 
 export interface QueryKnowledgeDeps {
-  /** The router's GraphQL endpoint. */
+  router: RouterClient;
+  /** The router's GraphQL endpoint, named in the messages. */
   routerUrl: string;
   /** Platform JWT the searches run with (SVC_TOKEN). */
   token?: string | undefined;
@@ -61,19 +61,26 @@ function toolError(text: string): CallToolResult {
   return { isError: true, content: [{ type: 'text', text }] };
 }
 
-interface GraphQLReply {
-  data?: { searchKnowledge?: (Omit<Hit, 'category'> & { category: string | null })[] | null } | null;
-  errors?: { message: string; extensions?: { code?: string } }[];
+interface SearchData {
+  searchKnowledge?: (Omit<Hit, 'category'> & { category: string | null })[] | null;
 }
 
-/** What to tell the caller about GraphQL errors, with the setting to look at. */
-function explain(errors: NonNullable<GraphQLReply['errors']>, deps: QueryKnowledgeDeps): string {
-  const messages = errors.map((e) => e.message).join('; ');
-  const codes = new Set(errors.map((e) => e.extensions?.code));
-  if (codes.has('UNAUTHENTICATED')) return `The platform refused SVC_TOKEN: ${messages}. Set SVC_TOKEN to a valid, unexpired platform token.`;
-  if (codes.has('FORBIDDEN')) return `The platform refused the search: ${messages}. SVC_TOKEN must grant the tenant in SVC_TENANT_ID${deps.tenantId ? ` (${deps.tenantId})` : ''}.`;
-  if (codes.has('BAD_USER_INPUT') && /X-Svc-Tenant-Id/i.test(messages)) return `searchKnowledge failed: ${messages}. Set SVC_TENANT_ID to the tenant to search.`;
-  return `searchKnowledge failed: ${messages}`;
+/** What to tell the caller about a failed search, with the setting to look at. */
+function explain(error: SvcError, deps: QueryKnowledgeDeps): string {
+  const { message } = error;
+  switch (error.extensions.slug) {
+    case ROUTER_FAILURE.unreachable:
+    case ROUTER_FAILURE.timeout:
+      return `Could not reach the platform's router at ${deps.routerUrl} (${error.originalError?.message ?? message}). Is the platform running? SVC_ROUTER_URL sets the address.`;
+    case ROUTER_FAILURE.invalidAnswer: {
+      const { httpStatus, bodyStart } = (error.extensions.details ?? {}) as { httpStatus?: number; bodyStart?: string };
+      return `The router at ${deps.routerUrl} answered HTTP ${httpStatus} without search results${bodyStart ? `: ${bodyStart}` : ''}. Check SVC_ROUTER_URL.`;
+    }
+  }
+  if (error.code === 'UNAUTHENTICATED') return `The platform refused SVC_TOKEN: ${message}. Set SVC_TOKEN to a valid, unexpired platform token.`;
+  if (error.code === 'FORBIDDEN') return `The platform refused the search: ${message}. SVC_TOKEN must grant the tenant in SVC_TENANT_ID${deps.tenantId ? ` (${deps.tenantId})` : ''}.`;
+  if (error.code === 'BAD_USER_INPUT' && /X-Svc-Tenant-Id/i.test(message)) return `searchKnowledge failed: ${message}. Set SVC_TENANT_ID to the tenant to search.`;
+  return `searchKnowledge failed: ${message}`;
 }
 
 function summary(query: string, hits: Hit[]): string {
@@ -101,32 +108,19 @@ export function registerQueryKnowledgeTool(server: McpServer, deps: QueryKnowled
       if (!deps.token) {
         return toolError('No platform token is configured: set SVC_TOKEN to a platform JWT (and SVC_TENANT_ID to the tenant to search) in the environment of the crawl MCP server, then restart it.');
       }
-      const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${deps.token}` };
-      if (deps.tenantId) headers['x-svc-tenant-id'] = deps.tenantId;
-      let response: Response;
+      let hits: SearchData['searchKnowledge'];
       try {
-        response = await fetch(deps.routerUrl, {
-          method: 'POST',
-          headers,
-          body: JSON.stringify({ query: SEARCH, variables: { query, category: category ?? null, topK: topK ?? 5 } }),
-          signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
+        const data = await deps.router.execute<SearchData>(SEARCH, { query, category: category ?? null, topK: topK ?? 5 }, {
+          headers: { authorization: `Bearer ${deps.token}`, 'x-svc-tenant-id': deps.tenantId },
+          timeoutMs: REQUEST_TIMEOUT_MS,
         });
+        hits = data.searchKnowledge;
       } catch (error) {
-        const cause = error instanceof Error ? ((error.cause as Error | undefined)?.message ?? error.message) : String(error);
-        return toolError(`Could not reach the platform's router at ${deps.routerUrl} (${cause}). Is the platform running? SVC_ROUTER_URL sets the address.`);
+        if (error instanceof SvcError) return toolError(explain(error, deps));
+        deps.log.error({ err: error, tool: QUERY_KNOWLEDGE_TOOL }, 'knowledge search failed');
+        return toolError(`searchKnowledge failed: ${(error as Error).message}`);
       }
-      let reply: GraphQLReply | undefined;
-      const text = await response.text().catch(() => '');
-      try {
-        reply = JSON.parse(text) as GraphQLReply;
-      } catch {
-        reply = undefined;
-      }
-      if (reply?.errors?.length) return toolError(explain(reply.errors, deps));
-      const hits = reply?.data?.searchKnowledge;
-      if (!response.ok || !Array.isArray(hits)) {
-        return toolError(`The router at ${deps.routerUrl} answered HTTP ${response.status} without search results${text ? `: ${text.slice(0, 200)}` : ''}. Check SVC_ROUTER_URL.`);
-      }
+      if (!Array.isArray(hits)) return toolError(`The router at ${deps.routerUrl} answered without search results. Check SVC_ROUTER_URL.`);
       const results = hits.map((h) => ({ score: h.score, title: h.title, url: h.url, category: h.category ?? '', content: h.content, itemId: h.itemId }));
       deps.log.info({ tool: QUERY_KNOWLEDGE_TOOL, results: results.length }, 'knowledge searched');
       return { structuredContent: { query, results }, content: [{ type: 'text', text: summary(query, results) }] };

@@ -31,11 +31,11 @@ const chatBody: JsonSchema = {
 const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
 const adminErrors = { 401: 'Missing or invalid key', 403: 'Needs the master key (SVCLLM_MASTER_KEY)', 422: 'Validation failed; errors[] names each field' };
 
-export const gatewayRoutes: RouteSpec[] = [
+export const llmRoutes: RouteSpec[] = [
   {
     method: 'POST',
     path: '/v1/chat/completions',
-    style: 'gateway',
+    style: 'llm',
     operation: 'ChatCompletion',
     variables: { request: 'body' },
     result: 'chatCompletion',
@@ -54,7 +54,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'POST',
     path: '/v1/embeddings',
-    style: 'gateway',
+    style: 'llm',
     operation: 'CreateEmbeddings',
     variables: { request: 'body' },
     result: 'createEmbeddings',
@@ -69,7 +69,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/v1/models',
-    style: 'gateway',
+    style: 'llm',
     operation: 'ListModels',
     variables: {},
     result: 'models',
@@ -82,7 +82,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/admin/v1/budgets',
-    style: 'gateway',
+    style: 'llm',
     operation: 'ListBudgets',
     variables: {},
     result: 'budgets',
@@ -97,7 +97,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'POST',
     path: '/admin/v1/budgets',
-    style: 'gateway',
+    style: 'llm',
     operation: 'SetBudget',
     variables: { input: 'body' },
     result: 'setBudget',
@@ -119,7 +119,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'POST',
     path: '/admin/v1/keys',
-    style: 'gateway',
+    style: 'llm',
     operation: 'CreateApiKey',
     variables: { agentCode: 'body.agentCode', name: 'body.name' },
     result: 'createApiKey',
@@ -134,7 +134,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/admin/v1/keys',
-    style: 'gateway',
+    style: 'llm',
     operation: 'ListApiKeys',
     variables: { agentCode: 'query.agentCode' },
     result: 'apiKeys',
@@ -149,7 +149,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'DELETE',
     path: '/admin/v1/keys/{id}',
-    style: 'gateway',
+    style: 'llm',
     operation: 'RevokeApiKey',
     variables: { id: 'path.id' },
     result: 'revokeApiKey',
@@ -163,7 +163,7 @@ export const gatewayRoutes: RouteSpec[] = [
   {
     method: 'GET',
     path: '/admin/v1/usage',
-    style: 'gateway',
+    style: 'llm',
     operation: 'Usage',
     variables: { agentCode: 'query.agentCode', from: 'query.from', to: 'query.to' },
     result: 'usage',

@@ -1,12 +1,28 @@
 import { validationError, type FieldProblem } from '@svc/kit';
-import type { ContentFields, Seo } from '../domain/seo.js';
+import type { ContentFields, Seo } from './seo.js';
+
+/** A new content: its site, its slug (fixed for good) and the text of version 1. */
+export interface NewContent {
+  siteKey: string;
+  slug: string;
+  title: string;
+  fields?: ContentFields | null;
+  seo?: Seo | null;
+}
+
+/** A draft edit: members left out keep their current value; null clears a field. */
+export interface DraftEdit {
+  title?: string | null;
+  fields?: ContentFields | null;
+  seo?: Seo | null;
+}
 
 const URL_FIELDS = new Set(['bannerUrl', 'ctaLink', 'ogImage']);
 const MAX_TEXT = 5000;
 const MAX_TITLE = 300;
 
 /** Validates editorial input; text is stored as given (delivery is JSON, never HTML). */
-export function checkContentInput(input: { title?: string | null; fields?: ContentFields | null; seo?: Seo | null }, creating: boolean): void {
+export function checkContentInput(input: DraftEdit, creating: boolean): void {
   const problems: FieldProblem[] = [];
   if (creating || input.title !== undefined) {
     const title = input.title?.trim() ?? '';

@@ -1,7 +1,7 @@
 import { JSON_TYPE, type Envelope } from './envelope.js';
 
 /** `{code, message, data}`; `code` stays 200 even when the HTTP status is 202. */
-export const analysisEnvelope: Envelope = {
+export const insightEnvelope: Envelope = {
   success: (payload, route) => ({ status: route.status, contentType: JSON_TYPE, body: { code: 200, message: route.message ?? 'OK', data: payload } }),
   error: (error) => ({
     status: error.status,

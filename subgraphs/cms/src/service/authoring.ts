@@ -1,0 +1,89 @@
+import { SvcError, type Principal } from '@svc/kit';
+import { VersionStatus, type Content, type ContentVersion, type VersionText } from '../domain/content.js';
+import { checkContentInput, mergeDefined, type DraftEdit, type NewContent } from '../domain/content-input.js';
+import { checkSiteKey, checkSlug } from '../domain/slug.js';
+import type { ContentStore } from '../store/content-store.js';
+import type { LockedContent } from '../store/locked-content.js';
+import type { SiteStore } from '../store/site-store.js';
+import { mayAuthor, requireAuthor } from './access.js';
+import { authoredContent, withAuthoredContent } from './authored-content.js';
+import { siteOrFail, versionNotFound } from './not-found.js';
+
+export interface AuthoringDeps {
+  sites: SiteStore;
+  contents: ContentStore;
+}
+
+/**
+ * Edits go to the draft: the latest version when it is a DRAFT, otherwise a new DRAFT
+ * copied from the latest, so published and superseded versions never change.
+ */
+async function editDraft(locked: LockedContent, actor: string, edit: (current: ContentVersion) => VersionText): Promise<void> {
+  const latest = await locked.latestVersion();
+  const text = edit(latest);
+  if (latest.status === VersionStatus.DRAFT) await locked.rewriteVersion(latest.version, text);
+  else locked.addDraft(text, actor);
+}
+
+/** Reading, creating and editing contents (editors and admins of the content's site). */
+export function createAuthoring(deps: AuthoringDeps) {
+  const { sites, contents } = deps;
+  return {
+    async get(principal: Principal | undefined, id: string): Promise<Content> {
+      return authoredContent(contents, principal, id);
+    },
+
+    async list(principal: Principal | undefined, siteKey: string): Promise<Content[]> {
+      requireAuthor(principal, siteKey);
+      return contents.ofSite(await siteOrFail(sites, siteKey));
+    },
+
+    /** Batch load for federation references; ids the caller may not author come back null. */
+    async byIds(principal: Principal | undefined, ids: readonly string[]): Promise<(Content | null)[]> {
+      const found = await contents.byIds(ids);
+      return ids.map((id) => {
+        const content = found.find((c) => c.id === id);
+        return content && mayAuthor(principal, content.siteKey) ? content : null;
+      });
+    },
+
+    async create(principal: Principal | undefined, input: NewContent): Promise<Content> {
+      checkSiteKey(input.siteKey);
+      const author = requireAuthor(principal, input.siteKey);
+      checkSlug(input.slug);
+      checkContentInput(input, true);
+      const site = await siteOrFail(sites, input.siteKey);
+      const content = await contents.insert(site, input.slug, { title: input.title.trim(), fields: { ...(input.fields ?? {}) }, seo: { ...(input.seo ?? {}) } }, author.subject);
+      if (!content) throw new SvcError('CONFLICT', `Site ${JSON.stringify(input.siteKey)} already has a content with slug ${JSON.stringify(input.slug)}`, { slug: 'slug-taken' });
+      return content;
+    },
+
+    async updateDraft(principal: Principal | undefined, id: string, input: DraftEdit, baseVersion?: number | null): Promise<Content> {
+      checkContentInput(input, false);
+      return withAuthoredContent(contents, principal, id, async (locked, editor) => {
+        const { latestVersion } = locked.state;
+        if (baseVersion != null && baseVersion !== latestVersion) {
+          throw new SvcError('CONFLICT', `Content ${id} is at version ${latestVersion}, not ${baseVersion}: reload and apply your change again`, { slug: 'version-conflict' });
+        }
+        await editDraft(locked, editor.subject, (draft) => ({
+          title: input.title != null ? input.title.trim() : draft.title,
+          fields: mergeDefined(draft.fields, input.fields),
+          seo: mergeDefined(draft.seo, input.seo),
+        }));
+        return locked.view();
+      });
+    },
+
+    /** Copies an earlier version into the draft; publishing the draft makes it live. */
+    async restore(principal: Principal | undefined, id: string, version: number): Promise<Content> {
+      return withAuthoredContent(contents, principal, id, async (locked, editor) => {
+        const source = await locked.version(version);
+        if (!source) throw versionNotFound(id, version);
+        await editDraft(locked, editor.subject, () => ({ title: source.title, fields: { ...source.fields }, seo: { ...source.seo } }));
+        return locked.view();
+      });
+    },
+  };
+}
+
+export type Authoring = ReturnType<typeof createAuthoring>;

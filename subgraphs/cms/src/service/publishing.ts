@@ -1,0 +1,104 @@
+import { SvcError, validationError, type Logger, type Principal } from '@svc/kit';
+import { VersionStatus, type Content } from '../domain/content.js';
+import type { ContentStore } from '../store/content-store.js';
+import type { LockedContent } from '../store/locked-content.js';
+import { authoredContent, withAuthoredContent } from './authored-content.js';
+import { versionNotFound } from './not-found.js';
+import type { CachePurge } from './purge.js';
+
+export interface PublishScheduler {
+  /** Durably schedules publishing `version` of a content at `at` (replacing an earlier schedule). */
+  schedule(contentId: string, version: number, at: Date): Promise<void>;
+}
+
+export interface PublishingDeps {
+  contents: ContentStore;
+  purge: Pick<CachePurge, 'afterChange'>;
+  scheduler: PublishScheduler;
+  log: Logger;
+}
+
+/** Making versions live, taking them down, and scheduling both; every change purges the caches. */
+export function createPublishing(deps: PublishingDeps) {
+  const { contents, purge, log } = deps;
+
+  /** Moves `version` live; false when it already is. */
+  async function publishLocked(locked: LockedContent, version: number, actor: string): Promise<boolean> {
+    const { id, scheduledVersion } = locked.state;
+    const target = await locked.version(version);
+    if (!target) throw versionNotFound(id, version);
+    if (target.status === VersionStatus.PUBLISHED) return false;
+    const now = new Date();
+    const live = await locked.liveVersion();
+    if (live) await locked.setVersionStatus(live.version, VersionStatus.SUPERSEDED);
+    await locked.setVersionStatus(version, VersionStatus.PUBLISHED, now);
+    locked.update({ publishedVersion: version, publishedAt: now, everPublished: true, ...(scheduledVersion === version ? { scheduledAt: null, scheduledVersion: null } : {}) });
+    log.info({ contentId: id, version, actor }, 'content published');
+    return true;
+  }
+
+  return {
+    /** Publishing an older version rolls back to it. */
+    async publish(principal: Principal | undefined, id: string, version?: number | null): Promise<Content> {
+      const { result, changed, siteKey, slug } = await withAuthoredContent(contents, principal, id, async (locked, editor) => {
+        const changed = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
+        return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+      });
+      if (changed) await purge.afterChange(siteKey, slug);
+      return result;
+    },
+
+    /** Runs a schedule set by schedulePublish; a cancelled or replaced schedule does nothing. */
+    async publishScheduled(id: string, version: number): Promise<boolean> {
+      const outcome = await contents.withLockedContent(id, async (locked) => {
+        if (!locked || locked.state.scheduledVersion !== version) return undefined;
+        const changed = await publishLocked(locked, version, 'scheduler');
+        locked.update({ scheduledAt: null, scheduledVersion: null });
+        return { changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+      });
+      if (outcome?.changed) await purge.afterChange(outcome.siteKey, outcome.slug);
+      return !!outcome?.changed;
+    },
+
+    async unpublish(principal: Principal | undefined, id: string): Promise<Content> {
+      const { result, changed, siteKey, slug, actor } = await withAuthoredContent(contents, principal, id, async (locked, editor) => {
+        const live = await locked.liveVersion();
+        if (live) await locked.setVersionStatus(live.version, VersionStatus.UNPUBLISHED);
+        locked.update({ publishedVersion: null, publishedAt: null });
+        return { result: await locked.view(), changed: !!live, siteKey: locked.state.siteKey, slug: locked.state.slug, actor: editor.subject };
+      });
+      if (changed) {
+        log.info({ contentId: id, actor }, 'content unpublished');
+        await purge.afterChange(siteKey, slug);
+      }
+      return result;
+    },
+
+    async schedulePublish(principal: Principal | undefined, id: string, at: Date, version?: number | null): Promise<Content> {
+      if (Number.isNaN(at.getTime()) || at.getTime() <= Date.now()) {
+        throw validationError([{ pointer: '/at', detail: `at must be a time in the future; got ${Number.isNaN(at.getTime()) ? 'an invalid date' : at.toISOString()}` }]);
+      }
+      const current = await authoredContent(contents, principal, id);
+      const target = version ?? current.latestVersion;
+      const row = current.versions.find((v) => v.version === target);
+      if (!row) throw versionNotFound(id, target);
+      if (row.status === VersionStatus.PUBLISHED) throw new SvcError('CONFLICT', `Version ${target} of content ${id} is already published`, { slug: 'already-published' });
+      // The job is stored first: if the commit below fails, the job finds no matching schedule and does nothing.
+      await deps.scheduler.schedule(id, target, at);
+      return withAuthoredContent(contents, principal, id, async (locked, editor) => {
+        locked.update({ scheduledAt: at, scheduledVersion: target });
+        log.info({ contentId: id, version: target, at: at.toISOString(), actor: editor.subject }, 'content publish scheduled');
+        return locked.view();
+      });
+    },
+
+    async cancelSchedule(principal: Principal | undefined, id: string): Promise<Content> {
+      return withAuthoredContent(contents, principal, id, async (locked) => {
+        locked.update({ scheduledAt: null, scheduledVersion: null });
+        return locked.view();
+      });
+    },
+  };
+}
+
+export type Publishing = ReturnType<typeof createPublishing>;

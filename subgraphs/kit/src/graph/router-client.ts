@@ -1,0 +1,113 @@
+import { randomUUID } from 'node:crypto';
+import { Agent, request } from 'undici';
+import { SvcError } from '../errors.js';
+import { svcErrorOf, type GraphQLResult } from './graphql-result.js';
+
+export interface RouterClientOptions {
+  /** The router's GraphQL endpoint; a function when the address is known only later (read on every call). */
+  url: string | (() => string);
+  /** Operation texts by name, from `loadOperations()` (schema/operations/*.graphql). */
+  operations: ReadonlyMap<string, string>;
+  /** How long one call may take, the whole answer included; default 30 000 ms. */
+  timeoutMs?: number;
+}
+
+export interface CallOptions {
+  /**
+   * Headers of the call, sent as given (lower-case names; undefined values left out): the
+   * caller's credential, tenant, site key and request id (kit's CALLER_HEADERS). Without an
+   * `x-request-id` the call gets a fresh one, so the router's logs of it can be found.
+   */
+  headers?: Readonly<Record<string, string | undefined>>;
+  /** This call's limit instead of the client's `timeoutMs`. */
+  timeoutMs?: number;
+}
+
+export interface RouterClient {
+  /**
+   * Runs a named operation and returns its `data`. Fails with an SvcError: the code of the
+   * first GraphQL error (see `svcErrorOf`), or one of the client's own (ROUTER_FAILURE):
+   * UNAVAILABLE when the router cannot be reached or does not answer in time, UPSTREAM_ERROR
+   * when it answers with something other than a GraphQL result with data.
+   */
+  execute<T = Record<string, unknown>>(operationName: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<T>;
+  /** Runs a named operation and returns the response as it came (data and errors), for callers that map errors themselves. Transport failures throw as for `execute`. */
+  raw(operationName: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<GraphQLResult>;
+  /** Closes the kept-alive connections. */
+  close(): Promise<void>;
+}
+
+/** Slugs of the client's own failures, telling them apart from errors the graph answered with. */
+export const ROUTER_FAILURE = {
+  /** UNAVAILABLE: no connection, or it broke; the network error is the `originalError`. */
+  unreachable: 'router-unreachable',
+  /** UNAVAILABLE: no complete answer within the timeout. */
+  timeout: 'router-timeout',
+  /** UPSTREAM_ERROR: an answer that is not a GraphQL result, or one without data; `details` has `httpStatus` (and `bodyStart`). */
+  invalidAnswer: 'router-invalid-answer',
+} as const;
+
+const DEFAULT_TIMEOUT_MS = 30_000;
+
+/** The network error as an Error of this realm (SvcError keeps only those as `originalError`). */
+function asError(error: unknown): Error {
+  if (error instanceof Error) return error;
+  const message = (error as { message?: unknown } | null)?.message;
+  return new Error(typeof message === 'string' ? message : String(error), { cause: error });
+}
+
+function isObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
+/** One client of the router: every named operation over one pool of keep-alive connections. */
+export function createRouterClient(options: RouterClientOptions): RouterClient {
+  const agent = new Agent();
+  const urlOf = typeof options.url === 'function' ? options.url : () => options.url as string;
+
+  async function post(operationName: string, variables: Record<string, unknown>, call: CallOptions): Promise<{ status: number; result: GraphQLResult }> {
+    const query = options.operations.get(operationName);
+    // A programming error, not a failure of the graph: no such file was loaded.
+    if (query === undefined) throw new Error(`Unknown operation ${operationName}: no schema/operations file defines it`);
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    for (const [name, value] of Object.entries(call.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
+    headers['x-request-id'] ??= randomUUID();
+    const timeoutMs = call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const signal = AbortSignal.timeout(timeoutMs);
+    let status: number;
+    let text: string;
+    try {
+      const response = await request(urlOf(), { method: 'POST', headers, body: JSON.stringify({ query, operationName, variables }), dispatcher: agent, signal });
+      status = response.statusCode;
+      text = await response.body.text();
+    } catch (error) {
+      if (signal.aborted) throw new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5, cause: asError(error) });
+      throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(error) });
+    }
+    let result: unknown;
+    try {
+      result = JSON.parse(text);
+    } catch {
+      result = undefined;
+    }
+    if (!isObject(result)) {
+      throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${status} with a body that is not a GraphQL result`, {
+        slug: ROUTER_FAILURE.invalidAnswer,
+        details: { httpStatus: status, bodyStart: text.slice(0, 200) } });
+    }
+    return { status, result: result as GraphQLResult };
+  }
+
+  return {
+    async execute<T>(operationName: string, variables: Record<string, unknown> = {}, call: CallOptions = {}): Promise<T> {
+      const { status, result } = await post(operationName, variables, call);
+      if (result.errors?.length) throw svcErrorOf(result.errors[0]!);
+      if (!isObject(result.data)) throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${status} without data for ${operationName}`, { slug: ROUTER_FAILURE.invalidAnswer, details: { httpStatus: status } });
+      return result.data as T;
+    },
+    async raw(operationName, variables = {}, call = {}) {
+      return (await post(operationName, variables, call)).result;
+    },
+    close: () => agent.close(),
+  };
+}

@@ -1,0 +1,33 @@
+/** One line of the usage ledger: a request, charged or not. */
+export interface UsageEntry {
+  kind: 'chat' | 'embedding';
+  requestedModel: string;
+  model?: string;
+  deployment?: string;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  cached: boolean;
+  outcome: 'ok' | 'error' | 'aborted' | 'refused';
+  requestId?: string;
+}
+
+/** Usage summed per agent, model and UTC day (refused requests left out). */
+export interface UsageRow {
+  agentCode: string;
+  model: string;
+  /** UTC day, YYYY-MM-DD. */
+  day: string;
+  requests: number;
+  promptTokens: number;
+  completionTokens: number;
+  costUsd: number;
+  cacheHits: number;
+}
+
+/** Which usage to sum: one agent or all, `from` inclusive, `to` exclusive. */
+export interface UsageFilter {
+  agentCode?: string;
+  from?: Date;
+  to?: Date;
+}

@@ -1,0 +1,59 @@
+import type { IncomingHttpHeaders } from 'node:http';
+import { bearerToken, hasRole, openAiErrors, type SvcContext } from '@svc/kit';
+import type { Caller } from '../domain/api-key.js';
+import type { KeyService } from './key-service.js';
+
+/**
+ * Where the credential comes from: a GraphQL context (kit has taken the bearer from its
+ * header) or the headers of one of llm's own HTTP routes.
+ */
+export type CredentialSource = Pick<SvcContext, 'bearer'> | { headers: IncomingHttpHeaders };
+
+function bearerOf(source: CredentialSource): string | undefined {
+  if (!('headers' in source)) return source.bearer;
+  try {
+    return bearerToken(source.headers.authorization);
+  } catch {
+    return undefined; // a malformed header carries no key: 401 invalid_api_key like a missing one
+  }
+}
+
+/** Who may call what: every check of gateway keys (agent or master) and admin tokens. */
+export function createCallerCheck(keys: KeyService) {
+  const identify = (source: CredentialSource): Promise<Caller> => keys.authenticate(bearerOf(source));
+  const tryIdentify = (source: CredentialSource): Promise<Caller | undefined> => identify(source).catch(() => undefined);
+
+  return {
+    /** Any gateway key, agent or master; 401 invalid_api_key otherwise. */
+    identify,
+
+    /** Like identify, but undefined instead of an error. */
+    tryIdentify,
+
+    /** An agent's key, whose agent is charged; the master key is refused with `refusal` (403). */
+    async agent(source: CredentialSource, refusal: string): Promise<string> {
+      const caller = await identify(source);
+      if (caller.kind !== 'agent') throw openAiErrors.permissionDenied(refusal, 'agent_key_required');
+      return caller.agentCode;
+    },
+
+    /** The master key, or a platform token with role admin. */
+    async admin(ctx: SvcContext): Promise<void> {
+      if (ctx.principal) {
+        if (hasRole(ctx.principal)) return;
+        throw openAiErrors.permissionDenied('Gateway administration needs role admin');
+      }
+      const caller = await identify(ctx);
+      if (caller.kind !== 'master') throw openAiErrors.permissionDenied('Gateway administration needs the master key (SVCLLM_MASTER_KEY)', 'master_key_required');
+    },
+
+    /** Admins see every agent, an agent's key only its own agent. */
+    async maySeeAgent(ctx: SvcContext, code: string): Promise<boolean> {
+      if (hasRole(ctx.principal)) return true;
+      const caller = await tryIdentify(ctx);
+      return !!caller && (caller.kind === 'master' || caller.agentCode === code);
+    },
+  };
+}
+
+export type CallerCheck = ReturnType<typeof createCallerCheck>;

@@ -1,0 +1,131 @@
+import type { MikroORM } from '@svc/kit';
+import { budgetOf, type Budget, type BudgetChange, type Reservation } from '../domain/budget.js';
+import type { UsageEntry } from '../domain/usage.js';
+import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
+
+type Row = Record<string, unknown>;
+const num = (v: unknown) => Number(v ?? 0);
+
+/** Each agent with its period row (absent before the month's first request). */
+const BUDGETS = `select a.code, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
+              coalesce(bp.spent_usd, 0) as spent_usd, coalesce(bp.reserved_usd, 0) as reserved_usd
+         from llm.agent a left join llm.budget_period bp on bp.agent_code = a.code and bp.period = ?`;
+
+function toBudget(row: Row): Budget {
+  return budgetOf({
+    agentCode: String(row.code),
+    allocatedUsd: num(row.monthly_budget_usd),
+    spentUsd: num(row.spent_usd),
+    reservedUsd: num(row.reserved_usd),
+    alertThresholdPercent: num(row.alert_threshold_percent),
+    hardLimitEnabled: row.hard_limit_enabled === true,
+    alertWebhookUrl: (row.alert_webhook_url as string | null) ?? null,
+  });
+}
+
+/**
+ * Agents, their monthly period rows and the reservations held against them. Every statement
+ * that moves money is ONE statement: the period row is locked only while it runs, and its
+ * condition is re-checked after the lock, so concurrent requests never overspend.
+ */
+export function createBudgetStore(orm: MikroORM) {
+  const em = () => orm.em.fork();
+  return {
+    async budget(agentCode: string, period: string): Promise<Budget | undefined> {
+      const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = ?`, [period, agentCode]);
+      return rows[0] ? toBudget(rows[0]) : undefined;
+    },
+
+    async budgets(period: string): Promise<Budget[]> {
+      const rows = await em().execute<Row[]>(`${BUDGETS}\n          order by a.code`, [period]);
+      return rows.map(toBudget);
+    },
+
+    /** Creates the agent or changes its settings; undefined members keep what is stored. */
+    async save(change: BudgetChange): Promise<void> {
+      const { agentCode, monthlyBudgetUsd, hardLimitEnabled, alertWebhookUrl, alertThresholdPercent } = change;
+      await em().execute(
+        `insert into llm.agent (code, monthly_budget_usd, hard_limit_enabled, alert_webhook_url, alert_threshold_percent)
+         values (?, ?, ?, ?, ?)
+         on conflict (code) do update set monthly_budget_usd = excluded.monthly_budget_usd,
+           hard_limit_enabled = coalesce(?, llm.agent.hard_limit_enabled),
+           alert_webhook_url = case when ? then excluded.alert_webhook_url else llm.agent.alert_webhook_url end,
+           alert_threshold_percent = coalesce(?, llm.agent.alert_threshold_percent),
+           updated_at = now()`,
+        [
+          agentCode, monthlyBudgetUsd, hardLimitEnabled ?? false, alertWebhookUrl ?? null, alertThresholdPercent ?? 80,
+          hardLimitEnabled ?? null, alertWebhookUrl !== undefined, alertThresholdPercent ?? null,
+        ],
+      );
+    },
+
+    /**
+     * Holds the reservation's amount on its period row and records it, in one statement;
+     * false when the hard limit would be passed or the period row does not exist yet.
+     */
+    async hold(reservation: Reservation, requestId: string | undefined, expiresAt: Date): Promise<boolean> {
+      const { id, agentCode, period, amountUsd } = reservation;
+      const rows = await em().execute<unknown[]>(
+        `with held as (
+             update llm.budget_period bp set reserved_usd = bp.reserved_usd + ?
+               from llm.agent a
+              where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
+                and (not a.hard_limit_enabled or bp.spent_usd + bp.reserved_usd + ? <= a.monthly_budget_usd)
+              returning bp.agent_code)
+           insert into llm.reservation (id, agent_code, period, amount_usd, request_id, expires_at)
+           select ?, agent_code, ?, ?, ?, ? from held returning id`,
+        [amountUsd, agentCode, period, amountUsd, id, period, amountUsd, requestId ?? null, expiresAt],
+      );
+      return rows.length > 0;
+    },
+
+    /** Creates the agent's row for the period unless it exists. */
+    async openPeriod(agentCode: string, period: string): Promise<void> {
+      await em().execute('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing', [agentCode, period]);
+    },
+
+    /**
+     * Replaces the hold by the actual cost and writes the ledger line, in one statement.
+     * Returns the period's spending with the agent's allocation and threshold.
+     */
+    async settle(reservation: Reservation, usage: UsageEntry): Promise<{ allocatedUsd: number; spentUsd: number; alertThresholdPercent: number } | undefined> {
+      const rows = await em().execute<{ spent_usd: string; monthly_budget_usd: string; alert_threshold_percent: string }[]>(
+        `with released as (delete from llm.reservation where id = ? returning amount_usd),
+              charged as (
+                update llm.budget_period set reserved_usd = greatest(0, reserved_usd - coalesce((select amount_usd from released), 0)), spent_usd = spent_usd + ?
+                 where agent_code = ? and period = ? returning spent_usd),
+              ledger as (${LEDGER_INSERT})
+         select c.spent_usd, a.monthly_budget_usd, a.alert_threshold_percent from charged c join llm.agent a on a.code = ?`,
+        [reservation.id, usage.costUsd, reservation.agentCode, reservation.period, ...ledgerValues(reservation.agentCode, reservation.period, usage), reservation.agentCode],
+      );
+      const row = rows[0];
+      return row ? { allocatedUsd: num(row.monthly_budget_usd), spentUsd: num(row.spent_usd), alertThresholdPercent: num(row.alert_threshold_percent) } : undefined;
+    },
+
+    /** Frees a hold without charging, in one statement (nothing when it was already freed). */
+    async release(reservation: Reservation): Promise<void> {
+      await em().execute(
+        `with released as (delete from llm.reservation where id = ? returning amount_usd)
+         update llm.budget_period set reserved_usd = greatest(0, reserved_usd - (select amount_usd from released))
+          where agent_code = ? and period = ? and exists (select 1 from released)`,
+        [reservation.id, reservation.agentCode, reservation.period],
+      );
+    },
+
+    /** Frees every hold that expired before `now`, in one transaction. Returns how many. */
+    async releaseExpired(now: Date): Promise<number> {
+      return orm.em.fork().transactional(async (tx) => {
+        const rows = await tx.execute<{ agent_code: string; period: string; amount_usd: string }[]>(
+          'delete from llm.reservation where expires_at < ? returning agent_code, period, amount_usd',
+          [now],
+        );
+        for (const row of rows) {
+          await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?) where agent_code = ? and period = ?', [num(row.amount_usd), row.agent_code, row.period]);
+        }
+        return rows.length;
+      });
+    },
+  };
+}
+
+export type BudgetStore = ReturnType<typeof createBudgetStore>;
