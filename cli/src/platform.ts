@@ -81,13 +81,35 @@ export async function startPlatform(config: Config, service: Service, log = crea
     let routerGraphql = routerUrl(config);
     let crawlGatewayKey = config.SVC_CRAWL_GATEWAY_KEY;
     const crawlGateway = { routerUrl: () => routerGraphql, gatewayKey: () => crawlGatewayKey };
+    let insightGatewayKey: string | undefined;
 
     if (runs('insight')) {
       if (config.SVC_ADMIN_PASSWORD === 'admin') {
         log.warn('DEFAULT CREDENTIALS IN USE: the local account is admin/admin. Set SVC_ADMIN_USERNAME and SVC_ADMIN_PASSWORD before exposing this platform.');
       }
       const insight = await startInsight(
-        { ...common, log: log.child({ svc: 'insight' }), jwtSecret, tokenTtlSeconds: config.SVC_JWT_TTL_SECONDS, adminUsername: config.SVC_ADMIN_USERNAME, adminPassword: config.SVC_ADMIN_PASSWORD },
+        {
+          ...common,
+          log: log.child({ svc: 'insight' }),
+          jwtSecret,
+          tokenTtlSeconds: config.SVC_JWT_TTL_SECONDS,
+          adminUsername: config.SVC_ADMIN_USERNAME,
+          adminPassword: config.SVC_ADMIN_PASSWORD,
+          analysis: {
+            workerName,
+            inProcessWorker: true,
+            concurrency: 2,
+            lockLifetimeMs: 30_000,
+            maxSteps: 40,
+            timeoutMs: 300_000,
+            actionTtlHours: 72,
+            modelName: config.LLM_MODEL_NAME ?? 'auto-route',
+            piiStrict: false,
+            seedDemo: config.SVC_SEED_DEMO ?? embedded,
+            routerUrl: () => routerGraphql,
+            gatewayKey: () => insightGatewayKey,
+          },
+        },
         config.SVC_INSIGHT_PORT,
         host,
       );
@@ -123,6 +145,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       );
       closers.push({ name: 'llm', close: llm.close });
       if (runs('crawl') && !crawlGatewayKey) crawlGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
+      if (runs('insight')) insightGatewayKey = await llm.issueServiceKey('insight', 'svc-insight-service');
       urls.llm = subgraphUrls.llm = `${llm.server.url}/graphql`;
     }
     if (runs('crawl')) {

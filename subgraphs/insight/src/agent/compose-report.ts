@@ -56,8 +56,9 @@ function metricFindings(c: Composed, o: ToolOutcome): void {
     const to = String(points[points.length - 1]?.t ?? '');
     const e = addEvidence(c, { kind: 'METRIC', step: o.step, metric: String(d.name), labels, from, to, summary: o.summary });
     const change = num(stats.weekOverWeekChangePercent);
+    const averaged = stats.lastWeekMean !== undefined;
     const detail = Number.isFinite(change)
-      ? `Last week ${name} totalled ${stats.lastWeekTotal} against ${stats.previousWeekTotal} the week before (${signed(change)}%).`
+      ? `Last week ${name} ${averaged ? 'averaged' : 'totalled'} ${averaged ? stats.lastWeekMean : stats.lastWeekTotal} against ${averaged ? stats.previousWeekMean : stats.previousWeekTotal} the week before (${signed(change)}%).`
       : `${name} totalled ${stats.total} from ${from} to ${to} (mean ${stats.mean}, min ${stats.min}, max ${stats.max}).`;
     c.findings.push({ title: Number.isFinite(change) ? `${name} ${change >= 0 ? 'up' : 'down'} ${Math.abs(change)}% week over week` : `${name} over the window`, detail, evidence: [e] });
     c.charts.push({ title: name, step: o.step, kind: 'SERIES', unit: (s.unit as string | null) ?? null, history: points.map((p) => ({ t: String(p.t), value: num(p.value) })) });
@@ -178,11 +179,19 @@ function confidence(c: Composed): Report['confidence'] {
   return { value: Math.round(value * 100) / 100, reason };
 }
 
+/** The answer first: the asked metric's move, then what a change would do, then where it heads, then the largest driver move. */
 function composedJudgment(prompt: string, c: Composed): string {
   if (c.findings.length === 0) return `No data answered "${prompt.slice(0, 200)}".`;
-  const lead = c.findings.slice(0, 3).map((f) => f.detail).join(' ');
+  const kind = (f: Finding) => c.evidence[f.evidence[0] ?? -1]?.kind;
+  const metrics = c.findings.filter((f) => kind(f) === 'METRIC');
+  const lead = [
+    metrics[0],
+    c.findings.find((f) => kind(f) === 'SIMULATION'),
+    c.findings.find((f) => kind(f) === 'FORECAST'),
+    ...metrics.slice(1, 2),
+  ].filter((f): f is Finding => f !== undefined);
   const acts = c.actions.length ? ' Actions are proposed for review below.' : '';
-  return `${lead}${acts}`;
+  return `${(lead.length ? lead : c.findings.slice(0, 3)).map((f) => f.detail).join(' ')}${acts}`;
 }
 
 export interface ComposeInput {

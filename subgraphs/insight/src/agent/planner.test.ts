@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { planAnalysis, type CatalogItem } from './planner.js';
+import { planAnalysis, spell, type CatalogItem } from './planner.js';
 
 const catalog: CatalogItem[] = [
   { name: 'revenue', labels: {}, unit: 'USD' },
@@ -39,9 +39,12 @@ describe('analysis playbook', () => {
 
   it('spells every argument out in the instruction, so a model can fill them', () => {
     for (const t of plan('What if we raise search ads by 10%? Forecast revenue for the next 60 days').tasks) {
-      for (const [k, v] of Object.entries(t.args)) expect(t.instruction).toContain(`${k}: ${typeof v === 'string' ? (v === '' ? '""' : v) : JSON.stringify(v)}`);
+      for (const [k, v] of Object.entries(t.args)) expect(t.instruction).toContain(`${k}: ${spell(v)}`);
     }
     expect(plan('Forecast revenue for the next 60 days').tasks.find((t) => t.tool === 'forecast_metric')!.args.horizon).toBe(60);
+    expect(spell('channel=search')).toBe('channel=search');
+    expect(spell('Why did revenue drop?')).toBe('"Why did revenue drop?"');
+    expect(spell('')).toBe('""');
   });
 
   it('only lists metrics when there are none', () => {

@@ -49,7 +49,7 @@ const SYNONYMS: Record<string, string[]> = {
 
 const WHY = /\b(why|cause|caused|drop|dropped|jump|jumped|spike|spiked|fall|fell|rise|rose|decline|declined|increase[ds]?|decrease[ds]?|change[ds]?|explain)\b/;
 const FUTURE = /\b(forecast|predict|projection|project|next|expect|expected|outlook|future|will)\b/;
-const BUDGET = /\b(budget|budgets|cost|costs|spend|spending|burn|llm|model|tokens|agent)\b/;
+const BUDGET = /\b(budget|budgets|llm|model|models|tokens|agent|agents|gateway|thinking)\b/;
 const CONTENT = /\b(content|page|pages|landing|pricing|headline|cta|seo|website|site|conversion|publish)\b/;
 const CHANGE = /(increase|raise|boost|grow|double|cut|reduce|decrease|lower|drop|add|more|less|\+|-)?\s*(?:by\s+)?([+-]?\d+(?:\.\d+)?)\s*(%|percent)/i;
 
@@ -82,8 +82,13 @@ function horizonDays(text: string): number {
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 const labelArg = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
 
+/** An argument as the instruction writes it: strings with spaces or commas quoted, so a model reads them whole. */
+export function spell(value: unknown): string {
+  return typeof value === 'string' && /^[^\s,;"]+$/.test(value) ? value : JSON.stringify(value);
+}
+
 function instruction(tool: string, what: string, args: Record<string, unknown>): string {
-  const spelled = Object.entries(args).map(([k, v]) => `${k}: ${typeof v === 'string' ? (v === '' ? '""' : v) : JSON.stringify(v)}`).join(', ');
+  const spelled = Object.entries(args).map(([k, v]) => `${k}: ${spell(v)}`).join(', ');
   return `${what} Call ${tool} with ${spelled}.`;
 }
 

@@ -9,8 +9,10 @@ interface ContentRow {
   slug: string;
   title: string;
   status: string;
-  version: number;
+  latestVersion: number;
+  publishedVersion: number | null;
   publishedAt: string | null;
+  /** Newest first. */
   versions: { version: number; status: string }[];
 }
 
@@ -32,14 +34,10 @@ export function graphReads(deps: { call: GraphCall; mintToken(principal: Princip
     },
     async contents(siteKey) {
       const data = await deps.call<{ contents: ContentRow[] }>('InsightContents', { siteKey }, await headers());
-      return data.contents.map((c): ContentSummary => {
-        const published = c.versions.find((v) => v.status === 'PUBLISHED');
-        const latest = c.versions.reduce((a, b) => (b.version > a.version ? b : a), c.versions[0] ?? { version: c.version, status: c.status });
-        return {
-          contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status, version: c.version,
-          publishedVersion: published?.version ?? null, latestVersion: latest.version, latestVersionStatus: latest.status, publishedAt: c.publishedAt,
-        };
-      });
+      return data.contents.map((c): ContentSummary => ({
+        contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status,
+        publishedVersion: c.publishedVersion, latestVersion: c.latestVersion, latestVersionStatus: c.versions[0]?.status ?? c.status, publishedAt: c.publishedAt,
+      }));
     },
     async budgets() {
       const data = await deps.call<{ budgets: BudgetSummary[] }>('InsightBudgets', {}, await headers());

@@ -5,7 +5,7 @@ import { defineTool, fig, labelsArg, labelText } from './tool.js';
 const DAY = 86_400_000;
 
 /** Figures a person asks about first: totals, range, and the last week against the one before. */
-export function seriesStats(points: readonly Point[], stepMs: number | undefined) {
+export function seriesStats(points: readonly Point[], stepMs: number | undefined, unit: string | null = null) {
   const values = points.map((p) => p.value);
   const total = values.reduce((a, b) => a + b, 0);
   const stats: Record<string, number | string> = {
@@ -18,10 +18,13 @@ export function seriesStats(points: readonly Point[], stepMs: number | undefined
     last: fig(values[values.length - 1] ?? 0),
   };
   if (stepMs === DAY && values.length >= 14) {
-    const lastWeek = values.slice(-7).reduce((a, b) => a + b, 0);
-    const previousWeek = values.slice(-14, -7).reduce((a, b) => a + b, 0);
-    stats.lastWeekTotal = fig(lastWeek);
-    stats.previousWeekTotal = fig(previousWeek);
+    // A ratio (conversion rate) is compared by its mean: adding up rates means nothing.
+    const ratio = unit === 'ratio';
+    const lastWeek = values.slice(-7).reduce((a, b) => a + b, 0) / (ratio ? 7 : 1);
+    const previousWeek = values.slice(-14, -7).reduce((a, b) => a + b, 0) / (ratio ? 7 : 1);
+    const precise = (v: number) => (ratio ? Math.round(v * 1e5) / 1e5 : fig(v));
+    stats[ratio ? 'lastWeekMean' : 'lastWeekTotal'] = precise(lastWeek);
+    stats[ratio ? 'previousWeekMean' : 'previousWeekTotal'] = precise(previousWeek);
     if (previousWeek !== 0) stats.weekOverWeekChangePercent = fig(((lastWeek - previousWeek) / Math.abs(previousWeek)) * 100);
     stats.lastWeekFrom = new Date(points[points.length - 7]!.t).toISOString().slice(0, 10);
   }
@@ -56,13 +59,13 @@ export const lookupMetric = defineTool({
         labels: s.labels,
         unit: s.unit ?? null,
         source: s.source,
-        stats: seriesStats(s.points, stepMs),
-        points: s.points.map((p) => ({ t: new Date(p.t).toISOString().slice(0, stepMs ? 10 : 19), value: fig(p.value) })),
+        stats: seriesStats(s.points, stepMs, s.unit ?? null),
+        points: s.points.map((p) => ({ t: new Date(p.t).toISOString().slice(0, stepMs ? 10 : 19), value: s.unit === 'ratio' ? Math.round(p.value * 1e5) / 1e5 : fig(p.value) })),
       })),
     };
     const parts = data.series.map((s) => {
       const st = s.stats;
-      const week = st.weekOverWeekChangePercent !== undefined ? `; last week ${st.lastWeekTotal} vs ${st.previousWeekTotal} the week before (${Number(st.weekOverWeekChangePercent) >= 0 ? '+' : ''}${st.weekOverWeekChangePercent}%)` : '';
+      const week = st.weekOverWeekChangePercent !== undefined ? `; last week ${st.lastWeekTotal ?? st.lastWeekMean} vs ${st.previousWeekTotal ?? st.previousWeekMean} the week before (${Number(st.weekOverWeekChangePercent) >= 0 ? '+' : ''}${st.weekOverWeekChangePercent}%)` : '';
       return `${args.name}${labelText(s.labels)}: ${st.points} points, total ${st.total}, mean ${st.mean}${week}`;
     });
     return { data, summary: parts.length ? `${parts.join('. ')}.` : `No series of ${args.name} matches.` };

@@ -40,7 +40,6 @@ export interface ContentSummary {
   slug: string;
   title: string;
   status: string;
-  version: number;
   publishedVersion: number | null;
   latestVersion: number;
   latestVersionStatus: string;
