@@ -228,7 +228,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           corsOrigins: config.SVC_CORS_ORIGINS,
           trustedProxies: config.SVC_TRUSTED_PROXIES,
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
-          streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, '') },
+          streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, ''), insight: subgraphUrls.insight!.replace(/\/graphql$/, '') },
         },
         config.SERVER_PORT,
         host,
