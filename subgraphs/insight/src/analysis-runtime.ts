@@ -102,6 +102,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     actions: actionStore,
     run: {
       store: writer,
+      workerName: settings.workerName,
       model: gatewayModel({ call, apiKey: settings.gatewayKey, agentCode: 'insight' }),
       modelName: settings.modelName,
       agentCode: 'insight',

@@ -37,6 +37,8 @@ export interface AgentLimits {
 
 export interface RunDeps {
   store: JobStepWriter;
+  /** This worker's name, shown in the job's status steps. */
+  workerName: string;
   model: ModelPort;
   modelName: string;
   agentCode: string;
@@ -152,6 +154,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
   }
 
   try {
+    const resumed = written.length > 0;
+    await append({ kind: 'STATUS', title: resumed ? `Resumed on ${deps.workerName} after step ${seq}` : `Running on ${deps.workerName}`, status: 'RUNNING', detail: `attempt ${job.attempts}` });
     // The plan: written once; a resumed job reads it back.
     let plan = written.find((s) => s.kind === 'PLAN')?.result as Plan | undefined;
     if (!plan) {
