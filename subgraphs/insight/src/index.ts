@@ -1,1 +1,1 @@
-export { startInsight, insightSdl, type InsightOptions } from './insight-subgraph.js';
+export { startInsight, startAnalysisWorker, insightSdl, type InsightOptions, type AnalysisWorkerOptions } from './insight-subgraph.js';

@@ -47,6 +47,29 @@ export async function insightSdl(): Promise<string> {
   return (await buildSubgraphSdl(parts())).sdl;
 }
 
+/** What an analysis worker process needs: the database and the analysis settings. */
+export interface AnalysisWorkerOptions {
+  databaseUrl: string;
+  log: Logger;
+  poolMax: number;
+  jwtSecret?: string;
+  analysis: Omit<AnalysisSettings, 'databaseUrl' | 'jwtSecret' | 'inProcessWorker' | 'seedDemo'>;
+}
+
+/** A worker process (`svc worker`) that runs analysis jobs and executes approved actions; it serves nothing. */
+export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promise<{ close(): Promise<void> }> {
+  const { log } = options;
+  const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
+  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret, inProcessWorker: true, seedDemo: false }, log);
+  log.info({ worker: options.analysis.workerName, lockLifetimeMs: options.analysis.lockLifetimeMs }, 'analysis worker started');
+  return {
+    async close() {
+      await runtime.close();
+      await orm.close();
+    },
+  };
+}
+
 /** The analysis subgraph: accounts and login, analysis jobs, proposed actions, metrics. */
 export async function startInsight(options: InsightOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
