@@ -18,22 +18,12 @@
 // Message in:  { type: 'stats', id } -> { type: 'stats', id, cpu: process.cpuUsage(), requests }
 import { createHash } from 'node:crypto';
 import { createServer } from 'node:http';
+import { seededRandom } from '../subgraphs/kit/dist/src/random.js';
 
 const ITEMS_PER_PAGE = 20;
 const PAGES = Number(process.env.FIXTURE_PAGES ?? 2000);
 const WARM_PAGES = Number(process.env.FIXTURE_WARM_PAGES ?? 200);
 
-/** mulberry32: a small seeded generator. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const WORDS = (
   'city council approves new bike lanes harbour road storm warning issued northern coast local bakery wins national ' +
@@ -48,7 +38,7 @@ const escapeHtml = (s) => s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace
 
 /** One page's items: what an extractor must find (title text, date text, absolute link). */
 function pageData(kind, n, origin) {
-  const rand = seeded((kind === 'list' ? 1_000_003 : 7_000_001) + n * 7919);
+  const rand = seededRandom((kind === 'list' ? 1_000_003 : 7_000_001) + n * 7919);
   const pick = () => WORDS[Math.floor(rand() * WORDS.length)];
   const items = [];
   for (let i = 0; i < ITEMS_PER_PAGE; i++) {

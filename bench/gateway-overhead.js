@@ -31,8 +31,8 @@ import { createRequire } from 'node:module';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
-import { startPlatform, OPERATIONS_DIR } from '../cli/dist/src/index.js';
-import { createCache, createLogger, loadConfig, openDatabase } from '../subgraphs/kit/dist/src/index.js';
+import { loadPlatformConfig, startPlatform, OPERATIONS_DIR } from '../cli/dist/src/index.js';
+import { createCache, createLogger, openDatabase } from '../subgraphs/kit/dist/src/index.js';
 import { loadOperations } from '../rest-bridge/dist/src/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -368,7 +368,7 @@ async function main() {
     }));
     const redisPrefix = `svcbench:${process.pid}:${randomBytes(3).toString('hex')}:`;
     cleanups.push(() => deleteRedisPrefix(redisPrefix));
-    const config = loadConfig({
+    const config = loadPlatformConfig({
       DATABASE_URL: db.url,
       REDIS_URL,
       SVC_REDIS_PREFIX: redisPrefix,
@@ -385,7 +385,7 @@ async function main() {
       SVC_CRAWL_PORT: '0',
       SVC_CMS_PORT: '0',
       SVC_DATA_DIR: configDir,
-    });
+    }, 'all');
     const platformLog = createLogger({ level: 'silent', name: 'bench' });
     const platform = await startPlatform(config, 'all', platformLog);
     cleanups.push(() => platform.close());

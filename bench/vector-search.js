@@ -31,7 +31,7 @@ import { spawnSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { createTestDatabase } from '../test/dist/src/support/services.js';
-import { createLogger, openDatabase } from '../subgraphs/kit/dist/src/index.js';
+import { createLogger, openDatabase, seededRandom } from '../subgraphs/kit/dist/src/index.js';
 import { CRAWL_MIGRATIONS, hnswIndexName } from '../subgraphs/crawl/dist/src/store/migrations.js';
 import { createKnowledgeStore, SEARCH_EF } from '../subgraphs/crawl/dist/src/store/knowledge-store.js';
 import { writeResultsPart } from './results-section.js';
@@ -74,17 +74,6 @@ const stripLiterals = (text) => text.replace(/'\[[^\]]*\]'/g, "'[…]'");
 
 // ---------------------------------------------------------------- seeded data
 
-/** mulberry32: a small seeded generator. */
-function seeded(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 function gaussian(rand) {
   return Math.sqrt(-2 * Math.log(1 - rand())) * Math.cos(2 * Math.PI * rand());
 }
@@ -137,7 +126,7 @@ function centresOf(rand) {
 }
 
 function generateData() {
-  const rand = seeded(20261121);
+  const rand = seededRandom(20261121);
   const centres = centresOf(rand);
   const centre = (c) => centres.subarray(c * DIMS, (c + 1) * DIMS);
   const draw = (out, row) => drawInto(out, row * DIMS, rand, centre(Math.floor(rand() * CLUSTERS)), NOISE[0] + (NOISE[1] - NOISE[0]) * rand());
@@ -282,7 +271,7 @@ async function main() {
         [ids, t.tenant, jobId, execution],
       );
     }
-    const textRand = seeded(7);
+    const textRand = seededRandom(7);
     const chunksOf = (item) => Array.from({ length: item.count }, (_, i) => {
       const row = item.firstRow + i;
       return { index: i, content: chunkText(textRand), tokenCount: 128, embedding: Array.from(data.vectors.subarray(row * DIMS, (row + 1) * DIMS)) };

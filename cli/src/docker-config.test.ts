@@ -1,14 +1,14 @@
 import { describe, expect, it } from '@jest/globals';
-import { configSchema } from '@svc/kit';
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
-import { SERVICES } from './platform.js';
+import { configSchema } from './config.js';
+import { SERVICES } from './services.js';
 
 /**
  * Keeps docker/compose.yaml and docker/Dockerfile in step with the code: service names the
- * `svc` entry knows, variables configSchema reads, dependencies that exist, the Varnish VCL
+ * `svc` entry knows, variables configSchema (every config slice) reads, dependencies that exist, the Varnish VCL
  * with xkey, the image's entry point. Runs from cli/dist/src/.
  */
 const REPO = fileURLToPath(new URL('../../../', import.meta.url));
@@ -81,7 +81,7 @@ describe('docker/compose.yaml', () => {
     expect(platformServices.map(([name]) => name)).toEqual(expect.arrayContaining(['router', 'bridge']));
   });
 
-  it('runs only services the svc entry knows (SERVICES in cli/src/platform.ts)', () => {
+  it('runs only services the svc entry knows (SERVICES in cli/src/services.ts)', () => {
     const offenders = platformServices
       .filter(([, service]) => {
         const [name] = commandOf(service);
@@ -91,7 +91,7 @@ describe('docker/compose.yaml', () => {
     expect(offenders).toEqual([]);
   });
 
-  it('sets only environment variables the platform reads (configSchema in subgraphs/kit/src/config.ts)', () => {
+  it('sets only environment variables the platform reads (configSchema in cli/src/config.ts: kit and every service slice)', () => {
     const known = new Set([...Object.keys(configSchema.shape), ...IMAGE_ONLY_VARIABLES]);
     const offenders = platformServices.flatMap(([name, service]) =>
       Object.keys(environmentOf(service))

@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 import { runCrawlMcpStdio } from '@svc/crawl';
-import { ConfigError, createLogger, loadConfig, routerUrl } from '@svc/kit';
-import { SERVICES, startPlatform, type Service } from './platform.js';
+import { ConfigError, createLogger, routerUrl } from '@svc/kit';
+import { loadPlatformConfig } from './config.js';
+import { startPlatform } from './platform.js';
+import { SERVICES, type Service } from './services.js';
 
 /** `svc <service>`: one entry for every process of the platform. */
 async function main(argv: string[]): Promise<void> {
@@ -11,7 +13,7 @@ async function main(argv: string[]): Promise<void> {
     process.exitCode = argv[0] === '--help' || argv[0] === '-h' ? 0 : 2;
     return;
   }
-  const config = loadConfig();
+  const config = loadPlatformConfig(process.env, service);
   if (service === 'crawl-mcp') {
     // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
     const mcp = await runCrawlMcpStdio({

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createLogger, openDatabase, type MikroORM } from '@svc/kit';
+import { createLogger, openDatabase, seededRandom, type MikroORM } from '@svc/kit';
 import { createItemStore, type ItemInput, type ItemStore } from '@svc/crawl/store/item-store';
 import { createKnowledgeStore, vectorLiteral, type ChunkInput, type KnowledgeStore } from '@svc/crawl/store/knowledge-store';
 import { CRAWL_MIGRATIONS, hnswIndexName, INDEXED_DIMENSIONS } from '@svc/crawl/store/migrations';
@@ -27,18 +27,6 @@ afterAll(async () => {
 });
 
 // ---------------------------------------------------------------- helpers
-
-/** mulberry32: a small seeded generator, so every run sees the same vectors. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 function normalise(v: number[]): number[] {
   const norm = Math.sqrt(v.reduce((s, x) => s + x * x, 0));
@@ -202,7 +190,7 @@ describe('item upsert', () => {
     const jobId = await createJob('t-a', true);
     const e1 = await createExecution('t-a', jobId);
     const [y, z] = (await items.upsertItems('t-a', jobId, e1, [item('y'), item('z')])).rows;
-    const vectorId = await knowledge.replaceItemChunks('t-a', owner({ id: y!.id, jobId }, null, 'y'), MODEL, chunksOf([unitVector(seeded(3))], 'y'));
+    const vectorId = await knowledge.replaceItemChunks('t-a', owner({ id: y!.id, jobId }, null, 'y'), MODEL, chunksOf([unitVector(seededRandom(3))], 'y'));
     await items.setVectorStatus('t-a', y!.id, 'INDEXED', { vectorId });
 
     await orm.em.fork().execute('update crawl.crawl_job set enable_rag_sync = false where id = ?', [jobId]);
@@ -231,7 +219,7 @@ describe('item upsert', () => {
 
 describe('tenant isolation', () => {
   it("never shows, changes or searches another tenant's items and chunks", async () => {
-    const rand = seeded(7);
+    const rand = seededRandom(7);
     const jobId = await createJob('t-owner', true);
     const exec = await createExecution('t-owner', jobId);
     const [mine] = (await items.upsertItems('t-owner', jobId, exec, [item('secret')])).rows;
@@ -257,7 +245,7 @@ describe('tenant isolation', () => {
 
 describe('knowledge chunks', () => {
   it('replaces an item’s chunks and returns the first chunk id as its vectorId', async () => {
-    const rand = seeded(11);
+    const rand = seededRandom(11);
     const it1 = await itemFor('t-k', 'replace');
     const v1 = await knowledge.replaceItemChunks('t-k', owner(it1, 'docs'), MODEL, chunksOf([unitVector(rand), unitVector(rand), unitVector(rand)], 'old'));
     expect((await knowledge.chunksOfItem('t-k', it1.id)).map((c) => c.content)).toEqual(['old 0', 'old 1', 'old 2']);
@@ -278,7 +266,7 @@ describe('knowledge chunks', () => {
   });
 
   it('rejects embeddings of another length naming it, and writes nothing', async () => {
-    const rand = seeded(13);
+    const rand = seededRandom(13);
     const it1 = await itemFor('t-k', 'lengths');
     const good = chunksOf([unitVector(rand)], 'kept');
     await knowledge.replaceItemChunks('t-k', owner(it1, null), MODEL, good);
@@ -292,7 +280,7 @@ describe('knowledge chunks', () => {
   });
 
   it('finds the nearest chunks in order, with scores, honouring model, category and topK', async () => {
-    const rand = seeded(17);
+    const rand = seededRandom(17);
     const topic = unitVector(rand);
     // Chunks at increasing distances from the topic: chunk i is further away than chunk i-1.
     const news = await itemFor('t-s', 'news');
@@ -329,7 +317,7 @@ describe('knowledge chunks', () => {
   });
 
   it('stores and searches other sizes: 3072 through its halfvec index, 512 exactly without one', async () => {
-    const rand = seeded(19);
+    const rand = seededRandom(19);
     for (const dims of [3072, 512]) {
       const topic = unitVector(rand, dims);
       const it1 = await itemFor('t-d', `dims-${dims}`);
@@ -345,7 +333,7 @@ describe('knowledge chunks', () => {
   });
 
   it('uses the HNSW index, and a tenant filter still gets topK rows (iterative scan)', async () => {
-    const rand = seeded(23);
+    const rand = seededRandom(23);
     const query = unitVector(rand);
     // 2 tenants, 4000 chunks: the larger tenant's chunks all lie near the query, the smaller
     // tenant's anywhere, so an index scan meets thousands of the other tenant's rows first.

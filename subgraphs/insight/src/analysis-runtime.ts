@@ -42,6 +42,8 @@ export interface AnalysisSettings {
   gatewayKey: () => string | undefined;
   /** Signs the short-lived service tokens work runs under (SVC_JWT_SECRET). */
   jwtSecret?: string | undefined;
+  /** Prometheus base URL (SVC_PROMETHEUS_URL): lookups also read its series. */
+  prometheusUrl?: string | undefined;
   /** Extra metric sources (the platform's figures, Prometheus). */
   sources?: (call: GraphCall) => MetricSourceAdapter[];
 }

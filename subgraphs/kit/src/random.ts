@@ -1,4 +1,7 @@
-/** A seeded uniform random source in [0, 1) (mulberry32): the same seed gives the same sequence. */
+/**
+ * mulberry32: a small seeded generator of numbers in [0, 1), so tests and benchmarks draw the
+ * same data on every run. Not for secrets or ids: use node:crypto for those.
+ */
 export function seededRandom(seed: number): () => number {
   let a = seed >>> 0;
   return () => {

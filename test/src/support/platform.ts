@@ -1,5 +1,5 @@
-import { startPlatform, type Platform } from '@svc/cli';
-import { createLogger, issueToken, loadConfig, type Principal } from '@svc/kit';
+import { loadPlatformConfig, startPlatform, type Platform } from '@svc/cli';
+import { createLogger, issueToken, type Principal } from '@svc/kit';
 import { createTestDatabase, dropDatabase, REDIS_URL, requireRedis } from './services.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-long-enough-for-hs256-signing';
@@ -28,7 +28,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   await requireRedis();
   const db = options.reuse ? { url: options.reuse.databaseUrl, drop: async () => dropDatabase(options.reuse!.databaseUrl) } : await createTestDatabase();
   const redisPrefix = options.reuse?.redisPrefix ?? `svctest:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
-  const config = loadConfig({
+  const config = loadPlatformConfig({
     DATABASE_URL: db.url,
     REDIS_URL,
     SVC_REDIS_PREFIX: redisPrefix,
@@ -45,7 +45,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     SVCLLM_ALERT_RETRY_BASE_MS: '50',
     SVC_CMS_PORT: '0',
     ...env,
-  });
+  }, 'all');
   let platform: Platform;
   try {
     platform = await startPlatform(config, 'all', createLogger({ level: config.LOG_LEVEL, name: 'test' }));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { SvcError, type FieldProblem } from '@svc/kit';
+import { seededRandom, SvcError, type FieldProblem } from '@svc/kit';
 import { thrown } from '@svc/kit/testing/thrown';
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { CHUNK_LIMITS, checkChunking, chunkingProblems, chunkSpans, chunkText, normalizeChunkText, type Chunk } from './chunking.js';
@@ -14,21 +14,11 @@ function problemsOf(error: SvcError): FieldProblem[] {
 
 const tokens = (text: string) => countTokens(text, { disallowedSpecial: new Set() });
 
-/** A deterministic pseudo-random generator (mulberry32). */
-function random(seed: number): () => number {
-  return () => {
-    let t = (seed += 0x6d2b79f5);
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
 const SYLLABLES = ['ka', 'lo', 'min', 'ter', 'vo', 'sa', 'rup', 'el', 'dor', 'qui', 'ne', 'bra'];
 
 /** English-like prose with distinct, numbered words and capitalised sentences of 4–20 words. */
 function prose(words: number, seed = 1): { text: string; vocabulary: string[] } {
-  const next = random(seed);
+  const next = seededRandom(seed);
   const vocabulary: string[] = [];
   const sentences: string[] = [];
   let sentence: string[] = [];

@@ -37,9 +37,10 @@ export interface CrawlMcpDeps {
 
 export const CRAWL_MCP_SERVER_NAME = 'svc-crawl';
 
-export async function createCrawlMcpServer(deps: CrawlMcpDeps): Promise<{ server: McpServer; cleanup(): Promise<void> }> {
+export function createCrawlMcpServer(deps: CrawlMcpDeps): { server: McpServer; cleanup(): Promise<void> } {
   const log = deps.log;
-  const router = createRouterClient({ url: deps.routerUrl, operations: await loadOperations() });
+  // Read while the client connects: MCP clients give a server a few seconds to answer.
+  const router = createRouterClient({ url: deps.routerUrl, operations: loadOperations() });
   const guard = createSsrfGuard({ allow: deps.allowPrivateHosts });
   const fetcher = createPageFetcher({ guard, retries: 1, backoffMs: 500, maxRetryAfterMs: 5_000 });
   const chromium = createChromiumPool({ guard, log, ...(deps.chromiumPath ? { executablePath: deps.chromiumPath } : {}) });

@@ -46,9 +46,8 @@ function consoleOffStdout(log: Logger): () => void {
 
 export async function runCrawlMcpStdio(options: CrawlMcpStdioOptions): Promise<{ close(): Promise<void> }> {
   const { log } = options;
-  // Creating the server prints nothing (the browser starts on first use), so console is rebound after it.
-  const { server, cleanup } = await createCrawlMcpServer(options);
   const restoreConsole = consoleOffStdout(log);
+  const { server, cleanup } = createCrawlMcpServer(options);
   const transport = new StdioServerTransport();
   transport.onerror = (error) => log.warn({ err: error }, 'MCP stdio transport error');
   try {

@@ -39,9 +39,9 @@ export type FailureReason =
 export function describeFailure(reason: FailureReason): string {
   switch (reason.kind) {
     case 'STEP_LIMIT':
-      return `The analysis stopped after ${reason.limit} steps without finishing its report (step limit INSIGHT_JOB_MAX_STEPS).`;
+      return `The analysis stopped after ${reason.limit} steps without finishing its report (SVC_INSIGHT_MAX_STEPS).`;
     case 'TIME_LIMIT':
-      return `The analysis ran longer than ${Math.round(reason.limitMs / 1000)} s and was stopped (time limit INSIGHT_JOB_TIMEOUT_MS).`;
+      return `The analysis ran longer than ${Math.round(reason.limitMs / 1000)} s and was stopped (SVC_INSIGHT_JOB_TIMEOUT_MS).`;
     case 'BUDGET':
       return `The model gateway refused further spending for agent "${reason.agentCode}": ${reason.message}`;
     case 'MODEL':

@@ -137,6 +137,20 @@ describe('createRouterClient', () => {
     }
   });
 
+  it('takes the operations as a promise, and fails the calls when reading them failed', async () => {
+    answer = { body: JSON.stringify({ data: { thing: null } }) };
+    const later = createRouterClient({ url, operations: Promise.resolve(OPERATIONS) });
+    const broken = createRouterClient({ url, operations: Promise.reject(new Error('ENOENT: schema/operations')) });
+    try {
+      await expect(later.execute('FindThing', { id: '1' })).resolves.toEqual({ thing: null });
+      await expect(broken.execute('FindThing', { id: '1' })).rejects.toThrow('ENOENT: schema/operations');
+      expect(seen).toHaveLength(1);
+    } finally {
+      await later.close();
+      await broken.close();
+    }
+  });
+
   it('refuses an operation no file defines, before any request', async () => {
     await expect(client.execute('Nope')).rejects.toThrow(/Unknown operation Nope/);
     expect(seen).toHaveLength(0);

@@ -6,8 +6,12 @@ import { svcErrorOf, type GraphQLResult } from './graphql-result.js';
 export interface RouterClientOptions {
   /** The router's GraphQL endpoint; a function when the address is known only later (read on every call). */
   url: string | (() => string);
-  /** Operation texts by name, from `loadOperations()` (schema/operations/*.graphql). */
-  operations: ReadonlyMap<string, string>;
+  /**
+   * Operation texts by name, from `loadOperations()` (schema/operations/*.graphql); or the
+   * promise of them, so a process can start serving while they are read (a failed read fails
+   * the calls).
+   */
+  operations: ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
   /** How long one call may take, the whole answer included; default 30 000 ms. */
   timeoutMs?: number;
 }
@@ -63,10 +67,13 @@ function isObject(value: unknown): value is Record<string, unknown> {
 /** One client of the router: every named operation over one pool of keep-alive connections. */
 export function createRouterClient(options: RouterClientOptions): RouterClient {
   const agent = new Agent();
+  const operations = Promise.resolve(options.operations);
+  // Reported by the calls that need them, not as an unhandled rejection at start.
+  operations.catch(() => undefined);
   const urlOf = typeof options.url === 'function' ? options.url : () => options.url as string;
 
   async function post(operationName: string, variables: Record<string, unknown>, call: CallOptions): Promise<{ status: number; result: GraphQLResult }> {
-    const query = options.operations.get(operationName);
+    const query = (await operations).get(operationName);
     // A programming error, not a failure of the graph: no such file was loaded.
     if (query === undefined) throw new Error(`Unknown operation ${operationName}: no schema/operations file defines it`);
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };

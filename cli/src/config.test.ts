@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { ConfigError, databaseUrlOf, isEmbedded, loadConfig, routerUrl, subgraphUrl } from './config.js';
+import { ConfigError, routerUrl, subgraphUrl } from '@svc/kit';
+import { readFileSync } from 'node:fs';
+import { CONFIG_SLICES, configSchema, loadPlatformConfig as loadConfig } from './config.js';
+import { servicesRunBy, type Service } from './services.js';
 
 function configError(env: Record<string, string>): ConfigError {
   let caught: unknown;
@@ -152,32 +155,65 @@ describe('loadConfig errors name the variable', () => {
   });
 });
 
-describe('databaseUrlOf and isEmbedded', () => {
-  it('is embedded with neither DATABASE_URL nor DB_HOST', () => {
-    const c = loadConfig({});
-    expect(isEmbedded(c)).toBe(true);
-    expect(databaseUrlOf(c)).toBeUndefined();
+describe('loadPlatformConfig rules for the services a process runs', () => {
+  const POSTGRES = { DATABASE_URL: 'postgres://svc@db:5432/svc' };
+  const MASTER_KEY = 'sk-svc-master-0123456789';
+  function ruleError(env: Record<string, string>, service: Service): string {
+    try {
+      loadConfig(env, service);
+    } catch (error) {
+      expect(error).toBeInstanceOf(ConfigError);
+      return (error as Error).message;
+    }
+    throw new Error(`svc ${service} accepted ${JSON.stringify(env)}`);
+  }
+
+  it('requires SVC_JWT_SECRET outside embedded mode unless SVC_JWKS_URL, for every platform service', () => {
+    for (const service of ['all', 'router', 'bridge', 'insight', 'cms', 'crawl'] as const) {
+      expect(ruleError({ ...POSTGRES, SVCLLM_MASTER_KEY: MASTER_KEY }, service)).toBe(
+        'Invalid configuration:\n  SVC_JWT_SECRET: is required (at least 32 characters) unless SVC_JWKS_URL is set; only the embedded mode generates one',
+      );
+    }
+    expect(loadConfig({ ...POSTGRES, SVC_JWKS_URL: 'https://idp.example.com/jwks', SVCLLM_MASTER_KEY: MASTER_KEY }, 'all').SVC_JWT_SECRET).toBeUndefined();
+    expect(loadConfig({}, 'all').SVC_JWT_SECRET).toBeUndefined();
   });
 
-  it('prefers DATABASE_URL over DB_*', () => {
-    const c = loadConfig({ DATABASE_URL: 'postgres://a@b/c', DB_HOST: 'ignored' });
-    expect(isEmbedded(c)).toBe(false);
-    expect(databaseUrlOf(c)).toBe('postgres://a@b/c');
+  it('requires SVCLLM_MASTER_KEY outside embedded mode only where the gateway runs', () => {
+    const env = { ...POSTGRES, SVC_JWT_SECRET: SECRET };
+    expect(ruleError(env, 'llm')).toBe('Invalid configuration:\n  SVCLLM_MASTER_KEY: is required (at least 16 characters) outside embedded mode');
+    expect(ruleError(env, 'all')).toContain('SVCLLM_MASTER_KEY: is required');
+    for (const service of ['cms', 'crawl', 'worker', 'router'] as const) expect(loadConfig(env, service).SVCLLM_MASTER_KEY).toBeUndefined();
   });
 
-  it('builds a URL from DB_* with the password encoded', () => {
-    const c = loadConfig({ DB_HOST: 'db.internal', DB_PORT: '6543', DB_NAME: 'svc prod', DB_USER: 'svc@app', DB_PASSWORD: 'p@ss:w/rd#%' });
-    expect(isEmbedded(c)).toBe(false);
-    const url = databaseUrlOf(c)!;
-    expect(url).toBe('postgres://svc%40app:p%40ss%3Aw%2Frd%23%25@db.internal:6543/svc%20prod');
-    const parsed = new URL(url);
-    expect(decodeURIComponent(parsed.password)).toBe('p@ss:w/rd#%');
-    expect(decodeURIComponent(parsed.username)).toBe('svc@app');
-    expect(parsed.hostname).toBe('db.internal');
-    expect(parsed.port).toBe('6543');
+  it('refuses svc worker on embedded PGlite, naming DATABASE_URL', () => {
+    expect(ruleError({}, 'worker')).toMatch(/^Invalid configuration:\n {2}DATABASE_URL: is required by svc worker/);
+    expect(loadConfig({ DB_HOST: 'db', SVC_JWT_SECRET: SECRET }, 'worker').DB_HOST).toBe('db');
   });
 
-  it('leaves the password out when DB_PASSWORD is empty', () => {
-    expect(databaseUrlOf(loadConfig({ DB_HOST: 'db' }))).toBe('postgres://postgres@db:5432/svc');
+  it('checks no rules for the MCP servers (they start no service) or without a service', () => {
+    expect(servicesRunBy('crawl-mcp')).toEqual([]);
+    expect(loadConfig(POSTGRES, 'crawl-mcp').DATABASE_URL).toBe(POSTGRES.DATABASE_URL);
+    expect(loadConfig(POSTGRES).DATABASE_URL).toBe(POSTGRES.DATABASE_URL);
+  });
+
+  it('names every broken rule at once, and checks rules only once every value is valid', () => {
+    const message = ruleError(POSTGRES, 'all');
+    expect(message.split('\n').slice(1).map((l) => l.trim().split(':')[0])).toEqual(['SVC_JWT_SECRET', 'SVCLLM_MASTER_KEY']);
+    expect(ruleError({ ...POSTGRES, SERVER_PORT: 'x' }, 'all')).toMatch(/^Invalid configuration:\n {2}SERVER_PORT: [^\n]+$/);
+  });
+});
+
+describe('configSchema', () => {
+  it('holds the platform-wide variables and every service slice', () => {
+    const variables = Object.keys(configSchema.shape);
+    expect(variables).toEqual(expect.arrayContaining(['SERVER_PORT', 'DATABASE_URL', 'SVC_ADMIN_PASSWORD', 'SVCLLM_MASTER_KEY', 'SVC_CRAWL_WORKER', 'SVC_CMS_CACHE_TTL_SECONDS']));
+    for (const slice of CONFIG_SLICES) expect(variables).toEqual(expect.arrayContaining(Object.keys(slice.variables.shape)));
+  });
+
+  it('is what the README configuration reference lists', () => {
+    const readme = readFileSync(new URL('../../../README.md', import.meta.url), 'utf8');
+    const reference = readme.slice(readme.indexOf('## Configuration reference'), readme.indexOf('\n## ', readme.indexOf('## Configuration reference') + 1));
+    const undocumented = Object.keys(configSchema.shape).filter((variable) => !reference.includes(`\`${variable}\``));
+    expect(undocumented).toEqual([]);
   });
 });

@@ -1,0 +1,48 @@
+import { defineConfigSlice, envVar, isEmbedded, serviceOptions, type ServiceStart } from '@svc/kit';
+import { z } from 'zod';
+import type { CrawlOptions } from './crawl-subgraph.js';
+
+/** What the start hands the crawl service (and `svc worker`) beside the configuration. */
+export interface CrawlStart extends ServiceStart {
+  /** The router's GraphQL URL (the gateway is reached through it); in one process known only once the router listens. */
+  routerUrl: () => string;
+  /** A gateway key `svc all` issued for agent `crawl`, used when SVC_CRAWL_GATEWAY_KEY is unset. */
+  issuedGatewayKey: () => string | undefined;
+}
+
+/** The crawl service's variables: what it may fetch, its workers and its gateway key. */
+export const crawlConfig = defineConfigSlice({
+  variables: z.object({
+    /** Hosts (exact or *.suffix), addresses or CIDR ranges the crawler may fetch although private. Default none. */
+    SVC_CRAWL_ALLOW_PRIVATE_HOSTS: envVar.list(),
+    /** How long a trigger waits for a worker to lock the run before answering 503, ms. Default 10000. */
+    SVC_CRAWL_TRIGGER_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
+    /** Whether the crawl service also runs crawl jobs in its own process. Default true (`svc worker` processes add more). */
+    SVC_CRAWL_WORKER: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+    /** The crawl service's model gateway key (agent `crawl`) for knowledge sync. `svc all` issues one itself when unset. */
+    SVC_CRAWL_GATEWAY_KEY: z.string().min(16).optional(),
+    /** Crawl runs one worker process executes at the same time. Default 4. */
+    SVC_CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
+    SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+  }),
+  rules: [
+    {
+      services: ['worker'],
+      variable: 'DATABASE_URL',
+      message: 'is required by svc worker (or DB_HOST): a PostgreSQL shared with the crawl service; embedded PGlite belongs to one process',
+      broken: (config) => isEmbedded(config),
+    },
+  ],
+  /** Options of the crawl service; `svc worker` takes the same (it reads the ones it needs). */
+  fromConfig: (config, start: CrawlStart): CrawlOptions => ({
+    ...serviceOptions(config, start),
+    allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
+    triggerWaitMs: config.SVC_CRAWL_TRIGGER_WAIT_MS,
+    lockLifetimeMs: config.SVC_CRAWL_LOCK_LIFETIME_MS,
+    inProcessWorker: config.SVC_CRAWL_WORKER,
+    concurrency: config.SVC_CRAWL_CONCURRENCY,
+    routerUrl: start.routerUrl,
+    gatewayKey: () => config.SVC_CRAWL_GATEWAY_KEY ?? start.issuedGatewayKey(),
+  }),
+});

@@ -1,0 +1,129 @@
+import { hostname } from 'node:os';
+import { z } from 'zod';
+import { createAddressMatcher } from '../http/address-matcher.js';
+import type { ConfigRule } from './config-slice.js';
+import { envVar } from './env-var.js';
+
+/**
+ * The platform-wide variables: listeners, service addresses, database, Redis, auth, logging
+ * and limits. Each service's own variables live in its config slice
+ * (`subgraphs/<service>/src/config.ts`); `loadConfig` validates them all together at start.
+ * Doc comments give defaults; the README's configuration reference lists the same.
+ */
+export const platformConfig = z.object({
+  /** REST bridge port. Default 8084 (the spec's local setup). */
+  SERVER_PORT: envVar.port(8084),
+  /** Address every HTTP listener binds. Default 127.0.0.1; containers set 0.0.0.0. */
+  SVC_HOST: z.string().min(1).default('127.0.0.1'),
+  SVC_ROUTER_PORT: envVar.port(4000),
+  SVC_INSIGHT_PORT: envVar.port(4001),
+  SVC_LLM_PORT: envVar.port(4002),
+  SVC_CRAWL_PORT: envVar.port(4003),
+  SVC_CMS_PORT: envVar.port(4004),
+  SVC_DASHBOARD_PORT: envVar.port(3000),
+  /** Router GraphQL endpoint used by the bridge, MCP servers and the dashboard. */
+  SVC_ROUTER_URL: envVar.httpUrl().optional(),
+  /** Subgraph URLs used by the router; default http://127.0.0.1:<port>/graphql. */
+  SVC_INSIGHT_URL: envVar.httpUrl().optional(),
+  SVC_LLM_URL: envVar.httpUrl().optional(),
+  SVC_CRAWL_URL: envVar.httpUrl().optional(),
+  SVC_CMS_URL: envVar.httpUrl().optional(),
+  /** Public base URL of the bridge, used in problem `type` URLs. Default: from the request Host. */
+  SVC_PUBLIC_BASE_URL: envVar.httpUrl().optional(),
+
+  /** PostgreSQL connection string; wins over the DB_* variables. Unset with no DB_HOST: embedded PGlite. */
+  DATABASE_URL: z.string().regex(/^postgres(ql)?:\/\//, 'must start with postgres:// or postgresql://').optional(),
+  DB_HOST: z.string().min(1).optional(),
+  DB_PORT: envVar.port(5432),
+  DB_NAME: z.string().min(1).default('svc'),
+  DB_USER: z.string().min(1).default('postgres'),
+  DB_PASSWORD: z.string().default(''),
+  /** Pool size per service. Default 10. */
+  DB_POOL_MAX: z.coerce.number().int().min(1).max(200).default(10),
+  /** Redis URL; unset: an in-process cache (single process only). */
+  REDIS_URL: z.string().regex(/^rediss?:\/\//, 'must start with redis:// or rediss://').optional(),
+  /** Prefix for every Redis key. Default `svc:`. */
+  SVC_REDIS_PREFIX: z.string().default('svc:'),
+  /** Where embedded mode keeps PGlite data and the generated secrets. Default `.data`. */
+  SVC_DATA_DIR: z.string().min(1).default('.data'),
+
+  /** HS256 signing secret (at least 32 characters). Required unless embedded or SVC_JWKS_URL (PLATFORM_RULES). */
+  SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
+  /** JWKS URL for RS256/ES256 tokens issued elsewhere (verification only). */
+  SVC_JWKS_URL: envVar.httpUrl().optional(),
+
+  /**
+   * The spec's model name: the upstream model id the gateway serves behind every alias (with
+   * LLM_BASE_URL), and the model the analysis agent asks for. Default: none (gateway) and
+   * auto-route (agent).
+   */
+  LLM_MODEL_NAME: z.string().min(1).optional(),
+  /** Seed the demo data (site, contents and form; business metrics) at start. Default: on in embedded mode only. */
+  SVC_SEED_DEMO: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
+  /** pino level. Default info. */
+  LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
+  /** Largest accepted request body in bytes. Default 1 MiB. */
+  SVC_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /** Origins allowed by CORS on the router and bridge. Default Apollo Studio and localhost. */
+  SVC_CORS_ORIGINS: envVar.list(['https://studio.apollographql.com', 'http://localhost:3000', 'http://127.0.0.1:3000']),
+  /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
+  SVC_TRUSTED_PROXIES: envVar.list(['127.0.0.1', '::1']).pipe(
+    z.array(z.string().refine((v) => { try { createAddressMatcher([v]); return true; } catch { return false; } }, 'must be IP addresses or CIDR ranges')),
+  ),
+  /** MCP servers: the platform token their tools act with (a JWT). */
+  SVC_TOKEN: z.string().min(1).optional(),
+  /** MCP servers: the tenant their tools act for (knowledge search is scoped to it). */
+  SVC_TENANT_ID: z.string().min(1).optional(),
+  /** Name of this process's job worker (recorded on locked jobs). Default host:pid. */
+  SVC_WORKER_NAME: z.string().min(1).max(100).optional(),
+});
+
+export type PlatformConfig = Readonly<z.output<typeof platformConfig>>;
+
+/** Rules between platform-wide variables, checked by `loadConfig` for every service a process runs. */
+export const PLATFORM_RULES: readonly ConfigRule<PlatformConfig>[] = [
+  {
+    variable: 'SVC_JWT_SECRET',
+    message: 'is required (at least 32 characters) unless SVC_JWKS_URL is set; only the embedded mode generates one',
+    broken: (config) => !config.SVC_JWT_SECRET && !config.SVC_JWKS_URL && !isEmbedded(config),
+  },
+];
+
+/** True when no database is configured: the platform runs on embedded PGlite. */
+export function isEmbedded(config: PlatformConfig): boolean {
+  return !config.DATABASE_URL && !config.DB_HOST;
+}
+
+export function databaseUrlOf(config: PlatformConfig): string | undefined {
+  if (config.DATABASE_URL) return config.DATABASE_URL;
+  if (!config.DB_HOST) return undefined;
+  const auth = config.DB_PASSWORD
+    ? `${encodeURIComponent(config.DB_USER)}:${encodeURIComponent(config.DB_PASSWORD)}`
+    : encodeURIComponent(config.DB_USER);
+  const host = config.DB_HOST.includes(':') ? `[${config.DB_HOST}]` : config.DB_HOST;
+  return `postgres://${auth}@${host}:${config.DB_PORT}/${encodeURIComponent(config.DB_NAME)}`;
+}
+
+export type ServiceName = 'insight' | 'llm' | 'crawl' | 'cms';
+
+export function subgraphPort(config: PlatformConfig, name: ServiceName): number {
+  const ports = { insight: config.SVC_INSIGHT_PORT, llm: config.SVC_LLM_PORT, crawl: config.SVC_CRAWL_PORT, cms: config.SVC_CMS_PORT };
+  return ports[name];
+}
+
+export function subgraphUrl(config: PlatformConfig, name: ServiceName): string {
+  const urls = { insight: config.SVC_INSIGHT_URL, llm: config.SVC_LLM_URL, crawl: config.SVC_CRAWL_URL, cms: config.SVC_CMS_URL };
+  return urls[name] ?? `http://127.0.0.1:${subgraphPort(config, name)}/graphql`;
+}
+
+export function routerUrl(config: PlatformConfig): string {
+  return config.SVC_ROUTER_URL ?? `http://127.0.0.1:${config.SVC_ROUTER_PORT}/graphql`;
+}
+
+/** The name this process's job workers record on the jobs they lock. */
+export function workerNameOf(config: PlatformConfig): string {
+  return config.SVC_WORKER_NAME ?? `${hostname()}:${process.pid}`;
+}
