@@ -12,6 +12,7 @@ import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createJobService, type JobService } from './service/jobs.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
+import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { MetricSourceAdapter } from './service/sources/metric-source.js';
 import { createActionStore } from './store/action-store.js';
@@ -76,7 +77,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const metricStore = createMetricStore(orm);
   const jobStore = createJobStore(orm);
   const actionStore = createActionStore(orm);
-  const metrics = createMetricService({ store: metricStore, sources: [storeSource(metricStore), ...(settings.sources?.(call) ?? [])] });
+  const sources: MetricSourceAdapter[] = [storeSource(metricStore), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : []), ...(settings.sources?.(call) ?? [])];
+  const metrics = createMetricService({ store: metricStore, sources });
   const forecasting = createForecastingService({ metrics });
   if (settings.seedDemo && (await metricStore.isEmpty())) {
     const seeded = await metricStore.ingest(demoSeries(new Date(), seededRandom(DEMO_SEED)));

@@ -18,18 +18,21 @@ const timestamp = z.union([z.string().min(1).max(40), z.number()]).transform((v,
 
 const labels = z.record(z.string(), z.string()).default({});
 
+/** Each field checks itself, so one bad field does not hide the problems of the others. */
 const seriesInput = z
   .object({
-    name: z.string(),
-    labels,
+    name: z.string().superRefine((name, ctx) => {
+      const problem = checkMetricName(name, '');
+      if (problem) ctx.addIssue({ code: 'custom', message: problem.detail });
+    }),
+    labels: labels.superRefine((value, ctx) => {
+      for (const p of checkLabels(value, '')) ctx.addIssue({ code: 'custom', path: p.pointer.split('/').filter(Boolean), message: p.detail });
+    }),
     unit: z.string().min(1).max(30).optional(),
     points: z.array(z.object({ timestamp, value: z.number() }).strict()).min(1).max(METRIC_LIMITS.pointsPerBatch),
   })
   .strict()
   .superRefine((s, ctx) => {
-    const name = checkMetricName(s.name, '');
-    if (name) ctx.addIssue({ code: 'custom', path: ['name'], message: name.detail });
-    for (const p of checkLabels(s.labels, '')) ctx.addIssue({ code: 'custom', path: ['labels', ...p.pointer.split('/').filter(Boolean)], message: p.detail });
     for (const p of checkPoints(s.points.map((x) => ({ t: x.timestamp, value: x.value })), '')) {
       ctx.addIssue({ code: 'custom', path: ['points', ...p.pointer.split('/').filter(Boolean)], message: p.detail });
     }
