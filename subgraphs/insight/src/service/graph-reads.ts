@@ -1,6 +1,6 @@
 import type { Principal } from '@svc/kit';
 import type { Authority } from '../domain/job-records.js';
-import type { BudgetSummary, ContentSummary, GraphReads, KnowledgeHit } from '../tools/tool.js';
+import type { BudgetSummary, ContentSummary, CrawlJobSummary, GraphReads, KnowledgeHit } from '../tools/tool.js';
 import type { GraphCall } from './graph-call.js';
 
 interface ContentRow {
@@ -38,6 +38,11 @@ export function graphReads(deps: { call: GraphCall; mintToken(principal: Princip
         contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status,
         publishedVersion: c.publishedVersion, latestVersion: c.latestVersion, latestVersionStatus: c.versions[0]?.status ?? c.status, publishedAt: c.publishedAt,
       }));
+    },
+    async crawlJobs() {
+      const data = await deps.call<{ crawlJobs: Omit<CrawlJobSummary, 'tenantId'>[] }>('InsightCrawlJobs', {}, await headers());
+      const tenantId = deps.tenantId ?? '';
+      return data.crawlJobs.filter((j) => j.status === 'SCHEDULED' || j.status === 'COMPLETED').map((j) => ({ ...j, tenantId }));
     },
     async budgets() {
       const data = await deps.call<{ budgets: BudgetSummary[] }>('InsightBudgets', {}, await headers());

@@ -19,8 +19,10 @@ export const searchKnowledge = defineTool({
       score: fig(h.score),
       excerpt: h.content.slice(0, 400),
     }));
+    // With nothing found, the tenant's crawl jobs: a refresh of one may bring sources in.
+    const crawlJobs = hits.length === 0 ? await ctx.graph.crawlJobs().catch(() => []) : [];
     return {
-      data: { query: args.query, hits },
+      data: { query: args.query, hits, ...(crawlJobs.length ? { crawlJobs } : {}) },
       summary: hits.length ? `${hits.length} passages, best: ${hits.slice(0, 3).map((h) => `"${h.title}" (${h.url}, score ${h.score})`).join('; ')}.` : `Nothing in the knowledge base matches "${args.query}".`,
     };
   },

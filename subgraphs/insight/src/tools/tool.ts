@@ -22,6 +22,16 @@ export interface GraphReads {
   searchKnowledge(query: string, topK: number): Promise<KnowledgeHit[]>;
   contents(siteKey: string): Promise<ContentSummary[]>;
   budgets(): Promise<BudgetSummary[]>;
+  /** The requester's tenant's crawl jobs (to propose a refresh when the knowledge base knows nothing). */
+  crawlJobs(): Promise<CrawlJobSummary[]>;
+}
+
+export interface CrawlJobSummary {
+  jobId: string;
+  jobName: string;
+  targetUrl: string;
+  status: string;
+  tenantId: string;
 }
 
 export interface KnowledgeHit {
