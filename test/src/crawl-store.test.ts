@@ -102,7 +102,7 @@ describe('crawl schema migrations', () => {
   it('apply once, and opening the database again is idempotent', async () => {
     const again = await openDatabase({ url: db.url, schema: 'crawl', entities: [], migrations: CRAWL_MIGRATIONS, poolMax: 2, log });
     await again.close();
-    expect(await count('crawl.mikro_orm_migrations', [])).toBe(1);
+    expect(await count('crawl.mikro_orm_migrations', [])).toBe(CRAWL_MIGRATIONS.length);
     const indexes = await orm.em.fork().execute<{ indexname: string; indexdef: string }[]>(
       `select indexname, indexdef from pg_indexes where schemaname = 'crawl' and tablename = 'knowledge_chunk'`,
     );

@@ -19,6 +19,7 @@ export * from './subgraph/create-subgraph.js';
 export * from './cache/cache.js';
 export * from './http/static-files.js';
 export * from './db/database.js';
+export * from './db/idempotency.js';
 export * from './jobs.js';
 export * from './db/embedded.js';
 export * from './http/address-matcher.js';

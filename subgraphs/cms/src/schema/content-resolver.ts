@@ -1,4 +1,4 @@
-import type { SvcContext } from '@svc/kit';
+import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Authoring } from '../service/authoring.js';
 import type { ContentDelivery } from '../service/delivery.js';
@@ -44,14 +44,20 @@ export class ContentResolver {
     @Arg('id', () => ID) id: string,
     @Arg('input', () => UpdateDraftInput) input: UpdateDraftInput,
     @Arg('baseVersion', () => Int, { nullable: true }) baseVersion: number | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Content> {
-    return this.services.authoring.updateDraft(ctx.principal, id, input, baseVersion);
+    return this.services.authoring.updateDraft(ctx.principal, id, input, baseVersion, idempotencyKey);
   }
 
   @Mutation(() => Content, { description: 'Makes a version live (default: the latest) and purges the caches. Publishing an older version rolls back.' })
-  publishContent(@Arg('id', () => ID) id: string, @Arg('version', () => Int, { nullable: true }) version: number | null, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.services.publishing.publish(ctx.principal, id, version);
+  publishContent(
+    @Arg('id', () => ID) id: string,
+    @Arg('version', () => Int, { nullable: true }) version: number | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<Content> {
+    return this.services.publishing.publish(ctx.principal, id, version, idempotencyKey);
   }
 
   @Mutation(() => Content, { description: 'Takes the live version down; delivery answers 404 afterwards.' })

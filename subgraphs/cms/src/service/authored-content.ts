@@ -1,6 +1,6 @@
-import { requireRole, type Principal } from '@svc/kit';
+import { requireRole, type IdempotentCall, type Principal } from '@svc/kit';
 import type { Content } from '../domain/content.js';
-import type { ContentStore } from '../store/content-store.js';
+import type { ContentStore, KeyedLock } from '../store/content-store.js';
 import type { LockedContent } from '../store/locked-content.js';
 import { mayAuthor } from './access.js';
 import { contentNotFound } from './not-found.js';
@@ -13,11 +13,33 @@ export async function authoredContent(contents: ContentStore, principal: Princip
   return content;
 }
 
-/** As {@link authoredContent}, running `fn` with the content's row locked; `fn` gets the editor too. */
-export async function withAuthoredContent<T>(contents: ContentStore, principal: Principal | undefined, id: string, fn: (locked: LockedContent, editor: Principal) => Promise<T>): Promise<T> {
+/** An idempotency key for an authoring change, and what a repeated call answers (changing nothing). */
+export interface KeyedAuthoring<T> {
+  call: IdempotentCall;
+  replay: (locked: LockedContent, editor: Principal) => Promise<T>;
+}
+
+/** The keyed form of a change to content `id` when the request has an idempotency key. */
+export function keyedAuthoring<T>(key: string | undefined, operation: string, id: string, replay: KeyedAuthoring<T>['replay']): KeyedAuthoring<T> | undefined {
+  return key === undefined ? undefined : { call: { key, operation, target: id }, replay };
+}
+
+/**
+ * As {@link authoredContent}, running `fn` with the content's row locked; `fn` gets the editor
+ * too. With `keyed`, once per idempotency key; a repeated call is checked like the first.
+ */
+export async function withAuthoredContent<T>(
+  contents: ContentStore,
+  principal: Principal | undefined,
+  id: string,
+  fn: (locked: LockedContent, editor: Principal) => Promise<T>,
+  keyed?: KeyedAuthoring<T>,
+): Promise<T> {
   const editor = requireRole(principal, 'editor');
-  return contents.withLockedContent(id, async (locked) => {
+  const authored = (run: (locked: LockedContent, editor: Principal) => Promise<T>) => async (locked: LockedContent | undefined) => {
     if (!locked || !mayAuthor(principal, locked.state.siteKey)) throw contentNotFound(id);
-    return fn(locked, editor);
-  });
+    return run(locked, editor);
+  };
+  const lock: KeyedLock<T> | undefined = keyed && { call: keyed.call, replay: authored(keyed.replay) };
+  return contents.withLockedContent(id, authored(fn), lock);
 }

@@ -1,4 +1,4 @@
-import { SvcError, type Principal } from '@svc/kit';
+import { checkIdempotencyKey, SvcError, type Principal } from '@svc/kit';
 import { VersionStatus, type Content, type ContentVersion, type VersionText } from '../domain/content.js';
 import { checkContentInput, mergeDefined, type DraftEdit, type NewContent } from '../domain/content-input.js';
 import { checkSiteKey, checkSlug } from '../domain/slug.js';
@@ -6,7 +6,7 @@ import type { ContentStore } from '../store/content-store.js';
 import type { LockedContent } from '../store/locked-content.js';
 import type { SiteStore } from '../store/site-store.js';
 import { mayAuthor, requireAuthor } from './access.js';
-import { authoredContent, withAuthoredContent } from './authored-content.js';
+import { authoredContent, keyedAuthoring, withAuthoredContent } from './authored-content.js';
 import { siteOrFail, versionNotFound } from './not-found.js';
 
 export interface AuthoringDeps {
@@ -58,8 +58,11 @@ export function createAuthoring(deps: AuthoringDeps) {
       return content;
     },
 
-    async updateDraft(principal: Principal | undefined, id: string, input: DraftEdit, baseVersion?: number | null): Promise<Content> {
+    /** With an idempotency key, a repeated call answers the content as it is now and changes nothing. */
+    async updateDraft(principal: Principal | undefined, id: string, input: DraftEdit, baseVersion?: number | null, idempotencyKey?: string | null): Promise<Content> {
       checkContentInput(input, false);
+      const key = checkIdempotencyKey(idempotencyKey);
+      const keyed = keyedAuthoring(key, 'updateContentDraft', id, (locked) => locked.view());
       return withAuthoredContent(contents, principal, id, async (locked, editor) => {
         const { latestVersion } = locked.state;
         if (baseVersion != null && baseVersion !== latestVersion) {
@@ -71,7 +74,7 @@ export function createAuthoring(deps: AuthoringDeps) {
           seo: mergeDefined(draft.seo, input.seo),
         }));
         return locked.view();
-      });
+      }, keyed);
     },
 
     /** Copies an earlier version into the draft; publishing the draft makes it live. */

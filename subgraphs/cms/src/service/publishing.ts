@@ -1,8 +1,8 @@
-import { SvcError, validationError, type Logger, type Principal } from '@svc/kit';
+import { checkIdempotencyKey, SvcError, validationError, type Logger, type Principal } from '@svc/kit';
 import { VersionStatus, type Content } from '../domain/content.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { LockedContent } from '../store/locked-content.js';
-import { authoredContent, withAuthoredContent } from './authored-content.js';
+import { authoredContent, keyedAuthoring, withAuthoredContent } from './authored-content.js';
 import { versionNotFound } from './not-found.js';
 import type { CachePurge } from './purge.js';
 
@@ -38,12 +38,22 @@ export function createPublishing(deps: PublishingDeps) {
   }
 
   return {
-    /** Publishing an older version rolls back to it. */
-    async publish(principal: Principal | undefined, id: string, version?: number | null): Promise<Content> {
-      const { result, changed, siteKey, slug } = await withAuthoredContent(contents, principal, id, async (locked, editor) => {
-        const changed = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
-        return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
-      });
+    /**
+     * Publishing an older version rolls back to it. With an idempotency key, a repeated call
+     * answers the content as it is now and changes nothing.
+     */
+    async publish(principal: Principal | undefined, id: string, version?: number | null, idempotencyKey?: string | null): Promise<Content> {
+      const key = checkIdempotencyKey(idempotencyKey);
+      const { result, changed, siteKey, slug } = await withAuthoredContent(
+        contents,
+        principal,
+        id,
+        async (locked, editor) => {
+          const changed = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
+          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+        },
+        keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, slug: locked.state.slug })),
+      );
       if (changed) await purge.afterChange(siteKey, slug);
       return result;
     },

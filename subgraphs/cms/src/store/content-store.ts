@@ -1,10 +1,16 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { isUuid } from '@svc/kit';
+import { applyOnce, isUuid, type IdempotentCall } from '@svc/kit';
 import { contentOf, VersionStatus, type Content, type ContentState, type ContentVersion, type VersionText } from '../domain/content.js';
 import type { Site } from '../domain/site.js';
 import { toState, toVersion, type ContentRow } from './content-rows.js';
 import { ContentEntity, ContentVersionEntity } from './entities.js';
 import { lockedContent, type LockedContent } from './locked-content.js';
+
+/** An idempotency key for {@link ContentStore.withLockedContent}, and what a repeated call answers. */
+export interface KeyedLock<T> {
+  call: IdempotentCall;
+  replay: (locked: LockedContent | undefined) => Promise<T>;
+}
 
 /** Contents with their versions; a content is only changed with its row locked. */
 export function createContentStore(orm: MikroORM) {
@@ -64,14 +70,25 @@ export function createContentStore(orm: MikroORM) {
 
     /**
      * Runs `fn` in a transaction holding the content's row lock (the site is not locked), and
-     * writes its changes; `fn` gets undefined when there is no such content.
+     * writes its changes; `fn` gets undefined when there is no such content. With `keyed`, the
+     * change is made once per idempotency key (recorded in the same transaction): a repeated
+     * key runs `keyed.replay` instead, which must change nothing.
      */
-    async withLockedContent<T>(id: string, fn: (locked: LockedContent | undefined) => Promise<T>): Promise<T> {
+    async withLockedContent<T>(id: string, fn: (locked: LockedContent | undefined) => Promise<T>, keyed?: KeyedLock<T>): Promise<T> {
       if (!isUuid(id)) return fn(undefined);
       return orm.em.fork().transactional(async (em) => {
-        const row = await em.findOne(ContentEntity, { id }, { populate: ['site'], lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: ['c0'] });
-        const result = await fn(row ? lockedContent(em, row, row.site.siteKey) : undefined);
-        await em.flush();
+        const lock = async () => {
+          const row = await em.findOne(ContentEntity, { id }, { populate: ['site'], lockMode: LockMode.PESSIMISTIC_WRITE, lockTableAliases: ['c0'] });
+          return row ? lockedContent(em, row, row.site.siteKey) : undefined;
+        };
+        const { result } = await applyOnce(em, 'cms', keyed?.call, {
+          apply: async () => {
+            const applied = await fn(await lock());
+            await em.flush();
+            return { result: applied, entityId: id };
+          },
+          replay: async () => keyed!.replay(await lock()),
+        });
         return result;
       });
     },

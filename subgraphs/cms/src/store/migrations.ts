@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { idempotentChangeMigration } from '@svc/kit';
 
 class InitialSchema extends Migration {
   override up(): void {
@@ -67,4 +68,7 @@ create index form_submission_form_received on cms.form_submission (form_id, rece
 }
 
 /** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
-export const CMS_MIGRATIONS = [{ name: '0001_initial_schema', class: InitialSchema }];
+export const CMS_MIGRATIONS = [
+  { name: '0001_initial_schema', class: InitialSchema },
+  idempotentChangeMigration('0002_idempotent_change', 'cms'),
+];

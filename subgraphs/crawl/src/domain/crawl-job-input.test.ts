@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { SvcError, type FieldProblem } from '@svc/kit';
 import { thrown } from '@svc/kit/testing/thrown';
-import { RAG_DEFAULTS, firstRunAt, parseCrawlJobInput, checkSelectorSpec, type CrawlJobInput } from './crawl-job-input.js';
+import { RAG_DEFAULTS, firstRunAt, parseCrawlJobInput, parseCrawlSelectors, checkSelectorSpec, type CrawlJobInput } from './crawl-job-input.js';
 
 
 function problemsOf(error: SvcError): FieldProblem[] {
@@ -426,5 +426,22 @@ describe('checkSelectorSpec', () => {
 
   it('refuses a non-string with a 400', () => {
     expect(thrown(() => checkSelectorSpec(7 as unknown as string)).status).toBe(400);
+  });
+});
+
+describe('parseCrawlSelectors (changeCrawlSelectors)', () => {
+  it('trims and keeps valid selectors, empty ones mean absent', () => {
+    expect(parseCrawlSelectors({ listRow: ' li.item ', title: 'h3 > a', link: '' })).toEqual({ listRow: 'li.item', title: 'h3 > a' });
+  });
+
+  it('names every rule failure as createCrawlJob does (422)', () => {
+    expect(problemsOf(thrown(() => parseCrawlSelectors({ title: 'h3', tilte: 'a' }))).map((p) => p.pointer)).toEqual(['/selectors/tilte', '/selectors/listRow']);
+    expect(problemsOf(thrown(() => parseCrawlSelectors({ listRow: 'li::text' }))).map((p) => p.pointer)).toEqual(['/selectors/listRow']);
+  });
+
+  it('answers members of the wrong JSON type with 400', () => {
+    const error = thrown(() => parseCrawlSelectors({ listRow: 7 }));
+    expect(error.status).toBe(400);
+    expect(error.extensions.errors).toEqual([{ pointer: '/selectors/listRow', detail: 'listRow must be a string; got 7' }]);
   });
 });

@@ -214,6 +214,60 @@ function typeProblem(pointer: string, value: unknown, expected: 'string' | 'bool
   return { pointer, detail: `${name} must be ${expected === 'object' ? 'an object' : `a ${expected}`}; got ${show(value)}` };
 }
 
+/** Member-type problems of `selectors` (400s). */
+function selectorTypeProblems(selectors: unknown): (FieldProblem | null)[] {
+  return [
+    typeProblem('/selectors', selectors, 'object'),
+    ...(isObject(selectors) ? SELECTOR_FIELDS.map((f) => typeProblem(`/selectors/${f}`, selectors[f], 'string')) : []),
+  ];
+}
+
+type Fail = (pointer: string, detail: string) => void;
+
+/** Reports the members of `selectors` that are no selector. */
+function unknownSelectorProblems(selectors: unknown, fail: Fail): void {
+  if (!isObject(selectors)) return;
+  for (const key of Object.keys(selectors)) {
+    if (!(SELECTOR_FIELDS as readonly string[]).includes(key)) fail(`/selectors/${token(key)}`, `${key} is not a known selector`);
+  }
+}
+
+/** Reports every rule failure of the selectors (of the right JSON types) to `fail`; returns them trimmed. */
+function selectorRuleProblems(selectors: unknown, fail: Fail): Partial<CrawlSelectors> {
+  const out: Partial<CrawlSelectors> = {};
+  if (!isObject(selectors)) {
+    fail('/selectors', 'selectors is required (at least selectors.listRow)');
+    return out;
+  }
+  const sel = selectors as Record<string, string | null | undefined>;
+  for (const field of SELECTOR_FIELDS) {
+    const spec = sel[field];
+    if (!present(spec) || spec!.trim() === '') {
+      if (field === 'listRow') fail('/selectors/listRow', 'selectors.listRow is required');
+      continue;
+    }
+    const result = analyseSelector(spec!, field === 'listRow' ? 'row' : 'field');
+    if ('problem' in result) fail(`/selectors/${field}`, `selectors.${field} ${quote(spec!)}: ${result.problem}`);
+    else out[field] = spec!.trim();
+  }
+  return out;
+}
+
+/**
+ * Validates a job's new selector set as {@link parseCrawlJobInput} validates `selectors`: 400
+ * for members of the wrong JSON type, 422 listing every rule failure (`/selectors/listRow`, ...).
+ */
+export function parseCrawlSelectors(selectors: unknown): CrawlSelectors {
+  const types = selectorTypeProblems(selectors).filter((p): p is FieldProblem => p !== null);
+  if (types.length > 0) throw new SvcError('BAD_USER_INPUT', `Malformed selectors: ${types.map((p) => p.detail).join('; ')}`, { errors: types });
+  const problems: FieldProblem[] = [];
+  const fail: Fail = (pointer, detail) => problems.push({ pointer, detail });
+  unknownSelectorProblems(selectors, fail);
+  const out = selectorRuleProblems(selectors, fail);
+  if (problems.length > 0) throw validationError(problems);
+  return out as CrawlSelectors;
+}
+
 /**
  * Validates and normalises a crawl job request body. Throws 400 for a malformed body, a bad
  * cronExpression or an unsupported targetVectorDb, and 422 listing every rule failure.
@@ -232,8 +286,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     typeProblem('/targetUrl', body.targetUrl, 'string'),
     typeProblem('/cronExpression', body.cronExpression, 'string'),
     typeProblem('/runAt', body.runAt, 'string'),
-    typeProblem('/selectors', selectors, 'object'),
-    ...(isObject(selectors) ? SELECTOR_FIELDS.map((f) => typeProblem(`/selectors/${f}`, selectors[f], 'string')) : []),
+    ...selectorTypeProblems(selectors),
     typeProblem('/enableRagSync', body.enableRagSync, 'boolean'),
     typeProblem('/ragConfig', rag, 'object'),
     ...(isObject(rag)
@@ -254,7 +307,6 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
   const targetUrl = body.targetUrl as string | undefined | null;
   const cronText = body.cronExpression as string | undefined | null;
   const runAtText = body.runAt as string | undefined | null;
-  const sel = (isObject(selectors) ? selectors : {}) as Record<string, string | null | undefined>;
   const ragIn = (isObject(rag) ? rag : undefined) as Record<string, string | number | null | undefined> | undefined;
 
   // Tier 2: the values the issue answers with 400.
@@ -283,11 +335,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
   const problems: FieldProblem[] = [];
   const fail = (pointer: string, detail: string) => problems.push({ pointer, detail });
   for (const key of Object.keys(body)) if (!TOP_LEVEL.includes(key)) fail(`/${token(key)}`, `${key} is not a known field`);
-  if (isObject(selectors)) {
-    for (const key of Object.keys(selectors)) {
-      if (!(SELECTOR_FIELDS as readonly string[]).includes(key)) fail(`/selectors/${token(key)}`, `${key} is not a known selector`);
-    }
-  }
+  unknownSelectorProblems(selectors, fail);
   if (ragIn) {
     for (const key of Object.keys(ragIn)) if (!RAG_FIELDS.includes(key)) fail(`/ragConfig/${token(key)}`, `${key} is not a known ragConfig field`);
   }
@@ -335,21 +383,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     }
   }
 
-  const outSelectors: Partial<CrawlSelectors> = {};
-  if (!isObject(selectors)) {
-    fail('/selectors', 'selectors is required (at least selectors.listRow)');
-  } else {
-    for (const field of SELECTOR_FIELDS) {
-      const spec = sel[field];
-      if (!present(spec) || spec!.trim() === '') {
-        if (field === 'listRow') fail('/selectors/listRow', 'selectors.listRow is required');
-        continue;
-      }
-      const result = analyseSelector(spec!, field === 'listRow' ? 'row' : 'field');
-      if ('problem' in result) fail(`/selectors/${field}`, `selectors.${field} ${quote(spec!)}: ${result.problem}`);
-      else outSelectors[field] = spec!.trim();
-    }
-  }
+  const outSelectors = selectorRuleProblems(selectors, fail);
 
   const enableRagSync = (body.enableRagSync as boolean | null | undefined) ?? false;
   let ragConfig: RagConfig | undefined;

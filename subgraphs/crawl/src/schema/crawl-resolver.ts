@@ -1,4 +1,4 @@
-import type { SvcContext } from '@svc/kit';
+import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CrawlService } from '../service/crawl-service.js';
@@ -15,8 +15,22 @@ export class CrawlResolver {
   }
 
   @Mutation(() => CrawlExecution, { description: 'Runs the job now on a worker; answers once a worker has locked the run.' })
-  async triggerCrawlJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: SvcContext): Promise<CrawlExecution> {
-    return executionView(await this.crawl.trigger(ctx, jobId));
+  async triggerCrawlJob(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<CrawlExecution> {
+    return executionView(await this.crawl.trigger(ctx, jobId, idempotencyKey));
+  }
+
+  @Mutation(() => CrawlJob, { description: 'Replaces the job\'s selectors (validated as createCrawlJob\'s) as its next selector version; stored fingerprints are dropped and refreshed by the next good run.' })
+  async changeCrawlSelectors(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('selectors', () => GraphQLJSONObject) selectors: Record<string, unknown>,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<CrawlJob> {
+    return jobView(await this.crawl.changeSelectors(ctx, jobId, selectors, idempotencyKey));
   }
 
   @Query(() => CrawlResult, { description: 'Items of a COMPLETED execution (409 while it is not).' })

@@ -12,7 +12,7 @@ export class CrawlJob {
   @Field(() => String) targetUrl!: string;
   @Field(() => String, { nullable: true }) cronExpression!: string | null;
   @Field(() => GraphQLJSONObject, { description: 'listRow, title, publishedAt, link (current version).' }) selectors!: Record<string, string>;
-  @Field(() => Int, { description: 'Raised each time self-healing adopts new selectors.' }) selectorVersion!: number;
+  @Field(() => Int, { description: 'Raised each time self-healing adopts new selectors or changeCrawlSelectors replaces them.' }) selectorVersion!: number;
   @Field(() => Boolean) enableRagSync!: boolean;
   @Field(() => GraphQLJSONObject, { nullable: true }) ragConfig!: Record<string, unknown> | null;
 }

@@ -1,5 +1,5 @@
-import { SvcError, type Logger, type SvcContext } from '@svc/kit';
-import { firstRunAt, parseCrawlJobInput } from '../domain/crawl-job-input.js';
+import { checkIdempotencyKey, SvcError, type IdempotentCall, type Logger, type SvcContext } from '@svc/kit';
+import { firstRunAt, parseCrawlJobInput, parseCrawlSelectors } from '../domain/crawl-job-input.js';
 import { nextRunAt } from '../domain/cron.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
@@ -20,6 +20,10 @@ export interface CrawlServiceDeps {
 }
 
 const notFound = (what: string, id: string) => new SvcError('NOT_FOUND', `No ${what} ${JSON.stringify(id)}`, { slug: `${what.replace(/ /g, '-')}-not-found` });
+
+/** Crawl keys belong to the tenant: another tenant's key is refused (409), never replayed. */
+const keyedCall = (key: string | undefined, operation: string, tenantId: string, jobId: string): IdempotentCall | undefined =>
+  key === undefined ? undefined : { key, operation, target: jobId, scope: tenantId };
 
 export function createCrawlService(deps: CrawlServiceDeps) {
   const { jobs, items, scheduler, log } = deps;
@@ -75,11 +79,22 @@ export function createCrawlService(deps: CrawlServiceDeps) {
 
     /**
      * Runs a job now on a worker: answers once a worker has locked the run (status RUNNING,
-     * with its name); when none does within triggerWaitMs, 503 and the run stays queued.
+     * with its name); when none does within triggerWaitMs, 503 and the run stays queued. With
+     * an idempotency key, a repeated call answers the execution the first call created, as it
+     * is now, and starts no run.
      */
-    async trigger(ctx: SvcContext, jobId: string): Promise<ExecutionRow> {
+    async trigger(ctx: SvcContext, jobId: string, idempotencyKey?: string | null): Promise<ExecutionRow> {
       const { tenantId } = await jobOf(ctx, jobId, true);
-      const execution = await jobs.insertExecution(tenantId, jobId);
+      const key = checkIdempotencyKey(idempotencyKey);
+      const call = keyedCall(key, 'triggerCrawlJob', tenantId, jobId);
+      let execution: ExecutionRow;
+      if (call) {
+        const once = await jobs.insertExecutionOnce(tenantId, jobId, call);
+        if (once.replayed) return once.execution;
+        execution = once.execution;
+      } else {
+        execution = await jobs.insertExecution(tenantId, jobId);
+      }
       await scheduler.enqueueRun(tenantId, execution.id);
       const deadline = Date.now() + deps.triggerWaitMs;
       for (;;) {
@@ -92,6 +107,21 @@ export function createCrawlService(deps: CrawlServiceDeps) {
         retryAfter: 10,
         details: { executionId: execution.id },
       });
+    },
+
+    /**
+     * Replaces a job's selectors (validated as createCrawlJob's) as its next selector version;
+     * the stored fingerprints are dropped, since they describe what the old selectors matched.
+     * With an idempotency key, a repeated call answers the job as it is now.
+     */
+    async changeSelectors(ctx: SvcContext, jobId: string, selectors: unknown, idempotencyKey?: string | null): Promise<JobRow> {
+      const { tenantId } = await jobOf(ctx, jobId, true);
+      const key = checkIdempotencyKey(idempotencyKey);
+      const parsed = parseCrawlSelectors(selectors);
+      const changed = await jobs.changeSelectors(tenantId, jobId, parsed, keyedCall(key, 'changeCrawlSelectors', tenantId, jobId));
+      if (!changed) throw notFound('crawl job', jobId);
+      log.info({ tenantId, jobId, selectorVersion: changed.selectorVersion, idempotencyKey: key }, 'crawl selectors changed');
+      return changed;
     },
 
     async execution(ctx: SvcContext, executionId: string): Promise<ExecutionRow> {

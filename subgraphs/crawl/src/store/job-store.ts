@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { isUuid, type MikroORM } from '@svc/kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
 import type { StoredFingerprints } from '../extract/fingerprint.js';
 
@@ -84,6 +85,25 @@ function toExecution(r: Row): ExecutionRow {
   };
 }
 
+const NO_JOB = Symbol('no such job');
+
+async function jobIn(em: EntityManager, tenantId: string, jobId: string): Promise<JobRow | undefined> {
+  if (!isUuid(jobId)) return undefined;
+  const rows = await em.execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = ? and status <> 'DELETED'`, [tenantId, jobId]);
+  return rows[0] ? toJob(rows[0]) : undefined;
+}
+
+async function insertExecution(em: EntityManager, tenantId: string, jobId: string): Promise<ExecutionRow> {
+  const rows = await em.execute<Row[]>(`insert into crawl.crawl_execution (id, tenant_id, job_id, status) values (?, ?, ?, 'QUEUED') returning *`, [randomUUID(), tenantId, jobId]);
+  return toExecution(rows[0]!);
+}
+
+async function execution(em: EntityManager, tenantId: string, executionId: string): Promise<ExecutionRow | undefined> {
+  if (!isUuid(executionId)) return undefined;
+  const rows = await em.execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and id = ?', [tenantId, executionId]);
+  return rows[0] ? toExecution(rows[0]) : undefined;
+}
+
 /** Jobs, selector versions and executions; every query is scoped to a tenant. */
 export function createJobStore(orm: MikroORM) {
   const em = () => orm.em.fork();
@@ -99,11 +119,7 @@ export function createJobStore(orm: MikroORM) {
       return toJob(rows[0]!);
     },
 
-    async job(tenantId: string, jobId: string): Promise<JobRow | undefined> {
-      if (!isUuid(jobId)) return undefined;
-      const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = ? and status <> 'DELETED'`, [tenantId, jobId]);
-      return rows[0] ? toJob(rows[0]) : undefined;
-    },
+    job: (tenantId: string, jobId: string): Promise<JobRow | undefined> => jobIn(em(), tenantId, jobId),
 
     async jobs(tenantId: string, limit: number): Promise<JobRow[]> {
       const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and status <> 'DELETED' order by created_at desc limit ?`, [tenantId, limit]);
@@ -131,6 +147,35 @@ export function createJobStore(orm: MikroORM) {
       );
     },
 
+    /**
+     * Replaces a job's selectors by a person's new set: the next selector version (reason
+     * 'changed'), and no fingerprints, which described what the old selectors matched (the next
+     * good run stores new ones). With an idempotency call, once per key in the same transaction;
+     * a repeated key changes nothing. Undefined when the job does not exist (or was deleted).
+     */
+    async changeSelectors(tenantId: string, jobId: string, selectors: CrawlSelectors, call?: IdempotentCall): Promise<JobRow | undefined> {
+      return orm.em.fork().transactional(async (tx) => {
+        const { result } = await applyOnce(tx, 'crawl', call, {
+          apply: async () => {
+            const rows = await tx.execute<Row[]>(
+              `update crawl.crawl_job set selectors = ?::jsonb, selector_version = selector_version + 1, fingerprints = null, updated_at = now()
+                where tenant_id = ? and id = ? and status <> 'DELETED' returning *`,
+              [JSON.stringify(selectors), tenantId, jobId],
+            );
+            if (!rows[0]) throw NO_JOB; // rolls back: no key is recorded for a job that is not there
+            const job = toJob(rows[0]);
+            await tx.execute(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) values (?, ?, ?, ?::jsonb, 'changed')`, [tenantId, jobId, job.selectorVersion, JSON.stringify(selectors)]);
+            return { result: job, entityId: jobId };
+          },
+          replay: () => jobIn(tx, tenantId, jobId),
+        });
+        return result;
+      }).catch((error: unknown) => {
+        if (error === NO_JOB) return undefined;
+        throw error;
+      });
+    },
+
     /** Adopts healed selectors as a new version, and stores the fingerprints of the last good run. */
     async saveSelectors(tenantId: string, jobId: string, selectors: CrawlSelectors | null, fingerprints: StoredFingerprints, reason: string): Promise<void> {
       if (selectors) {
@@ -143,16 +188,26 @@ export function createJobStore(orm: MikroORM) {
       await em().execute('update crawl.crawl_job set fingerprints = ?::jsonb where tenant_id = ? and id = ?', [JSON.stringify(fingerprints), tenantId, jobId]);
     },
 
-    async insertExecution(tenantId: string, jobId: string): Promise<ExecutionRow> {
-      const rows = await em().execute<Row[]>(`insert into crawl.crawl_execution (id, tenant_id, job_id, status) values (?, ?, ?, 'QUEUED') returning *`, [randomUUID(), tenantId, jobId]);
-      return toExecution(rows[0]!);
+    insertExecution: (tenantId: string, jobId: string): Promise<ExecutionRow> => insertExecution(em(), tenantId, jobId),
+
+    /**
+     * A new QUEUED execution, once per idempotency key (recorded in the same transaction); a
+     * repeated key answers the execution the first call created, as it is now.
+     */
+    async insertExecutionOnce(tenantId: string, jobId: string, call: IdempotentCall): Promise<{ execution: ExecutionRow; replayed: boolean }> {
+      return orm.em.fork().transactional(async (tx) => {
+        const { result, replayed } = await applyOnce(tx, 'crawl', call, {
+          apply: async () => {
+            const execution = await insertExecution(tx, tenantId, jobId);
+            return { result: execution, entityId: execution.id };
+          },
+          replay: async (executionId) => (await execution(tx, tenantId, executionId))!,
+        });
+        return { execution: result, replayed };
+      });
     },
 
-    async execution(tenantId: string, executionId: string): Promise<ExecutionRow | undefined> {
-      if (!isUuid(executionId)) return undefined;
-      const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and id = ?', [tenantId, executionId]);
-      return rows[0] ? toExecution(rows[0]) : undefined;
-    },
+    execution: (tenantId: string, executionId: string): Promise<ExecutionRow | undefined> => execution(em(), tenantId, executionId),
 
     async executionsOfJob(tenantId: string, jobId: string, limit: number): Promise<ExecutionRow[]> {
       const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and job_id = ? order by queued_at desc limit ?', [tenantId, jobId, limit]);

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { idempotentChangeMigration } from '@svc/kit';
 
 /**
  * Embedding sizes that get their own HNSW index on `crawl.knowledge_chunk`: the built-in local
@@ -156,4 +157,7 @@ ${hnswIndexes}
   }
 }
 
-export const CRAWL_MIGRATIONS = [{ name: '0001_crawl', class: Crawl }];
+export const CRAWL_MIGRATIONS = [
+  { name: '0001_crawl', class: Crawl },
+  idempotentChangeMigration('0002_idempotent_change', 'crawl'),
+];

@@ -1,4 +1,4 @@
-import { openAiErrors, type SvcContext } from '@svc/kit';
+import { IDEMPOTENCY_KEY_DOC, openAiErrors, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import type { GatewayServices } from '../service/gateway-services.js';
@@ -52,9 +52,13 @@ export class GatewayResolver {
   }
 
   @Mutation(() => Budget, { description: 'Sets the monthly budget and blocking threshold of one agent (creating the agent if needed).' })
-  async setBudget(@Arg('input', () => SetBudgetInput) input: SetBudgetInput, @Ctx() ctx: SvcContext): Promise<Budget> {
+  async setBudget(
+    @Arg('input', () => SetBudgetInput) input: SetBudgetInput,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<Budget> {
     await this.admin(ctx);
-    return this.services.budgets.set(input);
+    return this.services.budgets.set(input, idempotencyKey);
   }
 
   @Query(() => [ApiKey])

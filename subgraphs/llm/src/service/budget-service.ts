@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { openAiErrors, type Logger, type MikroORM } from '@svc/kit';
+import { checkIdempotencyKey, openAiErrors, type Logger, type MikroORM } from '@svc/kit';
 import type { Agent } from '../domain/agent.js';
 import { parseBudgetChange, RESERVATION_TTL_MS, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
 import { budgetRecord, pastThreshold } from '../domain/budget-status.js';
@@ -37,12 +37,19 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
       return { code, budget, usage: await usage.daily({ agentCode: code, from: periodBounds(periodOf(clock())).start }) };
     },
 
-    async set(input: Partial<BudgetSettings> & { agentCode?: unknown }): Promise<Budget> {
+    /**
+     * With an idempotency key, the first call changes the budget and a repeated one answers the
+     * budget as it is now, changing nothing.
+     */
+    async set(input: Partial<BudgetSettings> & { agentCode?: unknown }, idempotencyKey?: string | null): Promise<Budget> {
       const change = parseBudgetChange(input);
-      await budgets.save(change);
+      const key = checkIdempotencyKey(idempotencyKey);
+      const changed = await budgets.save(change, key ? { key, operation: 'setBudget', target: change.agentCode } : undefined);
       const period = periodOf(clock());
-      await alerts.checkThreshold(change.agentCode, period);
-      log.info({ agentCode: change.agentCode, monthlyBudgetUsd: change.monthlyBudgetUsd, hardLimitEnabled: change.hardLimitEnabled }, 'budget set');
+      if (changed) {
+        await alerts.checkThreshold(change.agentCode, period);
+        log.info({ agentCode: change.agentCode, monthlyBudgetUsd: change.monthlyBudgetUsd, hardLimitEnabled: change.hardLimitEnabled, idempotencyKey: key }, 'budget set');
+      }
       return (await view(change.agentCode, period))!;
     },
 

@@ -1,4 +1,5 @@
-import type { MikroORM } from '@svc/kit';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { applyOnce, type IdempotentCall, type MikroORM } from '@svc/kit';
 import { budgetOf, type Budget, type BudgetChange, type Reservation } from '../domain/budget.js';
 import type { UsageEntry } from '../domain/usage.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
@@ -23,6 +24,24 @@ function toBudget(row: Row): Budget {
   });
 }
 
+/** Creates the agent or changes its settings; undefined members keep what is stored. */
+async function saveSettings(em: EntityManager, change: BudgetChange): Promise<void> {
+  const { agentCode, monthlyBudgetUsd, hardLimitEnabled, alertWebhookUrl, alertThresholdPercent } = change;
+  await em.execute(
+    `insert into llm.agent (code, monthly_budget_usd, hard_limit_enabled, alert_webhook_url, alert_threshold_percent)
+     values (?, ?, ?, ?, ?)
+     on conflict (code) do update set monthly_budget_usd = excluded.monthly_budget_usd,
+       hard_limit_enabled = coalesce(?, llm.agent.hard_limit_enabled),
+       alert_webhook_url = case when ? then excluded.alert_webhook_url else llm.agent.alert_webhook_url end,
+       alert_threshold_percent = coalesce(?, llm.agent.alert_threshold_percent),
+       updated_at = now()`,
+    [
+      agentCode, monthlyBudgetUsd, hardLimitEnabled ?? false, alertWebhookUrl ?? null, alertThresholdPercent ?? 80,
+      hardLimitEnabled ?? null, alertWebhookUrl !== undefined, alertThresholdPercent ?? null,
+    ],
+  );
+}
+
 /**
  * Agents, their monthly period rows and the reservations held against them. Every statement
  * that moves money is ONE statement: the period row is locked only while it runs, and its
@@ -41,22 +60,26 @@ export function createBudgetStore(orm: MikroORM) {
       return rows.map(toBudget);
     },
 
-    /** Creates the agent or changes its settings; undefined members keep what is stored. */
-    async save(change: BudgetChange): Promise<void> {
-      const { agentCode, monthlyBudgetUsd, hardLimitEnabled, alertWebhookUrl, alertThresholdPercent } = change;
-      await em().execute(
-        `insert into llm.agent (code, monthly_budget_usd, hard_limit_enabled, alert_webhook_url, alert_threshold_percent)
-         values (?, ?, ?, ?, ?)
-         on conflict (code) do update set monthly_budget_usd = excluded.monthly_budget_usd,
-           hard_limit_enabled = coalesce(?, llm.agent.hard_limit_enabled),
-           alert_webhook_url = case when ? then excluded.alert_webhook_url else llm.agent.alert_webhook_url end,
-           alert_threshold_percent = coalesce(?, llm.agent.alert_threshold_percent),
-           updated_at = now()`,
-        [
-          agentCode, monthlyBudgetUsd, hardLimitEnabled ?? false, alertWebhookUrl ?? null, alertThresholdPercent ?? 80,
-          hardLimitEnabled ?? null, alertWebhookUrl !== undefined, alertThresholdPercent ?? null,
-        ],
-      );
+    /**
+     * Creates the agent or changes its settings; undefined members keep what is stored. With an
+     * idempotency call, in one short transaction with the key, and a repeated key changes
+     * nothing. True when this call changed the budget.
+     */
+    async save(change: BudgetChange, call?: IdempotentCall): Promise<boolean> {
+      if (!call) {
+        await saveSettings(em(), change);
+        return true;
+      }
+      return orm.em.fork().transactional(async (tx) => {
+        const { replayed } = await applyOnce(tx, 'llm', call, {
+          apply: async () => {
+            await saveSettings(tx, change);
+            return { result: undefined, entityId: change.agentCode };
+          },
+          replay: async () => undefined,
+        });
+        return !replayed;
+      });
     },
 
     /**

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { idempotentChangeMigration } from '@svc/kit';
 
 class Gateway extends Migration {
   override up(): void {
@@ -74,4 +75,7 @@ create table llm.alert_event (
   }
 }
 
-export const LLM_MIGRATIONS = [{ name: '0001_gateway', class: Gateway }];
+export const LLM_MIGRATIONS = [
+  { name: '0001_gateway', class: Gateway },
+  idempotentChangeMigration('0002_idempotent_change', 'llm'),
+];
