@@ -32,6 +32,8 @@ export interface AnalysisSettings {
   maxSteps: number;
   timeoutMs: number;
   actionTtlHours: number;
+  /** Sweep interval (expiry, re-queueing lost work), ms. */
+  sweepMs: number;
   /** Model the agent asks for (LLM_MODEL_NAME, default auto-route). */
   modelName: string;
   /** Prompts go to the gateway with piiStrict. */
@@ -119,7 +121,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       log,
     },
     execute: createActionExecutor({ call, mintToken, log }),
-    settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: 30_000 },
+    settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs },
     log,
   });
   if (settings.inProcessWorker) {

@@ -35,6 +35,8 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
     /** Hours a proposed action waits for a decision before it expires. Default 72. */
     SVC_INSIGHT_ACTION_TTL_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(DEFAULT_ACTION_TTL_HOURS),
+    /** How often expired proposals are expired and lost queue entries re-queued, ms; work waits at least this long before a re-queue. Default 60000. */
+    SVC_INSIGHT_SWEEP_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
     /** Send every analysis prompt to the gateway with piiStrict (personal data masked). Default false. */
     SVC_INSIGHT_PII_STRICT: flag('false'),
     /** The analysis service's model gateway key (agent `insight`). `svc all` issues one itself when unset. */
@@ -56,6 +58,7 @@ export const insightConfig = defineConfigSlice({
       maxSteps: config.SVC_INSIGHT_MAX_STEPS,
       timeoutMs: config.SVC_INSIGHT_JOB_TIMEOUT_MS,
       actionTtlHours: config.SVC_INSIGHT_ACTION_TTL_HOURS,
+      sweepMs: config.SVC_INSIGHT_SWEEP_MS,
       modelName: config.LLM_MODEL_NAME ?? 'auto-route',
       piiStrict: config.SVC_INSIGHT_PII_STRICT,
       seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),

@@ -1,5 +1,5 @@
 import { parseInput, requireRole, SvcError, type Principal } from '@svc/kit';
-import type { ActionStatus } from '../domain/action.js';
+import { paramsHash, type ActionStatus } from '../domain/action.js';
 import { actionListSchema, decisionInputSchema } from '../domain/job-input.js';
 import type { Action } from '../domain/job-records.js';
 import type { ActionStore } from '../store/action-store.js';
@@ -33,7 +33,12 @@ export function createActionService(deps: { actions: ActionStore; jobs: JobStore
     const body = parseInput(decisionInputSchema, input ?? {});
     const current = await visible(p, id);
     if (current.status === 'PROPOSED' && current.expiresAt.getTime() <= Date.now()) await actions.expireDue();
+    // The decision is bound to the parameters as proposed: changed ones cannot be approved.
+    if (paramsHash(current.kind, current.targetId, current.params) !== current.paramsHash) {
+      throw new SvcError('CONFLICT', `Action ${id} cannot be ${status.toLowerCase()}: its parameters changed since it was proposed`, { details: { status: current.status } });
+    }
     const decided = await actions.decide(id, {
+      params: current.params,
       status,
       reviewedBy: body.reviewedBy ?? p.subject,
       reviewerSubject: p.subject,

@@ -26,6 +26,8 @@ export interface WorkerSettings {
   concurrency: number;
   /** How long a PENDING job or an APPROVED action may wait before the sweep queues it again. */
   requeueAfterMs: number;
+  /** How often the sweep runs. */
+  sweepMs: number;
 }
 
 export interface WorkerDeps {
@@ -95,7 +97,7 @@ export function createAnalysisWorker(deps: WorkerDeps): JobQueue & ExecutionQueu
       }, { concurrency: 1, lockLifetime: 60_000 });
     },
     async startSweeps() {
-      await agenda.every('1 minute', SWEEP, {}, { skipImmediate: false });
+      await agenda.every(settings.sweepMs, SWEEP, {}, { skipImmediate: false });
     },
   };
 }

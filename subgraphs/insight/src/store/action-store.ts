@@ -10,6 +10,8 @@ export interface DecisionInput {
   comment: string | null;
   /** The parameters' hash the reviewer saw; the decision holds only while it is still the action's. */
   paramsHash: string;
+  /** The parameters as read: the decision holds only while they are unchanged. */
+  params: Record<string, unknown>;
 }
 
 /** Proposed actions, their one decision and their one outcome. */
@@ -48,8 +50,8 @@ export function createActionStore(orm: MikroORM) {
     async decide(id: string, input: DecisionInput): Promise<Action | undefined> {
       const [row] = await em().execute<Row[]>(
         `update insight.action set status = ?, reviewed_by = ?, reviewer_subject = ?, review_comment = ?, decided_at = now(), decision_hash = params_hash
-          where id = ? and status = 'PROPOSED' and expires_at > now() and params_hash = ? returning *`,
-        [input.status, input.reviewedBy, input.reviewerSubject, input.comment, id, input.paramsHash],
+          where id = ? and status = 'PROPOSED' and expires_at > now() and params_hash = ? and params = ?::jsonb returning *`,
+        [input.status, input.reviewedBy, input.reviewerSubject, input.comment, id, input.paramsHash, JSON.stringify(input.params)],
       );
       return row ? toAction(row) : undefined;
     },
