@@ -2,12 +2,12 @@ import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  ConfigError, createLogger, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
 import { startRouter } from '@svc/router';
-import { loadOperations, ROUTES, startBridge } from '@svc/rest-bridge';
+import { ROUTES, startBridge } from '@svc/rest-bridge';
 import { readFile } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';

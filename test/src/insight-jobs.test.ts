@@ -125,6 +125,12 @@ describe('an analysis job through the bridge', () => {
     const tools = job.steps.filter((s) => s.kind === 'TOOL_CALL').map((s) => s.toolName);
     expect(tools).toEqual(expect.arrayContaining(['list_metrics', 'lookup_metric', 'forecast_metric', 'simulate_scenario', 'search_knowledge']));
     expect(job.report.findings.length).toBeGreaterThanOrEqual(5);
+    // The what-if estimates the elasticity from history (the model is not offered one to invent).
+    const simulation = job.steps.find((s) => s.kind === 'TOOL_RESULT' && s.toolName === 'simulate_scenario')!.result as { elasticity: { value: number; source: string }; changePercent: number };
+    expect(simulation.changePercent).toBe(20);
+    expect(simulation.elasticity.source).toBe('estimated');
+    expect(simulation.elasticity.value).toBeGreaterThan(0.1);
+    expect(simulation.elasticity.value).toBeLessThan(0.5);
     expect(job.report.charts.length).toBeGreaterThanOrEqual(3);
     expect(job.report.confidence).toBeGreaterThan(0);
     expect(job.report.confidence).toBeLessThanOrEqual(1);

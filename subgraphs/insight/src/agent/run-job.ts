@@ -123,10 +123,10 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     } catch {
       args = undefined;
     }
-    let parsed = tool?.input.safeParse(args);
+    let parsed = (tool?.agentInput ?? tool?.input)?.safeParse(args);
     let note = '';
     if (tool && !parsed?.success && fallback) {
-      parsed = tool.input.safeParse(fallback);
+      parsed = (tool.agentInput ?? tool.input).safeParse(fallback);
       note = ' (the model\'s arguments were invalid; the plan\'s were used)';
     }
     let data: unknown;

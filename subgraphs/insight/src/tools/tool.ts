@@ -77,6 +77,11 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, T = unknown> {
   name: string;
   description: string;
   input: S;
+  /**
+   * What the agent's model is offered, when narrower than `input`: expert parameters a person
+   * may set over MCP stay out of the model's reach (a small model fills every parameter it sees).
+   */
+  agentInput?: z.ZodObject;
   run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult<T>>;
 }
 
@@ -86,7 +91,7 @@ export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
 
 /** The OpenAI function definition of a tool (JSON Schema derived from its zod input). */
 export function openAiTool(tool: Tool): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } } {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.input, { io: 'input' }) as Record<string, unknown>;
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.agentInput ?? tool.input, { io: 'input' }) as Record<string, unknown>;
   return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
 }
 
