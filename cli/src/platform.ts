@@ -1,13 +1,13 @@
 import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
-import { insightConfig, startInsight } from '@svc/insight';
+import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  ConfigError, createLogger, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
 import { startRouter } from '@svc/router';
-import { loadOperations, ROUTES, startBridge } from '@svc/rest-bridge';
+import { ROUTES, startBridge } from '@svc/rest-bridge';
 import { readFile } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
@@ -58,24 +58,29 @@ export async function startPlatform(config: Config, service: Service, log = crea
     // Services call each other through the router; in one process its port is known only once it listens.
     let routerGraphql = routerUrl(config);
     let issuedGatewayKey: string | undefined;
+    let issuedInsightKey: string | undefined;
     const crawlStart = (svc: string): CrawlStart => ({ ...start(svc), routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedGatewayKey });
+    const insightStart = (svc: string): InsightStart => ({ ...start(svc), jwtSecret, routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedInsightKey });
 
     if (runs('insight')) {
       if (config.SVC_ADMIN_PASSWORD === 'admin') {
         log.warn('DEFAULT CREDENTIALS IN USE: the local account is admin/admin. Set SVC_ADMIN_USERNAME and SVC_ADMIN_PASSWORD before exposing this platform.');
       }
-      serve('insight', await startInsight(insightConfig.fromConfig(config, { ...start('insight'), jwtSecret }), config.SVC_INSIGHT_PORT, host));
+      serve('insight', await startInsight(insightConfig.fromConfig(config, insightStart('insight')), config.SVC_INSIGHT_PORT, host));
     }
     if (runs('llm')) {
       const masterKey = config.SVCLLM_MASTER_KEY ?? (await embeddedSecret(config, EMBEDDED_MASTER_KEY, log));
       const llm = await startLlm(llmConfig.fromConfig(config, { ...start('llm'), masterKey, env: process.env }), config.SVC_LLM_PORT, host);
       serve('llm', llm);
       if (runs('crawl') && !config.SVC_CRAWL_GATEWAY_KEY) issuedGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
+      if (runs('insight') && !config.SVC_INSIGHT_GATEWAY_KEY) issuedInsightKey = await llm.issueServiceKey('insight', 'svc-insight-service');
     }
     if (runs('crawl')) serve('crawl', await startCrawl(crawlConfig.fromConfig(config, crawlStart('crawl')), config.SVC_CRAWL_PORT, host));
     if (runs('worker')) {
       const worker = await startCrawlWorker(crawlConfig.fromConfig(config, crawlStart('worker')));
       closers.push({ name: 'worker', close: worker.close });
+      const analysis = await startAnalysisWorker(insightConfig.fromConfig(config, insightStart('worker')));
+      closers.push({ name: 'analysis-worker', close: analysis.close });
     }
     if (runs('cms')) serve('cms', await startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
     let router: RunningServer | undefined;
@@ -106,7 +111,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           corsOrigins: config.SVC_CORS_ORIGINS,
           trustedProxies: config.SVC_TRUSTED_PROXIES,
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
-          streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, '') },
+          streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, ''), insight: subgraphUrls.insight!.replace(/\/graphql$/, '') },
         },
         config.SERVER_PORT,
         host,

@@ -2,7 +2,7 @@ import { beforeAll, describe, expect, it } from '@jest/globals';
 import { SvcError, createLogger } from '@svc/kit';
 import { fileURLToPath } from 'node:url';
 import { createBridge, type Bridge, type GraphQLResult, type RestRequest, type RestResponse } from './bridge.js';
-import { loadOperations } from './operations.js';
+import { loadOperations } from '@svc/kit';
 import { ROUTES } from './routes/index.js';
 
 /** Runs from rest-bridge/dist/src/. */

@@ -21,7 +21,7 @@ export interface RestResponse {
 }
 
 /** Opens a streaming call to a subgraph route with the caller's forwarded headers. */
-export type OpenStream = (url: string, headers: Record<string, string>, body: string, signal: AbortSignal) => Promise<Response>;
+export type OpenStream = (url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<Response>;
 
 export type { GraphQLResult };
 
@@ -137,7 +137,11 @@ export function createBridge(options: BridgeOptions) {
       const [kind, ...rest] = source.split('.');
       const key = rest.join('.');
       if (kind === 'path') variables[name] = params[key];
-      else if (kind === 'query') variables[name] = req.query.get(key) ?? undefined;
+      else if (kind === 'query') {
+        const value = req.query.get(key) ?? undefined;
+        // A whole number is sent as one; anything else goes as it is, so GraphQL names the bad value.
+        variables[name] = value !== undefined && route.integers?.includes(name) && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
+      }
       else if (kind === 'header') variables[name] = req.headers[key.toLowerCase()];
       else variables[name] = key ? pick(body, key) : body;
     }
@@ -175,7 +179,7 @@ export function createBridge(options: BridgeOptions) {
       return { ...response, headers: { ...response.headers, allow } };
     }
     try {
-      const offered = route.style === 'cms' ? ['application/json', 'application/problem+json'] : ['application/json'];
+      const offered = route.events ? ['text/event-stream', 'application/json'] : route.style === 'cms' ? ['application/json', 'application/problem+json'] : ['application/json'];
       if (!accepts(req.headers.accept, offered)) {
         throw new SvcError('NOT_ACCEPTABLE', `Cannot produce ${JSON.stringify(req.headers.accept)}; this endpoint serves application/json`, { slug: 'not-acceptable' });
       }
@@ -206,6 +210,8 @@ export function createBridge(options: BridgeOptions) {
         throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { retryAfter: 5 });
       }
       if (result.errors?.length) return fail(req, route.style, fromGraphQLError(result.errors[0]!, options.log));
+      // An event route's operation checks the caller and the resource; then the stream is relayed.
+      if (route.events) return await relayEvents(req, route, headers, params);
       const value = result.data?.[route.result];
       return success(req, route, value);
     } catch (error) {
@@ -214,16 +220,27 @@ export function createBridge(options: BridgeOptions) {
     }
   }
 
-  async function relayStream(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, body: unknown): Promise<RestResponse> {
-    const base = options.streamTargets?.[route.stream!.service];
-    if (!base || !options.openStream) throw new SvcError('UNAVAILABLE', `Streaming is not configured for ${route.stream!.service}`);
+  function relayEvents(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, params: Record<string, string>): Promise<RestResponse> {
+    const lastEventId = req.headers['last-event-id'];
+    const path = route.events!.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
+    return relay(req, route, route.events!.service, path, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
+  }
+
+  function relayStream(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, body: unknown): Promise<RestResponse> {
+    return relay(req, route, route.stream!.service, route.stream!.path, { method: 'POST', headers, body: JSON.stringify(body) });
+  }
+
+  /** Opens a subgraph's event stream and relays it; errors before the first byte come as a GraphQL result. */
+  async function relay(req: RestRequest, route: CompiledRoute, service: string, path: string, call: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string }): Promise<RestResponse> {
+    const base = options.streamTargets?.[service];
+    if (!base || !options.openStream) throw new SvcError('UNAVAILABLE', `Streaming is not configured for ${service}`);
     const controller = new AbortController();
     let response: Response;
     try {
-      response = await options.openStream(`${base}${route.stream!.path}`, headers, JSON.stringify(body), controller.signal);
+      response = await options.openStream(`${base}${path}`, { ...call, signal: controller.signal });
     } catch (error) {
-      options.log.error({ err: error, service: route.stream!.service }, 'stream call failed');
-      throw new SvcError('UNAVAILABLE', `The ${route.stream!.service} service is unavailable; retry shortly`, { retryAfter: 5 });
+      options.log.error({ err: error, service }, 'stream call failed');
+      throw new SvcError('UNAVAILABLE', `The ${service} service is unavailable; retry shortly`, { retryAfter: 5 });
     }
     if (!(response.headers.get('content-type') ?? '').startsWith('text/event-stream') || !response.body) {
       const result = (await response.json().catch(() => ({ errors: [{ message: 'Invalid response from the streaming route' }] }))) as GraphQLResult;

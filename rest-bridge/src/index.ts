@@ -1,6 +1,5 @@
 export * from './bridge.js';
 export * from './route-spec.js';
 export * from './openapi.js';
-export * from './operations.js';
 export * from './server.js';
 export * from './routes/index.js';

@@ -88,6 +88,11 @@ describe('openApiDocument', () => {
     for (const route of ROUTES) {
       const responses = operationOf(route.path, route.method).responses;
       expect(responses[String(route.status)]).toBeDefined();
+      if (route.events) {
+        // Event streams are not JSON: the document says text/event-stream.
+        expect(Object.keys(responses[String(route.status)].content)).toEqual(['text/event-stream']);
+        continue;
+      }
       const schema = responses[String(route.status)].content['application/json'].schema;
       // OpenAI shapes (llm) have no envelope: the payload is the body.
       expect(route.style === 'llm' ? schema : schema.properties.data).toEqual(route.response);

@@ -71,8 +71,10 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       .map((s) => {
         const [where, ...name] = s.split('.');
         const required = where === 'path' || (where === 'header' && (route.requiredHeaders ?? []).some((h) => h.toLowerCase() === name.join('.').toLowerCase()));
-        return { name: name.join('.'), in: where, required, schema: { type: 'string' } };
+        const integer = where === 'query' && route.integers?.some((v) => route.variables[v] === s);
+        return { name: name.join('.'), in: where, required, schema: { type: integer ? 'integer' : 'string' } };
       });
+    if (route.events) parameters.push({ name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } });
     const errorSchema = ERROR_SCHEMAS[route.style];
     const errors = { ...DEFAULT_ERRORS, ...(route.errors ?? {}) };
     if (!route.body) {
@@ -80,7 +82,9 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       delete errors[413];
     }
     const responses: Record<string, unknown> = {
-      [route.status]: { description: 'Success', content: { 'application/json': { schema: envelope(route.style, route.response) } } },
+      [route.status]: route.events
+        ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: route.response } } }
+        : { description: 'Success', content: { 'application/json': { schema: envelope(route.style, route.response) } } },
     };
     if (route.cache) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
     for (const [status, description] of Object.entries(errors)) {

@@ -42,6 +42,13 @@ export interface RouteSpec {
    * are (the gateway cannot stream GraphQL) and its Server-Sent Events are relayed.
    */
   stream?: { service: string; path: string };
+  /**
+   * A GET relayed as Server-Sent Events from this subgraph HTTP route (`{param}` filled from the
+   * path), with the caller's credentials and `Last-Event-ID`; the operation documents the route.
+   */
+  events?: { service: string; path: string };
+  /** Variables read from the query string that are whole numbers (sent as numbers when they are). */
+  integers?: string[];
   /** Headers the request must carry (checked by the bridge: 400 naming the header). */
   requiredHeaders?: string[];
   /** Extra documented responses (status -> description) for OpenAPI. */

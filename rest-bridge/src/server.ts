@@ -44,7 +44,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
   const bridge = createBridge({
     ...options,
     execute: (request, headers) => router.raw(request.operationName, request.variables, { headers }),
-    openStream: (url, headers, body, signal) => fetch(url, { method: 'POST', headers, body, signal }),
+    openStream: (url, init) => fetch(url, init),
   });
   const isTrusted = createAddressMatcher(options.trustedProxies);
   const openapi = JSON.stringify(openApiDocument(options.routes, { title: 'Svc Platform', version: '1.0.0' }));

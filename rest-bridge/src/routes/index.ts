@@ -2,7 +2,8 @@ import type { RouteSpec } from '../route-spec.js';
 import { authRoutes } from './auth.js';
 import { cmsRoutes } from './cms.js';
 import { crawlRoutes } from './crawl.js';
+import { insightRoutes } from './insight.js';
 import { llmRoutes } from './llm.js';
 
 /** Every REST path the bridge serves. */
-export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...cmsRoutes, ...llmRoutes, ...crawlRoutes];
+export const ROUTES: readonly RouteSpec[] = [...authRoutes, ...insightRoutes, ...cmsRoutes, ...llmRoutes, ...crawlRoutes];

@@ -13,11 +13,6 @@ export const cmsConfig = defineConfigSlice({
     SVC_FORM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
     /** First retry delay of form webhooks in ms; doubles per attempt, 6 attempts. Default 5000. */
     SVC_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
-    /** Seed the demo site, contents and form at start. Default: on in embedded mode only. */
-    SVC_SEED_DEMO: z
-      .enum(['true', 'false', '1', '0', 'yes', 'no'])
-      .optional()
-      .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
   }),
   fromConfig: (config, start: ServiceStart): CmsOptions => ({
     ...serviceOptions(config, start),

@@ -1,8 +1,20 @@
-import { defineConfigSlice, serviceOptions, type ServiceStart } from '@svc/kit';
+import { defineConfigSlice, envVar, isEmbedded, serviceOptions, type ServiceStart } from '@svc/kit';
 import { z } from 'zod';
+import { DEFAULT_ACTION_TTL_HOURS } from './domain/action.js';
 import type { InsightOptions } from './insight-subgraph.js';
 
-/** The analysis service's variables: the local account and the tokens it issues. */
+/** What the start hands the analysis service (and `svc worker`) beside the configuration. */
+export interface InsightStart extends ServiceStart {
+  jwtSecret: string | undefined;
+  /** The router's GraphQL URL; in one process known only once the router listens. */
+  routerUrl: () => string;
+  /** A gateway key `svc all` issued for agent `insight`, used when SVC_INSIGHT_GATEWAY_KEY is unset. */
+  issuedGatewayKey: () => string | undefined;
+}
+
+const flag = (fallback: 'true' | 'false') => z.enum(['true', 'false', '1', '0']).default(fallback).transform((v) => v === 'true' || v === '1');
+
+/** The analysis service's variables: the local account, its tokens, and the analysis jobs. */
 export const insightConfig = defineConfigSlice({
   variables: z.object({
     /** Lifetime of issued access tokens in seconds. Default 3600. */
@@ -11,12 +23,48 @@ export const insightConfig = defineConfigSlice({
     SVC_ADMIN_USERNAME: z.string().min(1).default('admin'),
     /** Its password, re-hashed when it changes. Default admin (the start warns). */
     SVC_ADMIN_PASSWORD: z.string().min(1).default('admin'),
+    /** Whether the analysis service also runs analysis jobs in its own process. Default true (`svc worker` processes add more). */
+    SVC_INSIGHT_WORKER: flag('true'),
+    /** Analysis jobs one worker process runs at once. Default 2. */
+    SVC_INSIGHT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
+    /** Analysis job lock lifetime, ms: a dead worker's job is resumed by another after it. Default 30000. */
+    SVC_INSIGHT_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
+    /** Steps one job may write before it fails. Default 40. */
+    SVC_INSIGHT_MAX_STEPS: z.coerce.number().int().min(5).max(500).default(40),
+    /** How long one job may run before it fails, ms. Default 300000 (5 minutes). */
+    SVC_INSIGHT_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
+    /** Hours a proposed action waits for a decision before it expires. Default 72. */
+    SVC_INSIGHT_ACTION_TTL_HOURS: z.coerce.number().min(0.001).max(24 * 365).default(DEFAULT_ACTION_TTL_HOURS),
+    /** How often expired proposals are expired and lost queue entries re-queued, ms; work waits at least this long before a re-queue. Default 60000. */
+    SVC_INSIGHT_SWEEP_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
+    /** Send every analysis prompt to the gateway with piiStrict (personal data masked). Default false. */
+    SVC_INSIGHT_PII_STRICT: flag('false'),
+    /** The analysis service's model gateway key (agent `insight`). `svc all` issues one itself when unset. */
+    SVC_INSIGHT_GATEWAY_KEY: z.string().min(16).optional(),
+    /** Prometheus base URL; with it, metric lookups also read series through its HTTP API. Default none. */
+    SVC_PROMETHEUS_URL: envVar.httpUrl().optional(),
   }),
-  fromConfig: (config, start: ServiceStart & { jwtSecret: string | undefined }): InsightOptions => ({
+  fromConfig: (config, start: InsightStart): InsightOptions => ({
     ...serviceOptions(config, start),
     jwtSecret: start.jwtSecret,
     tokenTtlSeconds: config.SVC_JWT_TTL_SECONDS,
     adminUsername: config.SVC_ADMIN_USERNAME,
     adminPassword: config.SVC_ADMIN_PASSWORD,
+    analysis: {
+      workerName: serviceOptions(config, start).workerName,
+      inProcessWorker: config.SVC_INSIGHT_WORKER,
+      concurrency: config.SVC_INSIGHT_CONCURRENCY,
+      lockLifetimeMs: config.SVC_INSIGHT_LOCK_LIFETIME_MS,
+      maxSteps: config.SVC_INSIGHT_MAX_STEPS,
+      timeoutMs: config.SVC_INSIGHT_JOB_TIMEOUT_MS,
+      actionTtlHours: config.SVC_INSIGHT_ACTION_TTL_HOURS,
+      sweepMs: config.SVC_INSIGHT_SWEEP_MS,
+      modelName: config.LLM_MODEL_NAME ?? 'auto-route',
+      piiStrict: config.SVC_INSIGHT_PII_STRICT,
+      seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),
+      routerUrl: start.routerUrl,
+      gatewayKey: () => config.SVC_INSIGHT_GATEWAY_KEY ?? start.issuedGatewayKey(),
+      prometheusUrl: config.SVC_PROMETHEUS_URL,
+    },
   }),
 });

@@ -1,2 +1,2 @@
-export { startInsight, insightSdl, type InsightOptions } from './insight-subgraph.js';
-export { insightConfig } from './config.js';
+export { startInsight, startAnalysisWorker, insightSdl, type InsightOptions, type AnalysisWorkerOptions } from './insight-subgraph.js';
+export { insightConfig, type InsightStart } from './config.js';

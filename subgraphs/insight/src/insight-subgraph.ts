@@ -1,5 +1,12 @@
-import { buildSubgraphSdl, createSubgraphServer, openDatabase, type Logger, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, createSubgraphServer, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { openAnalysisRuntime, type AnalysisRuntime, type AnalysisSettings } from './analysis-runtime.js';
+import { jobEventsRoute } from './http/job-events-route.js';
+import { ActionResolver } from './schema/action-resolver.js';
 import { AuthResolver } from './schema/auth-resolver.js';
+import { callerOf } from './schema/caller.js';
+import { JobResolver } from './schema/job-resolver.js';
+import { MetricResolver } from './schema/metric-resolver.js';
+import { actionView, jobView } from './schema/views.js';
 import { createAccountService } from './service/account-service.js';
 import { INSIGHT_ENTITIES } from './store/entities.js';
 import { INSIGHT_MIGRATIONS } from './store/migrations.js';
@@ -14,21 +21,69 @@ export interface InsightOptions {
   adminPassword: string;
   maxBodyBytes: number;
   poolMax: number;
+  analysis: Omit<AnalysisSettings, 'databaseUrl' | 'jwtSecret'>;
 }
 
-const parts = (instances: object[] = []): SchemaParts => ({ resolvers: [AuthResolver], instances });
+function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts {
+  return {
+    resolvers: [AuthResolver, JobResolver, ActionResolver, MetricResolver],
+    instances,
+    referenceResolvers: {
+      InsightJob: {
+        async __resolveReference(reference: { jobId: string }, ctx: SvcContext) {
+          return jobView(await runtime!.jobs.get(ctx.principal, reference.jobId));
+        },
+      },
+      ActionProposal: {
+        async __resolveReference(reference: { actionId: string }, ctx: SvcContext) {
+          return actionView(await runtime!.actions.get(ctx.principal, reference.actionId));
+        },
+      },
+    },
+  };
+}
 
 export async function insightSdl(): Promise<string> {
   return (await buildSubgraphSdl(parts())).sdl;
 }
 
-/** The analysis subgraph. So far it owns accounts and login; analysis jobs build on it. */
+/** What an analysis worker process needs: the database and the analysis settings. */
+export interface AnalysisWorkerOptions {
+  databaseUrl: string;
+  log: Logger;
+  poolMax: number;
+  jwtSecret?: string;
+  analysis: Omit<AnalysisSettings, 'databaseUrl' | 'jwtSecret' | 'inProcessWorker' | 'seedDemo'>;
+}
+
+/** A worker process (`svc worker`) that runs analysis jobs and executes approved actions; it serves nothing. */
+export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promise<{ close(): Promise<void> }> {
+  const { log } = options;
+  const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
+  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret, inProcessWorker: true, seedDemo: false }, log);
+  log.info({ worker: options.analysis.workerName, lockLifetimeMs: options.analysis.lockLifetimeMs }, 'analysis worker started');
+  return {
+    async close() {
+      await runtime.close();
+      await orm.close();
+    },
+  };
+}
+
+/** The analysis subgraph: accounts and login, analysis jobs, proposed actions, metrics. */
 export async function startInsight(options: InsightOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
   const accounts = createAccountService({ orm, log, jwtSecret: options.jwtSecret, tokenTtlSeconds: options.tokenTtlSeconds });
   await accounts.ensureAdmin(options.adminUsername, options.adminPassword);
-  const { schema } = await buildSubgraphSdl(parts([new AuthResolver(accounts)]));
+  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
+  const toolContext = (ctx: SvcContext) => {
+    const caller = callerOf(ctx);
+    return runtime.toolContext(caller.principal, caller.headers);
+  };
+  const { schema } = await buildSubgraphSdl(
+    parts(runtime, [new AuthResolver(accounts), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
+  );
   const server = await createSubgraphServer({
     name: 'insight',
     schema,
@@ -36,6 +91,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
     publicFields: ['issueAccessToken'],
+    routes: [jobEventsRoute({ jobs: runtime.jobs, verifier: options.verifier, log })],
     ready: async () => {
       await orm.em.fork().execute('select 1');
     },
@@ -44,6 +100,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
     server,
     async close() {
       await server.close();
+      await runtime.close();
       await orm.close();
     },
   };

@@ -11,6 +11,8 @@ export interface Principal {
   roles: readonly Role[];
   tenants: readonly string[] | '*';
   sites: readonly string[] | '*';
+  /** Who a service token acts for (the `act.sub` claim, RFC 8693), e.g. the approver of an action. */
+  actor?: string;
 }
 
 export interface AuthOptions {
@@ -34,7 +36,9 @@ function scope(value: unknown, claim: string): readonly string[] | '*' {
 export function principalFromClaims(payload: JWTPayload): Principal {
   if (typeof payload.sub !== 'string' || !payload.sub) throw new SvcError('UNAUTHENTICATED', 'Token has no subject');
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is Role => (ROLES as readonly unknown[]).includes(r)) : [];
-  return { subject: payload.sub, roles, tenants: scope(payload.tenants, 'tenants'), sites: scope(payload.sites, 'sites') };
+  const act = (payload as { act?: { sub?: unknown } }).act;
+  const actor = act && typeof act.sub === 'string' && act.sub ? act.sub : undefined;
+  return { subject: payload.sub, roles, tenants: scope(payload.tenants, 'tenants'), sites: scope(payload.sites, 'sites'), ...(actor ? { actor } : {}) };
 }
 
 export function createTokenVerifier(options: AuthOptions): TokenVerifier {
@@ -64,7 +68,8 @@ export interface IssuedToken {
 }
 
 export async function issueToken(secret: string, principal: Principal, ttlSeconds: number): Promise<IssuedToken> {
-  const accessToken = await new SignJWT({ roles: [...principal.roles], tenants: principal.tenants, sites: principal.sites })
+  const claims = { roles: [...principal.roles], tenants: principal.tenants, sites: principal.sites, ...(principal.actor ? { act: { sub: principal.actor } } : {}) };
+  const accessToken = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(principal.subject)
     .setIssuer(ISSUER)

@@ -29,8 +29,6 @@ export const llmConfig = defineConfigSlice({
     /** With LLM_MODEL_NAME and no SVCLLM_CONFIG: one OpenAI-compatible endpoint behind every alias. */
     LLM_BASE_URL: envVar.httpUrl().optional(),
     LLM_API_KEY: z.string().min(1).optional(),
-    /** The spec's model name setting: the upstream model id. */
-    LLM_MODEL_NAME: z.string().min(1).optional(),
     /** Price charged for models without one, USD per million input tokens. Default 5. */
     SVCLLM_DEFAULT_INPUT_USD_PER_MTOK: z.coerce.number().min(0).default(5),
     /** Price charged for models without one, USD per million output tokens. Default 15. */

@@ -16,4 +16,112 @@ create table insight.account (
   }
 }
 
-export const INSIGHT_MIGRATIONS = [{ name: '0001_accounts', class: Accounts }];
+/** Metric series (name + labels) and their points; a point per series and time. */
+class Metrics extends Migration {
+  override up(): void {
+    this.addSql(`
+create table insight.metric_series (
+  id uuid primary key,
+  name text not null,
+  labels jsonb not null default '{}'::jsonb,
+  labels_key text not null,
+  unit text,
+  created_at timestamptz not null default now(),
+  unique (name, labels_key)
+);
+create index metric_series_labels on insight.metric_series using gin (labels jsonb_path_ops);
+create table insight.metric_point (
+  series_id uuid not null references insight.metric_series (id) on delete cascade,
+  t timestamptz not null,
+  value double precision not null,
+  primary key (series_id, t)
+);`);
+  }
+}
+
+/**
+ * Analysis jobs as durable state machines: the job row, its append-only step log (the SSE
+ * stream's event ids are step numbers), and the actions its report proposes with their
+ * decisions. A job keeps the requester's authority (roles, tenants, sites) so that the worker
+ * reads other services with no more rights than the person who asked.
+ */
+class Jobs extends Migration {
+  override up(): void {
+    this.addSql(`
+create table insight.job (
+  id uuid primary key,
+  owner text not null,
+  requester_id text not null,
+  prompt text not null,
+  status text not null default 'PENDING' check (status in ('PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED')),
+  idempotency_key text,
+  authority jsonb not null,
+  pii_strict boolean not null default false,
+  created_at timestamptz not null default now(),
+  started_at timestamptz,
+  finished_at timestamptz,
+  error text,
+  report jsonb,
+  steps_done int not null default 0,
+  current_step text,
+  cancel_requested boolean not null default false,
+  attempts int not null default 0,
+  worker text,
+  tokens int not null default 0,
+  cost_usd numeric(14, 6) not null default 0,
+  unique (owner, idempotency_key)
+);
+create index job_owner_created on insight.job (owner, created_at desc, id desc);
+create index job_created on insight.job (created_at desc, id desc);
+create table insight.job_step (
+  job_id uuid not null references insight.job (id) on delete cascade,
+  seq int not null check (seq >= 1),
+  kind text not null,
+  title text not null,
+  detail text,
+  tool_name text,
+  tool_call_id text,
+  tool_args jsonb,
+  result jsonb,
+  result_summary text,
+  status text,
+  started_at timestamptz not null,
+  duration_ms int,
+  tokens int,
+  cost_usd numeric(14, 6),
+  created_at timestamptz not null default now(),
+  primary key (job_id, seq)
+);
+create table insight.action (
+  id uuid primary key,
+  job_id uuid not null references insight.job (id) on delete cascade,
+  kind text not null,
+  title text not null,
+  rationale text not null,
+  target_type text not null,
+  target_id text not null,
+  params jsonb not null,
+  params_hash text not null,
+  expected_impact jsonb,
+  status text not null default 'PROPOSED' check (status in ('PROPOSED', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTED', 'EXECUTION_FAILED')),
+  proposed_at timestamptz not null default now(),
+  expires_at timestamptz not null,
+  reviewed_by text,
+  reviewer_subject text,
+  review_comment text,
+  decided_at timestamptz,
+  decision_hash text,
+  outcome jsonb,
+  executed_at timestamptz,
+  execution_attempts int not null default 0
+);
+create index action_job on insight.action (job_id);
+create index action_status on insight.action (status, proposed_at desc);`);
+  }
+}
+
+export const INSIGHT_MIGRATIONS = [
+  { name: '0001_accounts', class: Accounts },
+  { name: '0002_metrics', class: Metrics },
+  { name: '0003_jobs', class: Jobs },
+];

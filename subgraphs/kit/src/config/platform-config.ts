@@ -52,6 +52,17 @@ export const platformConfig = z.object({
   /** JWKS URL for RS256/ES256 tokens issued elsewhere (verification only). */
   SVC_JWKS_URL: envVar.httpUrl().optional(),
 
+  /**
+   * The spec's model name: the upstream model id the gateway serves behind every alias (with
+   * LLM_BASE_URL), and the model the analysis agent asks for. Default: none (gateway) and
+   * auto-route (agent).
+   */
+  LLM_MODEL_NAME: z.string().min(1).optional(),
+  /** Seed the demo data (site, contents and form; business metrics) at start. Default: on in embedded mode only. */
+  SVC_SEED_DEMO: z
+    .enum(['true', 'false', '1', '0', 'yes', 'no'])
+    .optional()
+    .transform((v) => (v === undefined ? undefined : v === 'true' || v === '1' || v === 'yes')),
   /** pino level. Default info. */
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body in bytes. Default 1 MiB. */

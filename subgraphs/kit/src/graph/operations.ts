@@ -10,6 +10,23 @@ import { Kind, parse, print, type DefinitionNode } from 'graphql';
  */
 export const OPERATIONS_DIR = fileURLToPath(new URL('../../../../../schema/operations/', import.meta.url));
 
+/** The fragments a text spreads, and the fragments those spread, in file order. */
+function fragmentsUsedBy(text: string, fragments: DefinitionNode[]): DefinitionNode[] {
+  const name = (f: DefinitionNode) => (f as { name: { value: string } }).name.value;
+  const used = new Set<DefinitionNode>();
+  const pending = [text];
+  while (pending.length) {
+    const current = pending.pop()!;
+    for (const f of fragments) {
+      if (!used.has(f) && new RegExp(`\\.\\.\\.${name(f)}\\b`).test(current)) {
+        used.add(f);
+        pending.push(print(f));
+      }
+    }
+  }
+  return fragments.filter((f) => used.has(f));
+}
+
 /**
  * Loads the named operations of every `.graphql` file in `dir`. Each operation is sent with the
  * fragments of its file, so files stay small and self-contained.
@@ -25,7 +42,7 @@ export async function loadOperations(dir: string = OPERATIONS_DIR): Promise<Map<
       const name = definition.name?.value;
       if (!name) throw new Error(`${file}: every operation needs a name`);
       if (operations.has(name)) throw new Error(`${file}: operation ${name} is defined twice`);
-      const used = fragments.filter((f) => print(definition).includes(`...${(f as { name: { value: string } }).name.value}`));
+      const used = fragmentsUsedBy(print(definition), fragments);
       operations.set(name, print({ kind: Kind.DOCUMENT, definitions: [definition, ...used] as DefinitionNode[] }));
     }
   }

@@ -47,7 +47,7 @@ export class GatewayResolver {
 
   @Query(() => [Budget])
   async budgets(@Ctx() ctx: SvcContext): Promise<Budget[]> {
-    await this.admin(ctx);
+    await this.services.callers.reader(ctx);
     return this.services.budgets.list();
   }
 
@@ -86,13 +86,13 @@ export class GatewayResolver {
     @Arg('to', () => String, { nullable: true }) to: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<UsageRow[]> {
-    await this.admin(ctx);
+    await this.services.callers.reader(ctx);
     return this.services.budgets.usage({ agentCode: agentCode ?? undefined, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
   }
 
-  @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin).' })
+  @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin, analyst or reviewer).' })
   async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
-    await this.admin(ctx);
+    await this.services.callers.reader(ctx);
     return this.services.budgets.agent(code);
   }
 }

@@ -47,9 +47,22 @@ export function createCallerCheck(keys: KeyService) {
       if (caller.kind !== 'master') throw openAiErrors.permissionDenied('Gateway administration needs the master key (SVCLLM_MASTER_KEY)', 'master_key_required');
     },
 
-    /** Admins see every agent, an agent's key only its own agent. */
+    /**
+     * Reading budgets and usage: the master key, admins, and the people who analyse and review
+     * spending (roles analyst and reviewer; read only, so a reviewer sees what thinking costs).
+     */
+    async reader(ctx: SvcContext): Promise<void> {
+      if (ctx.principal) {
+        if (hasRole(ctx.principal, 'analyst', 'reviewer')) return;
+        throw openAiErrors.permissionDenied('Reading gateway budgets needs role admin, analyst or reviewer');
+      }
+      const caller = await identify(ctx);
+      if (caller.kind !== 'master') throw openAiErrors.permissionDenied('Gateway administration needs the master key (SVCLLM_MASTER_KEY)', 'master_key_required');
+    },
+
+    /** Admins, analysts and reviewers see every agent, an agent's key only its own agent. */
     async maySeeAgent(ctx: SvcContext, code: string): Promise<boolean> {
-      if (hasRole(ctx.principal)) return true;
+      if (hasRole(ctx.principal, 'analyst', 'reviewer')) return true;
       const caller = await tryIdentify(ctx);
       return !!caller && (caller.kind === 'master' || caller.agentCode === code);
     },

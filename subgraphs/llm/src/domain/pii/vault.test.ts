@@ -1,18 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { seededRandom } from '@svc/kit';
 import { createPiiVault, createStreamUnmasker, maskMessages, maskPii, unmaskPii, type PiiVault } from './index.js';
 import { thrown } from './test-support.js';
-
-/** Deterministic PRNG (mulberry32) for the property-style loops. */
-function prng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 const pick = <T>(rand: () => number, items: readonly T[]): T => items[Math.floor(rand() * items.length)];
 
@@ -83,7 +72,7 @@ describe('PiiVault and placeholders', () => {
   });
 
   it('round-trips random texts full of personal data and placeholder-like strings (seeded)', () => {
-    const rand = prng(20261121);
+    const rand = seededRandom(20261121);
     const fragments = [
       'a@b.io',
       'john.doe@example.com',
@@ -241,7 +230,7 @@ describe('createStreamUnmasker', () => {
   it('equals unmaskPii of the whole text for random multi-splits (seeded)', () => {
     const { vault, masked } = vaultWith(original);
     const whole = unmaskPii(masked, vault);
-    const rand = prng(42);
+    const rand = seededRandom(42);
     for (let round = 0; round < 300; round++) {
       const pieces: string[] = [];
       let pos = 0;

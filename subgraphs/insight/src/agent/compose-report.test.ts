@@ -1,0 +1,64 @@
+import { describe, expect, it } from '@jest/globals';
+import { figuresOf, ungroundedFigures } from '../domain/report.js';
+import { composeReport, type ToolOutcome } from './compose-report.js';
+
+const lookup: ToolOutcome = {
+  step: 3,
+  tool: 'lookup_metric',
+  data: { name: 'revenue', step: '1d', series: [{ labels: {}, unit: 'USD', source: 'store', stats: { points: 35, total: 100000, mean: 2857.14, min: 2000, max: 3500, lastWeekTotal: 18000.5, previousWeekTotal: 20000, weekOverWeekChangePercent: -10 }, points: [{ t: '2026-10-19', value: 2800 }, { t: '2026-11-22', value: 2500 }] }] },
+  summary: 'revenue: 35 points, total 100000, mean 2857.14; last week 18000.5 vs 20000 the week before (-10%).',
+};
+const forecast: ToolOutcome = {
+  step: 5,
+  tool: 'forecast_metric',
+  data: { name: 'revenue', labels: {}, horizon: 30, total: { p10: 80000, p50: 85000.25, p90: 90000 }, previousPeriodTotal: 83000, history: [{ t: '2026-11-22', value: 2500 }], forecast: [{ t: '2026-11-23', p10: 2400, p50: 2600, p90: 2800 }] },
+  summary: 'revenue over the next 30 days: 85000.25 expected',
+};
+const budgets: ToolOutcome = {
+  step: 7,
+  tool: 'read_budgets',
+  data: { month: '2026-11', daysInMonth: 30, budgets: [{ agentCode: 'insight', allocatedUsd: 10, currentUsageUsd: 9, burnRatePercent: 90, alertThresholdPercent: 80, status: 'WARNING_THRESHOLD_EXCEEDED', hardLimitEnabled: true, projectedMonthUsd: 12.5 }] },
+  summary: 'insight: $9 of $10',
+};
+const contents: ToolOutcome = {
+  step: 9,
+  tool: 'read_content',
+  data: { siteKey: 'demo', contents: [{ contentId: 'c1', siteKey: 'demo', slug: 'pricing', title: 'Pricing', status: 'PUBLISHED', version: 2, publishedVersion: 2, latestVersion: 3, latestVersionStatus: 'DRAFT', publishedAt: null }] },
+  summary: '1 contents',
+};
+
+describe('report composition', () => {
+  it('writes findings whose every figure comes from a tool result', () => {
+    const { report } = composeReport({ prompt: 'Why did revenue drop last week?', outcomes: [lookup, forecast, budgets], contentAsked: false });
+    const sources = [lookup, forecast, budgets].map((o) => `${JSON.stringify(o.data)} ${o.summary}`);
+    const text = [report.judgment, ...report.findings.flatMap((f) => [f.title, f.detail])].join('\n');
+    expect(figuresOf(text).length).toBeGreaterThan(5);
+    expect(ungroundedFigures(text, sources)).toEqual([]);
+    expect(report.judgmentSource).toBe('composed');
+    expect(report.findings[0]!.detail).toContain('18000.5');
+    expect(report.charts.map((c) => c.kind)).toEqual(['SERIES', 'FORECAST']);
+    expect(report.confidence.value).toBeGreaterThan(0);
+    expect(report.confidence.value).toBeLessThanOrEqual(1);
+  });
+
+  it('keeps a model judgment only when every figure in it is grounded', () => {
+    const grounded = composeReport({ prompt: 'q', outcomes: [lookup], model: { judgment: 'Revenue fell 10% to 18000.5 last week as sessions softened.', confidence: 0.7, confidenceReason: 'one metric' }, contentAsked: false });
+    expect(grounded.report.judgmentSource).toBe('model');
+    expect(grounded.report.confidence).toEqual({ value: 0.7, reason: 'one metric' });
+    const invented = composeReport({ prompt: 'q', outcomes: [lookup], model: { judgment: 'Revenue fell 37% because of a 4200 drop in mobile visits.' }, contentAsked: false });
+    expect(invented.report.judgmentSource).toBe('composed');
+    expect(invented.ungrounded).toEqual(['37', '4200']);
+  });
+
+  it('proposes a budget raise when the month-end projection exceeds the allocation, and a publish for a waiting draft', () => {
+    const { actions } = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [budgets, contents], contentAsked: true });
+    expect(actions.map((a) => [a.kind, a.targetType, a.targetId])).toEqual([['BUDGET_CHANGE', 'Agent', 'insight'], ['CONTENT_PUBLISH', 'Content', 'c1']]);
+    expect(actions[0]!.params).toEqual({ monthlyBudgetUsd: 15, hardLimitEnabled: true });
+    expect(actions[1]!.params).toEqual({ siteKey: 'demo', version: 3 });
+    expect(composeReport({ prompt: 'q', outcomes: [contents], contentAsked: false }).actions).toEqual([]);
+  });
+
+  it('reads figures as written, without years', () => {
+    expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
+  });
+});

@@ -1,0 +1,238 @@
+import type { Chart, Evidence, Finding, ProposedAction, Report } from '../domain/report.js';
+import { ungroundedFigures } from '../domain/report.js';
+
+/**
+ * Builds the report from what the tools returned, so every figure in it is copied from a tool
+ * result (and checked: a model's judgment that cites a figure no tool produced is replaced by
+ * the composed one). Proposed actions follow documented rules over the same results:
+ * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE);
+ * - a content with a newer draft than its live version, when the question is about content
+ *   → publish it (CONTENT_PUBLISH);
+ * - a knowledge search that found nothing while the tenant has crawl jobs → run the closest
+ *   one now (CRAWL_TRIGGER).
+ * A model may propose further actions with the `propose_action` tool.
+ */
+
+export interface ToolOutcome {
+  step: number;
+  tool: string;
+  data: unknown;
+  summary: string;
+}
+
+export interface ModelJudgment {
+  judgment?: unknown;
+  confidence?: unknown;
+  confidenceReason?: unknown;
+}
+
+type Obj = Record<string, unknown>;
+const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
+const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+const num = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
+const signed = (v: number) => (v >= 0 ? `+${v}` : String(v));
+
+interface Composed {
+  findings: Finding[];
+  evidence: Evidence[];
+  charts: Chart[];
+  actions: ProposedAction[];
+}
+
+function addEvidence(c: Composed, e: Evidence): number {
+  c.evidence.push(e);
+  return c.evidence.length - 1;
+}
+
+function metricFindings(c: Composed, o: ToolOutcome): void {
+  const d = obj(o.data);
+  for (const s of arr(d.series)) {
+    const stats = obj(s.stats);
+    const labels = obj(s.labels) as Record<string, string>;
+    const label = Object.values(labels).join(' ');
+    const name = `${String(d.name)}${label ? ` (${label})` : ''}`;
+    const points = arr(s.points);
+    const from = String(points[0]?.t ?? '');
+    const to = String(points[points.length - 1]?.t ?? '');
+    const e = addEvidence(c, { kind: 'METRIC', step: o.step, metric: String(d.name), labels, from, to, summary: o.summary });
+    const change = num(stats.weekOverWeekChangePercent);
+    const averaged = stats.lastWeekMean !== undefined;
+    const detail = Number.isFinite(change)
+      ? `Last week ${name} ${averaged ? 'averaged' : 'totalled'} ${averaged ? stats.lastWeekMean : stats.lastWeekTotal} against ${averaged ? stats.previousWeekMean : stats.previousWeekTotal} the week before (${signed(change)}%).`
+      : `${name} totalled ${stats.total} from ${from} to ${to} (mean ${stats.mean}, min ${stats.min}, max ${stats.max}).`;
+    c.findings.push({ title: Number.isFinite(change) ? `${name} ${change >= 0 ? 'up' : 'down'} ${Math.abs(change)}% week over week` : `${name} over the window`, detail, evidence: [e] });
+    c.charts.push({ title: name, step: o.step, kind: 'SERIES', unit: (s.unit as string | null) ?? null, history: points.map((p) => ({ t: String(p.t), value: num(p.value) })) });
+  }
+}
+
+function forecastFinding(c: Composed, o: ToolOutcome): void {
+  const d = obj(o.data);
+  const total = obj(d.total);
+  const e = addEvidence(c, { kind: 'FORECAST', step: o.step, metric: String(d.name), labels: obj(d.labels) as Record<string, string>, horizon: num(d.horizon), summary: o.summary });
+  c.findings.push({
+    title: `${String(d.name)} forecast for the next ${d.horizon} days`,
+    detail: `Expected ${total.p50} (p10 ${total.p10}, p90 ${total.p90}) against ${d.previousPeriodTotal} in the last ${d.horizon} days.`,
+    evidence: [e],
+  });
+  c.charts.push({
+    title: `${String(d.name)} forecast`,
+    step: o.step,
+    kind: 'FORECAST',
+    unit: null,
+    history: arr(d.history).map((p) => ({ t: String(p.t), value: num(p.value) })),
+    band: arr(d.forecast).map((p) => ({ t: String(p.t), p10: num(p.p10), p50: num(p.p50), p90: num(p.p90) })),
+  });
+}
+
+function simulationFinding(c: Composed, o: ToolOutcome, forecastHistory: Chart['history']): void {
+  const d = obj(o.data);
+  const impact = obj(d.impact);
+  const e = addEvidence(c, { kind: 'SIMULATION', step: o.step, metric: String(d.target), driver: String(d.driver), changePercent: num(d.changePercent), horizon: num(d.horizon), summary: o.summary });
+  c.findings.push({
+    title: `${signed(num(d.changePercent))}% ${String(d.driver)} → ${String(d.target)} ${signed(num(impact.p50))} over ${d.horizon} days`,
+    detail: `The simulation (${d.runs} runs, elasticity ${obj(d.elasticity).value} ${obj(d.elasticity).source}) puts the effect between ${signed(num(impact.p10))} (p10) and ${signed(num(impact.p90))} (p90), ${signed(num(d.impactPercent))}% of the ${d.baselineTotal} baseline.`,
+    evidence: [e],
+  });
+  c.charts.push({ title: `What if ${signed(num(d.changePercent))}% ${String(d.driver)}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: arr(d.band).map((p) => ({ t: String(p.t), p10: num(p.p10), p50: num(p.p50), p90: num(p.p90) })) });
+}
+
+function knowledgeFinding(c: Composed, o: ToolOutcome): void {
+  const d = obj(o.data);
+  const hits = arr(d.hits);
+  if (hits.length === 0) {
+    c.findings.push({ title: 'No knowledge-base passage matches', detail: o.summary, evidence: [] });
+    const job = arr(d.crawlJobs)[0];
+    if (job) {
+      c.actions.push({
+        kind: 'CRAWL_TRIGGER',
+        title: `Run crawl job "${String(job.jobName)}" now`,
+        rationale: `The knowledge base had nothing on "${String(d.query).slice(0, 120)}"; a fresh crawl of ${String(job.targetUrl)} may bring sources in.`,
+        targetType: 'CrawlJob',
+        targetId: String(job.jobId),
+        params: { tenantId: String(job.tenantId ?? '') },
+        expectedImpact: null,
+      });
+    }
+    return;
+  }
+  const ids = hits.slice(0, 3).map((h) => addEvidence(c, { kind: 'KNOWLEDGE', step: o.step, crawlItemId: String(h.crawlItemId), url: String(h.url), title: String(h.title), excerpt: String(h.excerpt).slice(0, 300) }));
+  c.findings.push({ title: `${hits.length} knowledge-base sources`, detail: hits.slice(0, 3).map((h) => `"${String(h.title)}" (${String(h.url)})`).join('; '), evidence: ids });
+}
+
+function budgetFindings(c: Composed, o: ToolOutcome): void {
+  const d = obj(o.data);
+  for (const b of arr(d.budgets)) {
+    const agent = String(b.agentCode);
+    const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
+    const projected = num(b.projectedMonthUsd);
+    const allocated = num(b.allocatedUsd);
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${projected} by month end.`, evidence: [e] });
+    if (projected > allocated) {
+      const proposed = Math.ceil(projected * 1.2);
+      c.actions.push({
+        kind: 'BUDGET_CHANGE',
+        title: `Raise agent ${agent}'s monthly budget to $${proposed}`,
+        rationale: `At its current pace agent ${agent} spends $${projected} this month against $${b.allocatedUsd} allocated; with the hard limit on it would stop working before the month ends.`,
+        targetType: 'Agent',
+        targetId: agent,
+        params: { monthlyBudgetUsd: proposed, hardLimitEnabled: b.hardLimitEnabled === true },
+        expectedImpact: { metric: `llm.cost_usd{agent=${agent}}`, horizon: num(d.daysInMonth), p10: projected, p50: projected, p90: projected },
+      });
+    }
+  }
+}
+
+function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): void {
+  const d = obj(o.data);
+  for (const item of arr(d.contents)) {
+    const published = item.publishedVersion as number | null;
+    const latest = num(item.latestVersion);
+    if (item.latestVersionStatus !== 'DRAFT' || published === null || latest <= published) continue;
+    const e = addEvidence(c, { kind: 'CONTENT', step: o.step, contentId: String(item.contentId), siteKey: String(item.siteKey), slug: String(item.slug), title: String(item.title) });
+    c.findings.push({ title: `"${String(item.slug)}" has an unpublished draft`, detail: `Version ${latest} waits while version ${published} is live.`, evidence: [e] });
+    if (contentAsked) {
+      c.actions.push({
+        kind: 'CONTENT_PUBLISH',
+        title: `Publish draft v${latest} of "${String(item.slug)}"`,
+        rationale: `Version ${latest} of "${String(item.title)}" is ready as a draft while version ${published} is live.`,
+        targetType: 'Content',
+        targetId: String(item.contentId),
+        params: { siteKey: String(item.siteKey), version: latest },
+        expectedImpact: null,
+      });
+    }
+  }
+}
+
+/** What the model proposed through `propose_action` (already validated by the tool). */
+function modelProposals(c: Composed, o: ToolOutcome): void {
+  const proposal = obj(obj(o.data).proposal);
+  if (proposal.kind) c.actions.push(proposal as unknown as ProposedAction);
+}
+
+function confidence(c: Composed): Report['confidence'] {
+  const kinds = new Set(c.evidence.map((e) => e.kind));
+  const value = Math.min(0.9, 0.3 + 0.15 * kinds.size);
+  const reason = kinds.size
+    ? `Grounded in ${c.evidence.length} pieces of evidence of ${kinds.size} kinds (${[...kinds].join(', ').toLowerCase()}); forecasts and simulations carry their own p10-p90 uncertainty.`
+    : 'No tool returned evidence; nothing here is grounded.';
+  return { value: Math.round(value * 100) / 100, reason };
+}
+
+/** The answer first: the asked metric's move, then what a change would do, then where it heads, then the largest driver move. */
+function composedJudgment(prompt: string, c: Composed): string {
+  if (c.findings.length === 0) return `No data answered "${prompt.slice(0, 200)}".`;
+  const kind = (f: Finding) => c.evidence[f.evidence[0] ?? -1]?.kind;
+  const metrics = c.findings.filter((f) => kind(f) === 'METRIC');
+  const lead = [
+    metrics[0],
+    c.findings.find((f) => kind(f) === 'SIMULATION'),
+    c.findings.find((f) => kind(f) === 'FORECAST'),
+    ...metrics.slice(1, 2),
+  ].filter((f): f is Finding => f !== undefined);
+  const acts = c.actions.length ? ' Actions are proposed for review below.' : '';
+  return `${(lead.length ? lead : c.findings.slice(0, 3)).map((f) => f.detail).join(' ')}${acts}`;
+}
+
+export interface ComposeInput {
+  prompt: string;
+  outcomes: readonly ToolOutcome[];
+  model?: ModelJudgment | undefined;
+  /** Whether the question was about content (publish proposals only then). */
+  contentAsked: boolean;
+}
+
+export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
+  const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
+  let history: Chart['history'] = [];
+  for (const o of input.outcomes) {
+    switch (o.tool) {
+      case 'lookup_metric': metricFindings(c, o); break;
+      case 'forecast_metric': forecastFinding(c, o); history = c.charts[c.charts.length - 1]!.history; break;
+      case 'simulate_scenario': simulationFinding(c, o, history); break;
+      case 'search_knowledge': knowledgeFinding(c, o); break;
+      case 'read_budgets': budgetFindings(c, o); break;
+      case 'read_content': contentFindings(c, o, input.contentAsked); break;
+      case 'propose_action': modelProposals(c, o); break;
+      default: break;
+    }
+  }
+  const sources = input.outcomes.map((o) => `${JSON.stringify(o.data)} ${o.summary}`);
+  const said = typeof input.model?.judgment === 'string' ? input.model.judgment.trim() : '';
+  const ungrounded = said ? ungroundedFigures(said, sources) : [];
+  const useModel = said.length >= 20 && ungrounded.length === 0;
+  const modelConfidence = num(input.model?.confidence);
+  const ownConfidence = confidence(c);
+  const report: Report = {
+    judgment: useModel ? said : composedJudgment(input.prompt, c),
+    judgmentSource: useModel ? 'model' : 'composed',
+    findings: c.findings,
+    evidence: c.evidence,
+    confidence:
+      useModel && modelConfidence >= 0 && modelConfidence <= 1 && typeof input.model?.confidenceReason === 'string'
+        ? { value: modelConfidence, reason: input.model.confidenceReason }
+        : ownConfidence,
+    charts: c.charts,
+  };
+  return { report, actions: c.actions, ungrounded };
+}

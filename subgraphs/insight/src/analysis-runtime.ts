@@ -1,0 +1,151 @@
+import { createJobs, createRouterClient, issueToken, loadOperations, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
+import type { JobStepWriter } from './agent/run-job.js';
+import { DEFAULT_ACTION_TTL_HOURS } from './domain/action.js';
+import { demoSeries } from './domain/demo-series.js';
+import type { Job } from './domain/job-records.js';
+import { createActionService, type ActionService } from './service/actions.js';
+import { createAnalysisWorker } from './service/analysis-worker.js';
+import { createActionExecutor } from './service/execute-action.js';
+import { createForecastingService, type ForecastingService } from './service/forecasting.js';
+import { gatewayModel } from './service/gateway-model.js';
+import type { GraphCall } from './service/graph-call.js';
+import { graphReads } from './service/graph-reads.js';
+import { createJobService, type JobService } from './service/jobs.js';
+import { createMetricService, type MetricService } from './service/metrics.js';
+import { prometheusSource } from './service/sources/prometheus-source.js';
+import { storeSource } from './service/sources/store-source.js';
+import type { MetricSourceAdapter } from './service/sources/metric-source.js';
+import { createActionStore } from './store/action-store.js';
+import { createJobStore } from './store/job-store.js';
+import { createMetricStore } from './store/metric-store.js';
+import type { ToolContext } from './tools/tool.js';
+import { seededRandom } from '@svc/kit';
+
+/** Settings of the analysis service (its config slice's values). */
+export interface AnalysisSettings {
+  databaseUrl: string;
+  workerName: string;
+  /** Run analysis jobs in this process (a worker); default true. */
+  inProcessWorker: boolean;
+  concurrency: number;
+  lockLifetimeMs: number;
+  maxSteps: number;
+  timeoutMs: number;
+  actionTtlHours: number;
+  /** Sweep interval (expiry, re-queueing lost work), ms. */
+  sweepMs: number;
+  /** Model the agent asks for (LLM_MODEL_NAME, default auto-route). */
+  modelName: string;
+  /** Prompts go to the gateway with piiStrict. */
+  piiStrict: boolean;
+  seedDemo: boolean;
+  /** The router's GraphQL URL; read when needed. */
+  routerUrl: () => string;
+  /** The analysis service's gateway key (agent `insight`); read when needed. */
+  gatewayKey: () => string | undefined;
+  /** Signs the short-lived service tokens work runs under (SVC_JWT_SECRET). */
+  jwtSecret?: string | undefined;
+  /** Prometheus base URL (SVC_PROMETHEUS_URL): lookups also read its series. */
+  prometheusUrl?: string | undefined;
+  /** Extra metric sources (the platform's figures, Prometheus). */
+  sources?: (call: GraphCall) => MetricSourceAdapter[];
+}
+
+export interface AnalysisRuntime {
+  jobs: JobService;
+  actions: ActionService;
+  metrics: MetricService;
+  forecasting: ForecastingService;
+  toolContext(principal: Principal, headers: Record<string, string>): ToolContext;
+  close(): Promise<void>;
+}
+
+const DEMO_SEED = 42;
+const SERVICE_TOKEN_TTL_SECONDS = 300;
+
+/**
+ * The analysis service's parts: stores, services, the router client it calls the graph with,
+ * and (with `inProcessWorker`) the agenda worker that runs jobs and executes actions.
+ */
+export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, log: Logger): Promise<AnalysisRuntime> {
+  const operations = await loadOperations();
+  const router = createRouterClient({ url: settings.routerUrl, operations, timeoutMs: 120_000 });
+  const call: GraphCall = (operation, variables, headers) => router.execute(operation, variables, { headers });
+  const mintToken = async (principal: Principal) => {
+    if (!settings.jwtSecret) throw new SvcError('UNAVAILABLE', 'The analysis service needs SVC_JWT_SECRET to act for people in other services');
+    return (await issueToken(settings.jwtSecret, principal, SERVICE_TOKEN_TTL_SECONDS)).accessToken;
+  };
+
+  const metricStore = createMetricStore(orm);
+  const jobStore = createJobStore(orm);
+  const actionStore = createActionStore(orm);
+  const sources: MetricSourceAdapter[] = [storeSource(metricStore), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : []), ...(settings.sources?.(call) ?? [])];
+  const metrics = createMetricService({ store: metricStore, sources });
+  const forecasting = createForecastingService({ metrics });
+  if (settings.seedDemo && (await metricStore.isEmpty())) {
+    const seeded = await metricStore.ingest(demoSeries(new Date(), seededRandom(DEMO_SEED)));
+    log.info(seeded, 'seeded the demo business metrics');
+  }
+
+  const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
+  const toolContext = (principal: Principal, headers: Record<string, string>, job?: Job): ToolContext => ({
+    caller: { principal, headers },
+    metrics,
+    forecasting,
+    graph: graphReads({ call, mintToken, authority: job?.authority ?? { subject: principal.subject, roles: principal.roles, tenants: principal.tenants, sites: principal.sites }, tenantId: headers['x-svc-tenant-id'] ?? onlyOne(job?.authority.tenants ?? principal.tenants) }),
+    now: Date.now,
+  });
+  const writer: JobStepWriter = {
+    steps: (id) => jobStore.steps(id),
+    appendStep: (id, seq, step) => jobStore.appendStep(id, seq, step),
+    get: (id) => jobStore.get(id),
+    complete: (id, report, proposed, finalSeq) => jobStore.complete(id, report, proposed, finalSeq, settings.actionTtlHours),
+    end: (id, status, error, finalSeq) => jobStore.end(id, status, error, finalSeq),
+  };
+  const worker = createAnalysisWorker({
+    agenda: jobsAgenda.agenda,
+    jobs: jobStore,
+    actions: actionStore,
+    run: {
+      store: writer,
+      workerName: settings.workerName,
+      model: gatewayModel({ call, apiKey: settings.gatewayKey, agentCode: 'insight' }),
+      modelName: settings.modelName,
+      agentCode: 'insight',
+      tools: (job) => {
+        const principal: Principal = { subject: job.owner, roles: job.authority.roles, tenants: job.authority.tenants, sites: job.authority.sites };
+        return toolContext(principal, {}, job);
+      },
+      limits: { maxSteps: settings.maxSteps, timeoutMs: settings.timeoutMs, maxExtraCalls: 3 },
+      siteKey: (job) => onlyOne(job.authority.sites) ?? 'demo',
+      log,
+    },
+    execute: createActionExecutor({ call, mintToken, log }),
+    settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs },
+    log,
+  });
+  if (settings.inProcessWorker) {
+    worker.define();
+    await jobsAgenda.agenda.start();
+    await worker.startSweeps();
+  }
+  const jobs = createJobService({ store: jobStore, queue: worker, piiStrict: () => settings.piiStrict });
+  const actions = createActionService({ actions: actionStore, jobs: jobStore, queue: worker });
+  return {
+    jobs,
+    actions,
+    metrics,
+    forecasting,
+    toolContext: (principal, headers) => toolContext(principal, headers),
+    async close() {
+      await jobsAgenda.close();
+      await router.close();
+    },
+  };
+}
+
+function onlyOne(scope: readonly string[] | '*'): string | undefined {
+  return scope !== '*' && scope.length === 1 ? scope[0] : undefined;
+}
+
+export { DEFAULT_ACTION_TTL_HOURS };

@@ -1,0 +1,77 @@
+import type { Labels, Point } from './metric.js';
+
+/**
+ * The embedded demo's business: two years of daily figures of an online shop, generated
+ * from a seed so every fresh platform analyses the same story. The series are causally
+ * linked, so an analysis has something real to find: ad spend per channel moves in campaign
+ * bursts and drives sessions (elasticities 0.25 search, 0.12 social, 0.05 display), sessions
+ * times conversion rate times order value is revenue, and everything has a trend, a weekly
+ * and a yearly season, and noise.
+ */
+
+export interface DemoSeries {
+  name: string;
+  labels: Labels;
+  unit: string;
+  points: Point[];
+}
+
+export const DEMO_DAYS = 730;
+export const DEMO_CHANNELS = { search: { base: 1200, elasticity: 0.25 }, social: { base: 700, elasticity: 0.12 }, display: { base: 400, elasticity: 0.05 } } as const;
+
+const DAY = 86_400_000;
+/** Weekly shape, Monday first: a shop sells most on Monday and least on Saturday. */
+const WEEKDAY = [1.12, 1.06, 1.03, 1.0, 0.97, 0.86, 0.96];
+
+function gaussian(random: () => number): number {
+  const u = Math.max(random(), Number.MIN_VALUE);
+  return Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * random());
+}
+
+const round = (value: number, digits: number) => Number(value.toFixed(digits));
+
+/**
+ * The demo series ending on the UTC day before `end` (so "last week" is real in a demo),
+ * `DEMO_DAYS` days long. `random` is a seeded uniform source.
+ */
+export function demoSeries(end: Date, random: () => number): DemoSeries[] {
+  const last = Math.floor(end.getTime() / DAY) * DAY - DAY;
+  const first = last - (DEMO_DAYS - 1) * DAY;
+  const channels = Object.keys(DEMO_CHANNELS) as (keyof typeof DEMO_CHANNELS)[];
+  const spend: Record<string, Point[]> = Object.fromEntries(channels.map((c) => [c, []]));
+  const sessions: Point[] = [];
+  const conversion: Point[] = [];
+  const revenue: Point[] = [];
+  // Campaign bursts: each channel keeps a spending level for 1 to 4 weeks, then changes it.
+  const level = Object.fromEntries(channels.map((c) => [c, 1])) as Record<string, number>;
+  const until = Object.fromEntries(channels.map((c) => [c, 0])) as Record<string, number>;
+  for (let i = 0; i < DEMO_DAYS; i++) {
+    const t = first + i * DAY;
+    const weekday = WEEKDAY[(new Date(t).getUTCDay() + 6) % 7]!;
+    const yearly = 1 + 0.12 * Math.sin((2 * Math.PI * (i + 300)) / 365.25);
+    const trend = 1 + (0.35 * i) / DEMO_DAYS;
+    let drive = 1;
+    for (const c of channels) {
+      if (i >= until[c]!) {
+        level[c] = 0.75 + 0.5 * random();
+        until[c] = i + 7 + Math.floor(random() * 22);
+      }
+      const { base, elasticity } = DEMO_CHANNELS[c];
+      const ratio = level[c]! * trend * (1 + 0.08 * gaussian(random));
+      spend[c]!.push({ t, value: round(Math.max(0, base * ratio), 2) });
+      drive *= Math.max(ratio / trend, 0.05) ** elasticity;
+    }
+    const visits = 4000 * trend * weekday * yearly * drive * (1 + 0.04 * gaussian(random));
+    const rate = 0.031 * (1 + 0.05 * Math.sin((2 * Math.PI * (i + 330)) / 365.25)) * (1 + 0.03 * gaussian(random));
+    const orderValue = 62 * (1 + 0.02 * gaussian(random));
+    sessions.push({ t, value: Math.round(visits) });
+    conversion.push({ t, value: round(rate, 5) });
+    revenue.push({ t, value: round(Math.round(visits) * rate * orderValue, 2) });
+  }
+  return [
+    { name: 'revenue', labels: {}, unit: 'USD', points: revenue },
+    { name: 'sessions', labels: {}, unit: 'visits', points: sessions },
+    { name: 'conversion_rate', labels: {}, unit: 'ratio', points: conversion },
+    ...channels.map((c) => ({ name: 'ad_spend', labels: { channel: c }, unit: 'USD', points: spend[c]! })),
+  ];
+}

@@ -1,0 +1,84 @@
+import type { Role } from '@svc/kit';
+import type { ActionKind, ActionStatus, ExpectedImpact, TargetType } from './action.js';
+import type { JobStatus, StepKind } from './job.js';
+import type { Report } from './report.js';
+
+/** The requester's rights, kept with the job: the worker acts with no more than these. */
+export interface Authority {
+  subject: string;
+  roles: readonly Role[];
+  tenants: readonly string[] | '*';
+  sites: readonly string[] | '*';
+}
+
+export interface Job {
+  id: string;
+  owner: string;
+  requesterId: string;
+  prompt: string;
+  status: JobStatus;
+  authority: Authority;
+  piiStrict: boolean;
+  createdAt: Date;
+  startedAt: Date | null;
+  finishedAt: Date | null;
+  error: string | null;
+  report: Report | null;
+  stepsDone: number;
+  currentStep: string | null;
+  cancelRequested: boolean;
+  attempts: number;
+  worker: string | null;
+  tokens: number;
+  costUsd: number;
+}
+
+export interface Step {
+  jobId: string;
+  seq: number;
+  kind: StepKind;
+  title: string;
+  detail: string | null;
+  toolName: string | null;
+  toolCallId: string | null;
+  toolArgs: Record<string, unknown> | null;
+  /** The tool's whole result (JSON), so a resumed job never repeats the call. */
+  result: unknown;
+  resultSummary: string | null;
+  /** For STATUS steps: the job's new status. */
+  status: JobStatus | null;
+  startedAt: Date;
+  durationMs: number | null;
+  tokens: number | null;
+  costUsd: number | null;
+}
+
+export type NewStep = Omit<Step, 'jobId' | 'seq' | 'startedAt' | 'detail' | 'toolName' | 'toolCallId' | 'toolArgs' | 'result' | 'resultSummary' | 'status' | 'durationMs' | 'tokens' | 'costUsd'> &
+  Partial<Pick<Step, 'detail' | 'toolName' | 'toolCallId' | 'toolArgs' | 'result' | 'resultSummary' | 'status' | 'durationMs' | 'tokens' | 'costUsd'>> & { startedAt?: Date };
+
+export interface Decision {
+  reviewedBy: string;
+  reviewerSubject: string;
+  comment: string | null;
+  decidedAt: Date;
+}
+
+export interface Action {
+  id: string;
+  jobId: string;
+  kind: ActionKind;
+  title: string;
+  rationale: string;
+  targetType: TargetType;
+  targetId: string;
+  params: Record<string, unknown>;
+  paramsHash: string;
+  expectedImpact: ExpectedImpact | null;
+  status: ActionStatus;
+  proposedAt: Date;
+  expiresAt: Date;
+  decision: Decision | null;
+  outcome: Record<string, unknown> | null;
+  executedAt: Date | null;
+  executionAttempts: number;
+}

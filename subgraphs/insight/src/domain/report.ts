@@ -1,0 +1,67 @@
+import type { ActionKind, ExpectedImpact, TargetType } from './action.js';
+
+/** Where a finding's figures come from; `step` is the job step holding the tool result. */
+export type Evidence =
+  | { kind: 'METRIC'; step: number; metric: string; labels: Record<string, string>; from: string; to: string; summary: string }
+  | { kind: 'FORECAST'; step: number; metric: string; labels: Record<string, string>; horizon: number; summary: string }
+  | { kind: 'SIMULATION'; step: number; metric: string; driver: string; changePercent: number; horizon: number; summary: string }
+  | { kind: 'KNOWLEDGE'; step: number; crawlItemId: string; url: string; title: string; excerpt: string }
+  | { kind: 'CONTENT'; step: number; contentId: string; siteKey: string; slug: string; title: string }
+  | { kind: 'BUDGET'; step: number; agentCode: string; summary: string };
+
+export interface Finding {
+  title: string;
+  detail: string;
+  /** Indexes into the report's evidence. */
+  evidence: number[];
+}
+
+/** A chart the dashboard draws: a series with its history, and a band for forecasts and what-ifs. */
+export interface Chart {
+  title: string;
+  step: number;
+  kind: 'SERIES' | 'FORECAST' | 'SIMULATION';
+  unit: string | null;
+  history: { t: string; value: number }[];
+  band?: { t: string; p10: number; p50: number; p90: number }[];
+}
+
+export interface Report {
+  judgment: string;
+  /** `model` when the model's own judgment passed the grounding check, else `composed` from the findings. */
+  judgmentSource: 'model' | 'composed';
+  findings: Finding[];
+  evidence: Evidence[];
+  confidence: { value: number; reason: string };
+  charts: Chart[];
+}
+
+export interface ProposedAction {
+  kind: ActionKind;
+  title: string;
+  rationale: string;
+  targetType: TargetType;
+  targetId: string;
+  params: Record<string, unknown>;
+  expectedImpact: ExpectedImpact | null;
+}
+
+/**
+ * The figures of a text: numbers as written (1,234.5 → 1234.5; 12% → 12). Used by the
+ * grounding check: every figure of a report must appear in a tool result.
+ */
+export function figuresOf(text: string): string[] {
+  const out: string[] = [];
+  for (const match of text.matchAll(/(?<![\w.])-?\d[\d,]*(?:\.\d+)?/g)) {
+    const plain = match[0].replace(/,/g, '');
+    if (/^-?\d{4}$/.test(plain) && Number(plain) >= 1900 && Number(plain) <= 2200) continue; // years are dates, not figures
+    out.push(plain.replace(/^-/, ''));
+  }
+  return out;
+}
+
+/** Figures of `text` that appear in none of `sources` (tool results as text). */
+export function ungroundedFigures(text: string, sources: readonly string[]): string[] {
+  const known = new Set(sources.flatMap(figuresOf));
+  return figuresOf(text).filter((f) => !known.has(f) && !known.has(String(Number(f))));
+}

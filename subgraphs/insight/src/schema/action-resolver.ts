@@ -1,0 +1,45 @@
+import type { SvcContext } from '@svc/kit';
+import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import type { ActionService } from '../service/actions.js';
+import { ActionProposal } from './job-types.js';
+import { actionView } from './views.js';
+
+@Resolver(() => ActionProposal)
+export class ActionResolver {
+  constructor(private readonly actions: ActionService) {}
+
+  @Mutation(() => ActionProposal, { description: 'Approves a PROPOSED action (reviewer); it is then executed once by a worker. 409 naming the status if already decided or expired.' })
+  async approveAction(
+    @Arg('actionId', () => ID) actionId: string,
+    @Arg('reviewedBy', () => String, { nullable: true }) reviewedBy: string | null,
+    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<ActionProposal> {
+    return actionView(await this.actions.approve(ctx.principal, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
+  }
+
+  @Mutation(() => ActionProposal, { description: 'Rejects a PROPOSED action (reviewer). 409 naming the status if already decided or expired.' })
+  async rejectAction(
+    @Arg('actionId', () => ID) actionId: string,
+    @Arg('reviewedBy', () => String, { nullable: true }) reviewedBy: string | null,
+    @Arg('comment', () => String, { nullable: true }) comment: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<ActionProposal> {
+    return actionView(await this.actions.reject(ctx.principal, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
+  }
+
+  @Query(() => ActionProposal)
+  async actionProposal(@Arg('actionId', () => ID) actionId: string, @Ctx() ctx: SvcContext): Promise<ActionProposal> {
+    return actionView(await this.actions.get(ctx.principal, actionId));
+  }
+
+  @Query(() => [ActionProposal], { description: 'Proposed actions newest first, by status and job (reviewers see all, analysts those of their jobs).' })
+  async actionProposals(
+    @Arg('status', () => String, { nullable: true }) status: string | null,
+    @Arg('jobId', () => ID, { nullable: true }) jobId: string | null,
+    @Arg('first', () => Int, { nullable: true, description: '1 to 200, default 50.' }) first: number | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<ActionProposal[]> {
+    return (await this.actions.list(ctx.principal, { ...(status !== null ? { status } : {}), ...(jobId !== null ? { jobId } : {}), ...(first !== null ? { first } : {}) })).map(actionView);
+  }
+}

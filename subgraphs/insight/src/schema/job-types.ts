@@ -1,0 +1,154 @@
+import { GraphQLJSON, GraphQLJSONObject } from 'graphql-scalars';
+import { createUnionType, Directive, Field, Float, ID, Int, ObjectType } from 'type-graphql';
+
+/** Entities of other subgraphs that actions and evidence point at (resolved by their owners through the router). */
+@Directive('@key(fields: "code", resolvable: false)')
+@ObjectType('Agent')
+export class AgentRef {
+  @Field(() => String) code!: string;
+}
+
+@Directive('@key(fields: "id", resolvable: false)')
+@ObjectType('Content')
+export class ContentRef {
+  @Field(() => ID) id!: string;
+}
+
+@Directive('@key(fields: "jobId", resolvable: false)')
+@ObjectType('CrawlJob')
+export class CrawlJobRef {
+  @Field(() => ID) jobId!: string;
+}
+
+@Directive('@key(fields: "id", resolvable: false)')
+@ObjectType('CrawlItem')
+export class CrawlItemRef {
+  @Field(() => ID) id!: string;
+}
+
+export const ActionTarget = createUnionType({
+  name: 'ActionTarget',
+  description: 'What an action changes: a budget Agent (llm), a Content (cms) or a CrawlJob (crawl).',
+  types: () => [AgentRef, ContentRef, CrawlJobRef] as const,
+  resolveType: (value) => ('code' in value ? AgentRef : 'jobId' in value ? CrawlJobRef : ContentRef),
+});
+
+@ObjectType({ description: 'How far a job has got.' })
+export class JobProgress {
+  @Field(() => Int) stepsDone!: number;
+  @Field(() => String, { nullable: true, description: 'Title of the latest step while the job runs.' }) currentStep!: string | null;
+}
+
+@ObjectType({ description: 'One written step of a job: plan, tool call, tool result, observation, report or status.' })
+export class JobStep {
+  @Field(() => Int, { description: 'Position in the job, from 1; the event id of the SSE stream.' }) seq!: number;
+  @Field(() => String, { description: 'PLAN, TOOL_CALL, TOOL_RESULT, OBSERVATION, REPORT or STATUS' }) kind!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String, { nullable: true }) detail!: string | null;
+  @Field(() => String, { nullable: true }) toolName!: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) toolArgs!: Record<string, unknown> | null;
+  @Field(() => GraphQLJSON, { nullable: true, description: 'The tool\'s whole result (TOOL_RESULT) or the plan (PLAN).' }) result!: unknown;
+  @Field(() => String, { nullable: true }) resultSummary!: string | null;
+  @Field(() => String, { nullable: true, description: 'STATUS steps: the job\'s new status.' }) status!: string | null;
+  @Field(() => String, { description: 'ISO 8601 UTC' }) startedAt!: string;
+  @Field(() => Int, { nullable: true }) durationMs!: number | null;
+  @Field(() => Int, { nullable: true }) tokens!: number | null;
+  @Field(() => Float, { nullable: true }) costUsd!: number | null;
+}
+
+@ObjectType({ description: 'Where a finding\'s figures come from: a metric window, a forecast, a simulation, a knowledge chunk, a content or a budget.' })
+export class Evidence {
+  @Field(() => String, { description: 'METRIC, FORECAST, SIMULATION, KNOWLEDGE, CONTENT or BUDGET' }) kind!: string;
+  @Field(() => Int, { description: 'The job step holding the tool result.' }) step!: number;
+  @Field(() => String, { nullable: true }) metric!: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true }) labels!: Record<string, string> | null;
+  @Field(() => String, { nullable: true }) from!: string | null;
+  @Field(() => String, { nullable: true }) to!: string | null;
+  @Field(() => String, { nullable: true }) summary!: string | null;
+  @Field(() => String, { nullable: true }) url!: string | null;
+  @Field(() => String, { nullable: true }) title!: string | null;
+  @Field(() => String, { nullable: true }) excerpt!: string | null;
+  @Field(() => CrawlItemRef, { nullable: true }) crawlItem!: CrawlItemRef | null;
+  @Field(() => ContentRef, { nullable: true }) content!: ContentRef | null;
+  @Field(() => AgentRef, { nullable: true }) agent!: AgentRef | null;
+}
+
+@ObjectType()
+export class Finding {
+  @Field(() => String) title!: string;
+  @Field(() => String) detail!: string;
+  @Field(() => [Int], { description: 'Indexes into the report\'s evidence.' }) evidence!: number[];
+}
+
+@ObjectType({ description: 'The report of a completed job. Every figure in it comes from a tool result.' })
+export class InsightReport {
+  @Field(() => String) judgment!: string;
+  @Field(() => String, { description: 'model (the model\'s judgment passed the grounding check) or composed' }) judgmentSource!: string;
+  @Field(() => [Finding]) findings!: Finding[];
+  @Field(() => [Evidence]) evidence!: Evidence[];
+  @Field(() => Float, { description: '0 to 1' }) confidence!: number;
+  @Field(() => String) confidenceReason!: string;
+  @Field(() => [GraphQLJSONObject], { description: 'Series, forecasts (p10/p50/p90 band) and what-ifs to draw.' }) charts!: Record<string, unknown>[];
+}
+
+@ObjectType()
+export class ExpectedImpact {
+  @Field(() => String) metric!: string;
+  @Field(() => Int) horizon!: number;
+  @Field(() => Float) p10!: number;
+  @Field(() => Float) p50!: number;
+  @Field(() => Float) p90!: number;
+}
+
+@ObjectType({ description: 'The one decision on an action.' })
+export class Decision {
+  @Field(() => String) reviewedBy!: string;
+  @Field(() => String, { description: 'The token subject that decided.' }) reviewerSubject!: string;
+  @Field(() => String, { nullable: true }) comment!: string | null;
+  @Field(() => String) decidedAt!: string;
+}
+
+@Directive('@key(fields: "actionId")')
+@ObjectType({ description: 'A change the agent proposes in another service; a reviewer approves or rejects it once.' })
+export class ActionProposal {
+  @Field(() => ID) actionId!: string;
+  @Field(() => ID) jobId!: string;
+  @Field(() => String, { description: 'BUDGET_CHANGE, CONTENT_DRAFT_UPDATE, CONTENT_PUBLISH, CRAWL_TRIGGER or CRAWL_SELECTOR_CHANGE' }) kind!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String) rationale!: string;
+  @Field(() => String, { description: 'Agent, Content or CrawlJob' }) targetType!: string;
+  @Field(() => String) targetId!: string;
+  @Field(() => ActionTarget, { description: 'The target entity, resolved by its own subgraph.' }) target!: typeof ActionTarget;
+  @Field(() => GraphQLJSONObject) params!: Record<string, unknown>;
+  @Field(() => String, { description: 'SHA-256 of kind, target and parameters as proposed; decisions are bound to it.' }) paramsHash!: string;
+  @Field(() => ExpectedImpact, { nullable: true }) expectedImpact!: ExpectedImpact | null;
+  @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED' }) status!: string;
+  @Field(() => String) proposedAt!: string;
+  @Field(() => String) expiresAt!: string;
+  @Field(() => Decision, { nullable: true }) decision!: Decision | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'What the target reported: its new version or state, or the error.' }) outcome!: Record<string, unknown> | null;
+  @Field(() => String, { nullable: true }) executedAt!: string | null;
+}
+
+@Directive('@key(fields: "jobId")')
+@ObjectType({ description: 'An analysis job: a question, the agent\'s steps, its report and proposed actions.' })
+export class InsightJob {
+  @Field(() => ID) jobId!: string;
+  @Field(() => String, { description: 'PENDING, RUNNING, COMPLETED, FAILED or CANCELLED' }) status!: string;
+  @Field(() => String) prompt!: string;
+  @Field(() => String) requesterId!: string;
+  @Field(() => String, { description: 'ISO 8601 UTC' }) createdAt!: string;
+  @Field(() => String, { nullable: true }) startedAt!: string | null;
+  @Field(() => String, { nullable: true }) finishedAt!: string | null;
+  @Field(() => JobProgress) progress!: JobProgress;
+  @Field(() => InsightReport, { nullable: true }) report!: InsightReport | null;
+  @Field(() => String, { nullable: true, description: 'Why it FAILED, in words for a person.' }) error!: string | null;
+  @Field(() => Int) tokens!: number;
+  @Field(() => Float) costUsd!: number;
+}
+
+@ObjectType()
+export class InsightJobPage {
+  @Field(() => [InsightJob]) jobs!: InsightJob[];
+  @Field(() => String, { nullable: true, description: 'Pass as `after` for the next page.' }) nextCursor!: string | null;
+}

@@ -1,0 +1,103 @@
+import type { Agenda, Logger } from '@svc/kit';
+import { runJob, type RunDeps } from '../agent/run-job.js';
+import type { Action } from '../domain/job-records.js';
+import type { ActionStore } from '../store/action-store.js';
+import type { JobStore } from '../store/job-store.js';
+import type { ExecutionQueue } from './actions.js';
+import type { JobQueue } from './jobs.js';
+
+const RUN = 'insight.run-job';
+const EXECUTE = 'insight.execute-action';
+const SWEEP = 'insight.sweep';
+
+interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<void> }
+
+/** The outcome of carrying an action out in its target service. */
+export interface ExecutionOutcome {
+  ok: boolean;
+  /** What the target reported: its new version or state, or the error. */
+  detail: Record<string, unknown>;
+}
+
+export interface WorkerSettings {
+  workerName: string;
+  /** A dead worker's job is resumed by another after this (and a sweep). */
+  lockLifetimeMs: number;
+  concurrency: number;
+  /** How long a PENDING job or an APPROVED action may wait before the sweep queues it again. */
+  requeueAfterMs: number;
+  /** How often the sweep runs. */
+  sweepMs: number;
+}
+
+export interface WorkerDeps {
+  agenda: Agenda;
+  jobs: JobStore;
+  actions: ActionStore;
+  run: Omit<RunDeps, 'heartbeat'>;
+  execute(action: Action): Promise<ExecutionOutcome>;
+  settings: WorkerSettings;
+  log: Logger;
+}
+
+/**
+ * Analysis jobs, action execution and a sweeper on agenda (PostgreSQL): `insight.run-job`
+ * runs or resumes one job (a worker that dies loses its lock, and another resumes the job
+ * from its last written step); `insight.execute-action` carries one approved action out;
+ * `insight.sweep` expires overdue proposals and re-queues work whose queue entry was lost.
+ */
+export function createAnalysisWorker(deps: WorkerDeps): JobQueue & ExecutionQueue & { define(): void; startSweeps(): Promise<void> } {
+  const { agenda, jobs, actions, settings, log } = deps;
+
+  async function withHeartbeat(job: AgendaJob<unknown>, work: (beat: () => Promise<void>) => Promise<void>): Promise<void> {
+    let last = Date.now();
+    const beat = async () => {
+      if (Date.now() - last < settings.lockLifetimeMs / 3) return;
+      last = Date.now();
+      await job.touch().catch((error: unknown) => log.warn({ err: error }, 'could not extend the analysis job lock'));
+    };
+    const timer = setInterval(() => void beat(), Math.max(250, Math.floor(settings.lockLifetimeMs / 3)));
+    try {
+      await work(beat);
+    } finally {
+      clearInterval(timer);
+    }
+  }
+
+  async function runOne(jobId: string, heartbeat: () => Promise<void>): Promise<void> {
+    const job = await jobs.start(jobId, settings.workerName);
+    if (!job) return;
+    log.info({ jobId, attempt: job.attempts, resumedAfterStep: job.stepsDone }, job.attempts > 1 ? 'resuming analysis job' : 'running analysis job');
+    await runJob(job, { ...deps.run, heartbeat });
+  }
+
+  async function executeOne(actionId: string): Promise<void> {
+    const action = await actions.beginExecution(actionId);
+    if (!action) return;
+    const outcome = await deps.execute(action);
+    const recorded = await actions.recordOutcome(actionId, outcome.ok ? 'EXECUTED' : 'EXECUTION_FAILED', outcome.detail);
+    log.info({ actionId, kind: action.kind, target: action.targetId, ok: outcome.ok, attempt: action.executionAttempts }, recorded ? 'action executed' : 'action outcome already recorded');
+  }
+
+  const options = { concurrency: settings.concurrency, lockLimit: settings.concurrency, lockLifetime: settings.lockLifetimeMs };
+  const enqueueRun = (jobId: string) => agenda.create(RUN, { jobId }).unique({ 'data.jobId': jobId }).schedule(new Date()).save().then(() => undefined);
+  const enqueueExecution = (actionId: string) => agenda.create(EXECUTE, { actionId }).unique({ 'data.actionId': actionId }).schedule(new Date()).save().then(() => undefined);
+
+  return {
+    enqueue: enqueueRun,
+    enqueueExecution,
+    define() {
+      agenda.define(RUN, async (job: AgendaJob<{ jobId: string }>) => withHeartbeat(job, (beat) => runOne(job.attrs.data.jobId, beat)), options);
+      agenda.define(EXECUTE, async (job: AgendaJob<{ actionId: string }>) => executeOne(job.attrs.data.actionId), options);
+      agenda.define(SWEEP, async () => {
+        const expired = await actions.expireDue();
+        if (expired) log.info({ expired }, 'proposed actions expired');
+        for (const id of await jobs.waiting(settings.requeueAfterMs)) await enqueueRun(id);
+        for (const id of await actions.awaitingExecution(settings.requeueAfterMs)) await enqueueExecution(id);
+      }, { concurrency: 1, lockLifetime: 60_000 });
+    },
+    async startSweeps() {
+      await agenda.every(settings.sweepMs, SWEEP, {}, { skipImmediate: false });
+    },
+  };
+}

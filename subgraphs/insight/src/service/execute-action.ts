@@ -1,0 +1,98 @@
+import { SvcError, type Logger, type Principal } from '@svc/kit';
+import type { ActionKind } from '../domain/action.js';
+import type { Action } from '../domain/job-records.js';
+import type { ExecutionOutcome } from './analysis-worker.js';
+import type { GraphCall } from './graph-call.js';
+
+export interface ExecutorDeps {
+  call: GraphCall;
+  /** Mints a short-lived platform token for one piece of work. */
+  mintToken(principal: Principal): Promise<string>;
+  log: Logger;
+  /** Attempts before an unreachable target counts as a failure. Default 5. */
+  maxAttempts?: number;
+}
+
+interface Plan {
+  operation: string;
+  variables: Record<string, unknown>;
+  /** Rights the service token gets: only what this change needs. */
+  roles: Principal['roles'];
+  tenants: string[];
+  sites: string[];
+  headers?: Record<string, string>;
+  /** The target's answer, as recorded on the action. */
+  outcome(data: Record<string, unknown>): Record<string, unknown>;
+}
+
+const str = (v: unknown) => (typeof v === 'string' ? v : '');
+
+function planOf(action: Action): Plan {
+  const p = action.params;
+  const key = action.id;
+  const kind: ActionKind = action.kind;
+  switch (kind) {
+    case 'BUDGET_CHANGE':
+      return {
+        operation: 'InsightSetBudget',
+        variables: { input: { agentCode: action.targetId, ...p }, idempotencyKey: key },
+        roles: ['admin'], tenants: [], sites: [],
+        outcome: (d) => ({ budget: d.setBudget }),
+      };
+    case 'CONTENT_PUBLISH':
+      return {
+        operation: 'InsightPublishContent',
+        variables: { id: action.targetId, version: p.version ?? null, idempotencyKey: key },
+        roles: ['editor'], tenants: [], sites: [str(p.siteKey)],
+        outcome: (d) => ({ content: d.publishContent }),
+      };
+    case 'CONTENT_DRAFT_UPDATE':
+      return {
+        operation: 'InsightUpdateContentDraft',
+        variables: { id: action.targetId, input: p.input ?? {}, baseVersion: p.baseVersion ?? null, idempotencyKey: key },
+        roles: ['editor'], tenants: [], sites: [str(p.siteKey)],
+        outcome: (d) => ({ content: d.updateContentDraft }),
+      };
+    case 'CRAWL_TRIGGER':
+      return {
+        operation: 'InsightTriggerCrawlJob',
+        variables: { jobId: action.targetId, idempotencyKey: key },
+        roles: ['crawler'], tenants: [str(p.tenantId)], sites: [],
+        headers: { 'x-svc-tenant-id': str(p.tenantId) },
+        outcome: (d) => ({ execution: d.triggerCrawlJob }),
+      };
+    case 'CRAWL_SELECTOR_CHANGE':
+      return {
+        operation: 'InsightChangeCrawlSelectors',
+        variables: { jobId: action.targetId, selectors: p.selectors ?? {}, idempotencyKey: key },
+        roles: ['crawler'], tenants: [str(p.tenantId)], sites: [],
+        headers: { 'x-svc-tenant-id': str(p.tenantId) },
+        outcome: (d) => ({ job: d.changeCrawlSelectors }),
+      };
+  }
+}
+
+/**
+ * Carries an approved action out as one mutation through the router on its target subgraph,
+ * under a service token (subject `svc:insight`, acting for the approver, with only the rights
+ * the change needs), with the action id as the idempotency key the target honours: a retry
+ * after a crash returns the first result instead of changing anything twice. A refusal by the
+ * target is the outcome (EXECUTION_FAILED); an unreachable target is retried by the sweep
+ * until `maxAttempts`, then recorded as failed.
+ */
+export function createActionExecutor(deps: ExecutorDeps) {
+  const maxAttempts = deps.maxAttempts ?? 5;
+  return async function execute(action: Action): Promise<ExecutionOutcome> {
+    const plan = planOf(action);
+    const token = await deps.mintToken({ subject: 'svc:insight', actor: action.decision?.reviewerSubject ?? 'unknown', roles: plan.roles, tenants: plan.tenants, sites: plan.sites });
+    try {
+      const data = await deps.call(plan.operation, plan.variables, { authorization: `Bearer ${token}`, 'x-request-id': `action-${action.id}-${action.executionAttempts}`, ...plan.headers });
+      return { ok: true, detail: plan.outcome(data) };
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      if (error.code === 'UNAVAILABLE' && action.executionAttempts < maxAttempts) throw error;
+      deps.log.warn({ actionId: action.id, kind: action.kind, code: error.code }, 'the target refused the action');
+      return { ok: false, detail: { error: error.message, code: error.code } };
+    }
+  };
+}

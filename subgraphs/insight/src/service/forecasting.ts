@@ -1,0 +1,83 @@
+import { parseInput, seededRandom, SvcError } from '@svc/kit';
+import { estimateElasticity, type Elasticity } from '../analytics/elasticity.js';
+import { forecast, type Forecast } from '../analytics/forecast.js';
+import { simulate, type Simulation } from '../analytics/simulate.js';
+import { sumSeries, type Labels, type Point } from '../domain/metric.js';
+import { forecastInputSchema, simulateInputSchema, type SimulateInput } from '../domain/scenario-input.js';
+import type { MetricService } from './metrics.js';
+import type { Caller } from './sources/metric-source.js';
+
+const DAY = 86_400_000;
+/** History a forecast or an elasticity estimate reads: two years of days. */
+const HISTORY_DAYS = 730;
+
+export interface SeriesForecast extends Forecast {
+  name: string;
+  labels: Labels;
+  /** How many stored series were added up. */
+  combined: number;
+  history: Point[];
+}
+
+export interface ScenarioResult extends Simulation {
+  target: { name: string; labels: Labels };
+  driver: { name: string; labels: Labels };
+  changePercent: number;
+  horizon: number;
+  seed: number;
+  elasticity: Elasticity & { source: 'estimated' | 'given' };
+  baseline: Forecast;
+}
+
+/** Forecasts and what-if simulations over daily series, read through the metric service. */
+export function createForecastingService(deps: { metrics: MetricService; now?: () => number }) {
+  const now = deps.now ?? Date.now;
+
+  async function daily(caller: Caller, name: string, labels: Labels): Promise<{ points: Point[]; combined: number }> {
+    const to = Math.floor(now() / DAY) * DAY;
+    const series = await deps.metrics.lookup(caller, { name, labels, from: to - HISTORY_DAYS * DAY, to, step: '1d' });
+    if (series.length === 0) throw new SvcError('NOT_FOUND', `No series of ${name} matches the labels ${JSON.stringify(labels)}`);
+    return { points: series.length === 1 ? series[0]!.points : sumSeries(series.map((s) => s.points)), combined: series.length };
+  }
+
+  function rangeError<T>(fn: () => T, pointer: string): T {
+    try {
+      return fn();
+    } catch (error) {
+      if (error instanceof RangeError) throw new SvcError('BAD_USER_INPUT', error.message, { status: 422, errors: [{ pointer, detail: error.message }] });
+      throw error;
+    }
+  }
+
+  async function forecastSeries(caller: Caller, input: unknown): Promise<SeriesForecast> {
+    const q = parseInput(forecastInputSchema, input);
+    const { points, combined } = await daily(caller, q.name, q.labels);
+    const result = rangeError(() => forecast(points, q.horizon), '/name');
+    return { ...result, name: q.name, labels: q.labels, combined, history: points };
+  }
+
+  async function simulateScenario(caller: Caller, input: unknown): Promise<ScenarioResult> {
+    const q: SimulateInput = parseInput(simulateInputSchema, input);
+    const [target, driver] = await Promise.all([daily(caller, q.target.name, q.target.labels), daily(caller, q.driver.name, q.driver.labels)]);
+    let elasticity: ScenarioResult['elasticity'];
+    if (q.elasticity !== undefined) {
+      elasticity = { value: q.elasticity, standardError: 0, observations: 0, source: 'given' };
+    } else {
+      const estimate = estimateElasticity(target.points, driver.points);
+      if (!estimate) {
+        throw new SvcError('BAD_USER_INPUT', `Not enough shared daily history of ${q.target.name} and ${q.driver.name} to estimate an elasticity; give one`, {
+          status: 422,
+          errors: [{ pointer: '/elasticity', detail: 'required: the history does not allow an estimate' }],
+        });
+      }
+      elasticity = { ...estimate, source: 'estimated' };
+    }
+    const baseline = rangeError(() => forecast(target.points, q.horizon), '/target');
+    const simulation = simulate(baseline.points, { driverChange: q.changePercent / 100, elasticity, runs: q.runs, seed: q.seed }, seededRandom(q.seed));
+    return { ...simulation, target: q.target, driver: q.driver, changePercent: q.changePercent, horizon: q.horizon, seed: q.seed, elasticity, baseline };
+  }
+
+  return { forecast: forecastSeries, simulate: simulateScenario };
+}
+
+export type ForecastingService = ReturnType<typeof createForecastingService>;

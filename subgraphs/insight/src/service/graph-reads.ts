@@ -1,0 +1,52 @@
+import type { Principal } from '@svc/kit';
+import type { Authority } from '../domain/job-records.js';
+import type { BudgetSummary, ContentSummary, CrawlJobSummary, GraphReads, KnowledgeHit } from '../tools/tool.js';
+import type { GraphCall } from './graph-call.js';
+
+interface ContentRow {
+  id: string;
+  siteKey: string;
+  slug: string;
+  title: string;
+  status: string;
+  latestVersion: number;
+  publishedVersion: number | null;
+  publishedAt: string | null;
+  /** Newest first. */
+  versions: { version: number; status: string }[];
+}
+
+/**
+ * Reads of other services for a job's tools, through the router with the requester's
+ * authority: a short-lived token of subject `svc:insight` acting for the requester, with the
+ * requester's own roles, tenants and sites (never more).
+ */
+export function graphReads(deps: { call: GraphCall; mintToken(principal: Principal): Promise<string>; authority: Authority; tenantId?: string | undefined }): GraphReads {
+  async function headers(): Promise<Record<string, string>> {
+    const a = deps.authority;
+    const token = await deps.mintToken({ subject: 'svc:insight', actor: a.subject, roles: a.roles, tenants: a.tenants, sites: a.sites });
+    return { authorization: `Bearer ${token}`, ...(deps.tenantId ? { 'x-svc-tenant-id': deps.tenantId } : {}) };
+  }
+  return {
+    async searchKnowledge(query, topK) {
+      const data = await deps.call<{ searchKnowledge: KnowledgeHit[] }>('InsightSearchKnowledge', { query, topK }, await headers());
+      return data.searchKnowledge;
+    },
+    async contents(siteKey) {
+      const data = await deps.call<{ contents: ContentRow[] }>('InsightContents', { siteKey }, await headers());
+      return data.contents.map((c): ContentSummary => ({
+        contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status,
+        publishedVersion: c.publishedVersion, latestVersion: c.latestVersion, latestVersionStatus: c.versions[0]?.status ?? c.status, publishedAt: c.publishedAt,
+      }));
+    },
+    async crawlJobs() {
+      const data = await deps.call<{ crawlJobs: Omit<CrawlJobSummary, 'tenantId'>[] }>('InsightCrawlJobs', {}, await headers());
+      const tenantId = deps.tenantId ?? '';
+      return data.crawlJobs.filter((j) => j.status === 'SCHEDULED' || j.status === 'COMPLETED').map((j) => ({ ...j, tenantId }));
+    },
+    async budgets() {
+      const data = await deps.call<{ budgets: BudgetSummary[] }>('InsightBudgets', {}, await headers());
+      return data.budgets;
+    },
+  };
+}

@@ -1,0 +1,82 @@
+import { hasRole, parseInput, requireRole, SvcError, type Principal } from '@svc/kit';
+import type { JobStatus } from '../domain/job.js';
+import type { Job, Step } from '../domain/job-records.js';
+import { idempotencyKeySchema, jobInputSchema, jobListSchema } from '../domain/job-input.js';
+import { decodeCursor, type JobPage, type JobStore } from '../store/job-store.js';
+
+export interface JobQueue {
+  /** Hands a job to a worker (durably; a job left PENDING is re-queued by the sweeper). */
+  enqueue(jobId: string): Promise<void>;
+}
+
+export interface JobServiceDeps {
+  store: JobStore;
+  queue: JobQueue;
+  /** Prompts of these requesters go to the gateway with piiStrict. */
+  piiStrict: (principal: Principal) => boolean;
+}
+
+/**
+ * Analysts run analyses and see their own jobs; reviewers read every job (they decide on
+ * proposals from anyone's report) and admins may do everything.
+ */
+export const seesAll = (p: Principal) => hasRole(p, 'reviewer');
+
+export function createJobService(deps: JobServiceDeps) {
+  const { store } = deps;
+
+  function visible(principal: Principal, job: Job | undefined, id: string): Job {
+    if (!job || (!seesAll(principal) && job.owner !== principal.subject)) throw new SvcError('NOT_FOUND', `No analysis job ${JSON.stringify(id)}`);
+    return job;
+  }
+
+  async function readable(principal: Principal | undefined, id: string): Promise<Job> {
+    const p = requireRole(principal, 'analyst', 'reviewer');
+    return visible(p, await store.get(id), id);
+  }
+
+  return {
+    /** A PENDING job, queued; the same idempotency key gives back the same job. */
+    async create(principal: Principal | undefined, input: unknown, idempotencyKey: string | undefined): Promise<{ job: Job; created: boolean }> {
+      const p = requireRole(principal, 'analyst');
+      const body = parseInput(jobInputSchema, input);
+      const key = idempotencyKey === undefined ? null : parseInput(idempotencyKeySchema, idempotencyKey, '/idempotencyKey');
+      const result = await store.create({
+        owner: p.subject,
+        requesterId: body.requesterId ?? p.subject,
+        prompt: body.prompt,
+        idempotencyKey: key,
+        authority: { subject: p.subject, roles: p.roles, tenants: p.tenants, sites: p.sites },
+        piiStrict: deps.piiStrict(p),
+      });
+      if (result.created) await deps.queue.enqueue(result.job.id);
+      return result;
+    },
+
+    get: readable,
+
+    async steps(principal: Principal | undefined, id: string, afterSeq = 0): Promise<Step[]> {
+      await readable(principal, id);
+      return store.steps(id, afterSeq);
+    },
+
+    /** The caller's jobs newest first (every job for an admin), by cursor. */
+    async list(principal: Principal | undefined, filter: unknown): Promise<JobPage> {
+      const p = requireRole(principal, 'analyst', 'reviewer');
+      const q = parseInput(jobListSchema, filter);
+      const after = q.after === undefined ? undefined : decodeCursor(q.after);
+      if (q.after !== undefined && !after) throw new SvcError('BAD_USER_INPUT', `after ${JSON.stringify(q.after)} is not a cursor this API returned`, { errors: [{ pointer: '/after', detail: 'not a valid cursor' }] });
+      return store.list({ owner: seesAll(p) ? undefined : p.subject, status: q.status as JobStatus | undefined, after, limit: q.first });
+    },
+
+    /** PENDING → CANCELLED at once; RUNNING stops at its next step. 409 once final. */
+    async cancel(principal: Principal | undefined, id: string): Promise<Job> {
+      const p = requireRole(principal, 'analyst');
+      const job = visible(p, await store.get(id), id);
+      if (job.status !== 'PENDING' && job.status !== 'RUNNING') throw new SvcError('CONFLICT', `Job ${id} is already ${job.status}`, { details: { status: job.status } });
+      return (await store.requestCancel(id))!;
+    },
+  };
+}
+
+export type JobService = ReturnType<typeof createJobService>;

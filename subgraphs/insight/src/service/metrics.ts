@@ -1,0 +1,62 @@
+import { parseInput, requireRole, SvcError, type Principal } from '@svc/kit';
+import { aggregate, METRIC_LIMITS, type Series } from '../domain/metric.js';
+import { ingestBatch, ingestInputSchema, lookupInputSchema, metricQuery } from '../domain/metric-input.js';
+import type { MetricStore } from '../store/metric-store.js';
+import type { Caller, CatalogEntry, MetricSourceAdapter } from './sources/metric-source.js';
+
+export interface MetricServiceDeps {
+  store: MetricStore;
+  /** Asked in order; the first that serves a name answers its lookups. */
+  sources: readonly MetricSourceAdapter[];
+  now?: () => number;
+}
+
+/** Reading metrics is for the people who analyse and review; writing them for analysts. */
+const READERS = ['analyst', 'reviewer'] as const;
+
+/** Metric use cases: ingest, the catalog across sources, and lookups with bucketing. */
+export function createMetricService(deps: MetricServiceDeps) {
+  const now = deps.now ?? Date.now;
+
+  async function sourceFor(name: string): Promise<MetricSourceAdapter | undefined> {
+    for (const source of deps.sources) if (await source.serves(name)) return source;
+    return undefined;
+  }
+
+  return {
+    async ingest(principal: Principal | undefined, input: unknown): Promise<{ series: number; points: number }> {
+      requireRole(principal, 'analyst');
+      return deps.store.ingest(ingestBatch(parseInput(ingestInputSchema, input)));
+    },
+
+    async catalog(caller: Caller): Promise<CatalogEntry[]> {
+      requireRole(caller.principal, ...READERS);
+      const lists = await Promise.all(deps.sources.map((s) => s.catalog(caller)));
+      return lists.flat();
+    },
+
+    /** Matching series within the window, bucketed by `step` when given; 404 for an unknown metric. */
+    async lookup(caller: Caller, input: unknown): Promise<Series[]> {
+      requireRole(caller.principal, ...READERS);
+      const query = metricQuery(parseInput(lookupInputSchema, input), now());
+      const source = await sourceFor(query.name);
+      if (!source) throw new SvcError('NOT_FOUND', `No metric named ${JSON.stringify(query.name)}; list the available ones with metrics / svcinsight_list_metrics`);
+      const limit = query.stepMs ? METRIC_LIMITS.rawPointsPerLookup : METRIC_LIMITS.pointsPerLookup;
+      const series = await source.lookup(caller, query, limit);
+      return series.map((s) => {
+        if (s.points.length > limit) {
+          const hint = query.stepMs ? 'a shorter window' : 'a step (e.g. 1d) or a shorter window';
+          throw new SvcError('BAD_USER_INPUT', `The window holds more than ${limit} points of ${s.name}; ask for ${hint}`, {
+            status: 422,
+            errors: [{ pointer: query.stepMs ? '/from' : '/step', detail: `the window holds more than ${limit} points` }],
+          });
+        }
+        if (!query.stepMs) return s;
+        const how = query.aggregation ?? (s.unit === 'ratio' ? 'avg' : 'sum');
+        return { ...s, points: aggregate(s.points, query.stepMs, how) };
+      });
+    },
+  };
+}
+
+export type MetricService = ReturnType<typeof createMetricService>;

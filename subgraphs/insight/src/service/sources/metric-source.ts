@@ -1,0 +1,31 @@
+import type { Principal } from '@svc/kit';
+import type { Labels, MetricSource, Series } from '../../domain/metric.js';
+import type { MetricQuery } from '../../domain/metric-input.js';
+
+/** Who is asking: sources that read other services act with this person's authority. */
+export interface Caller {
+  principal: Principal;
+  /** The caller's credentials and request id, forwarded to the router. */
+  headers: Record<string, string>;
+}
+
+export interface CatalogEntry {
+  name: string;
+  labels: Labels;
+  unit: string | null;
+  source: MetricSource;
+  description?: string | undefined;
+  points?: number | undefined;
+  first?: Date | null | undefined;
+  last?: Date | null | undefined;
+}
+
+/** One place metrics come from: the store, the platform's own figures, Prometheus. */
+export interface MetricSourceAdapter {
+  kind: MetricSource;
+  /** Whether this source serves series of that name (so a lookup asks only the right one). */
+  serves(name: string): boolean | Promise<boolean>;
+  catalog(caller: Caller): Promise<CatalogEntry[]>;
+  /** Raw points of every matching series within [from, to), at most `limit` + 1 per series. */
+  lookup(caller: Caller, query: MetricQuery, limit: number): Promise<Series[]>;
+}

@@ -1,0 +1,88 @@
+import { isUuid, type MikroORM } from '@svc/kit';
+import type { ActionStatus } from '../domain/action.js';
+import type { Action } from '../domain/job-records.js';
+import { toAction, type Row } from './rows.js';
+
+export interface DecisionInput {
+  status: 'APPROVED' | 'REJECTED';
+  reviewedBy: string;
+  reviewerSubject: string;
+  comment: string | null;
+  /** The parameters' hash the reviewer saw; the decision holds only while it is still the action's. */
+  paramsHash: string;
+  /** The parameters as read: the decision holds only while they are unchanged. */
+  params: Record<string, unknown>;
+}
+
+/** Proposed actions, their one decision and their one outcome. */
+export function createActionStore(orm: MikroORM) {
+  const em = () => orm.em.fork();
+
+  async function get(id: string): Promise<Action | undefined> {
+    if (!isUuid(id)) return undefined;
+    const [row] = await em().execute<Row[]>('select * from insight.action where id = ?', [id]);
+    return row ? toAction(row) : undefined;
+  }
+
+  return {
+    get,
+
+    async list(filter: { status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; limit: number }): Promise<Action[]> {
+      const rows = await em().execute<Row[]>(
+        `select a.* from insight.action a join insight.job j on j.id = a.job_id
+          where (?::text is null or a.status = ?) and (?::uuid is null or a.job_id = ?::uuid) and (?::text is null or j.owner = ?)
+          order by a.proposed_at desc, a.id limit ?`,
+        [filter.status ?? null, filter.status ?? null, filter.jobId ?? null, filter.jobId ?? null, filter.owner ?? null, filter.owner ?? null, filter.limit],
+      );
+      return rows.map(toAction);
+    },
+
+    async ofJob(jobId: string): Promise<Action[]> {
+      const rows = await em().execute<Row[]>('select * from insight.action where job_id = ? order by proposed_at, id', [jobId]);
+      return rows.map(toAction);
+    },
+
+    /**
+     * Records the one decision of a PROPOSED, unexpired action whose parameters are still the
+     * ones reviewed: a single conditional UPDATE, so of any number of simultaneous decisions
+     * exactly one wins. Undefined when this decision lost (the caller reports the current state).
+     */
+    async decide(id: string, input: DecisionInput): Promise<Action | undefined> {
+      const [row] = await em().execute<Row[]>(
+        `update insight.action set status = ?, reviewed_by = ?, reviewer_subject = ?, review_comment = ?, decided_at = now(), decision_hash = params_hash
+          where id = ? and status = 'PROPOSED' and expires_at > now() and params_hash = ? and params = ?::jsonb returning *`,
+        [input.status, input.reviewedBy, input.reviewerSubject, input.comment, id, input.paramsHash, JSON.stringify(input.params)],
+      );
+      return row ? toAction(row) : undefined;
+    },
+
+    /** PROPOSED actions past their time become EXPIRED; returns how many. */
+    async expireDue(): Promise<number> {
+      const rows = await em().execute<Row[]>(`update insight.action set status = 'EXPIRED' where status = 'PROPOSED' and expires_at <= now() returning id`);
+      return rows.length;
+    },
+
+    /** Counts an execution attempt of an APPROVED action; undefined when it is no longer APPROVED. */
+    async beginExecution(id: string): Promise<Action | undefined> {
+      const [row] = await em().execute<Row[]>(`update insight.action set execution_attempts = execution_attempts + 1 where id = ? and status = 'APPROVED' returning *`, [id]);
+      return row ? toAction(row) : undefined;
+    },
+
+    /** The outcome, once: only an APPROVED action moves to EXECUTED or EXECUTION_FAILED. */
+    async recordOutcome(id: string, status: 'EXECUTED' | 'EXECUTION_FAILED', outcome: Record<string, unknown>): Promise<Action | undefined> {
+      const [row] = await em().execute<Row[]>(
+        `update insight.action set status = ?, outcome = ?::jsonb, executed_at = now() where id = ? and status = 'APPROVED' returning *`,
+        [status, JSON.stringify(outcome), id],
+      );
+      return row ? toAction(row) : undefined;
+    },
+
+    /** Actions APPROVED more than `olderThanMs` ago without an outcome (their queue entry was lost). */
+    async awaitingExecution(olderThanMs: number): Promise<string[]> {
+      const rows = await em().execute<Row[]>(`select id from insight.action where status = 'APPROVED' and decided_at < now() - make_interval(secs => ?) limit 100`, [olderThanMs / 1000]);
+      return rows.map((r) => String(r.id));
+    },
+  };
+}
+
+export type ActionStore = ReturnType<typeof createActionStore>;

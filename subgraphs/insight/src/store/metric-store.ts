@@ -1,0 +1,106 @@
+import type { MikroORM } from '@svc/kit';
+import { seriesKey, type Labels, type Point, type SeriesId } from '../domain/metric.js';
+
+export interface StoredSeries extends SeriesId {
+  id: string;
+  unit: string | null;
+  points: number;
+  first: Date | null;
+  last: Date | null;
+}
+
+export interface SeriesBatch extends SeriesId {
+  unit?: string | undefined;
+  points: readonly Point[];
+}
+
+type Row = Record<string, unknown>;
+const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
+
+function toSeries(r: Row): StoredSeries {
+  return {
+    id: String(r.id),
+    name: String(r.name),
+    labels: json<Labels>(r.labels),
+    unit: (r.unit as string | null) ?? null,
+    points: Number(r.points ?? 0),
+    first: date(r.first_t),
+    last: date(r.last_t),
+  };
+}
+
+const UPSERT_SERIES = `
+insert into insight.metric_series (id, name, labels, labels_key, unit)
+values (gen_random_uuid(), ?, ?::jsonb, ?, ?)
+on conflict (name, labels_key) do update set unit = coalesce(excluded.unit, insight.metric_series.unit)
+returning id`;
+
+const UPSERT_POINTS = `
+insert into insight.metric_point (series_id, t, value)
+select ?::uuid, to_timestamp(x.t / 1000.0), x.v
+  from jsonb_to_recordset(?::jsonb) as x(t double precision, v double precision)
+on conflict (series_id, t) do update set value = excluded.value`;
+
+/** Metric series and their points in the `insight` schema. */
+export function createMetricStore(orm: MikroORM) {
+  return {
+    /**
+     * Writes every series of the batch in one transaction: a series is created on first sight
+     * (name + labels), a point at an existing time replaces the old value. All or nothing.
+     */
+    async ingest(batch: readonly SeriesBatch[]): Promise<{ series: number; points: number }> {
+      let points = 0;
+      await orm.em.fork().transactional(async (em) => {
+        for (const s of batch) {
+          const [row] = await em.execute<Row[]>(UPSERT_SERIES, [s.name, JSON.stringify(s.labels), seriesKey(s), s.unit ?? null]);
+          for (let i = 0; i < s.points.length; i += 10_000) {
+            const slice = s.points.slice(i, i + 10_000).map((p) => ({ t: p.t, v: p.value }));
+            await em.execute(UPSERT_POINTS, [row!.id, JSON.stringify(slice)]);
+          }
+          points += s.points.length;
+        }
+      });
+      return { series: batch.length, points };
+    },
+
+    /** Every series with its point count and time range, by name then labels. */
+    async list(name?: string): Promise<StoredSeries[]> {
+      const rows = await orm.em.fork().execute<Row[]>(
+        `select s.id, s.name, s.labels, s.unit, count(p.t) as points, min(p.t) as first_t, max(p.t) as last_t
+           from insight.metric_series s left join insight.metric_point p on p.series_id = s.id
+          where (?::text is null or s.name = ?)
+          group by s.id order by s.name, s.labels_key`,
+        [name ?? null, name ?? null],
+      );
+      return rows.map(toSeries);
+    },
+
+    /** Series of `name` carrying every label of `labels`. */
+    async find(name: string, labels: Labels): Promise<StoredSeries[]> {
+      const rows = await orm.em.fork().execute<Row[]>(
+        `select s.id, s.name, s.labels, s.unit from insight.metric_series s where s.name = ? and s.labels @> ?::jsonb order by s.labels_key`,
+        [name, JSON.stringify(labels)],
+      );
+      return rows.map(toSeries);
+    },
+
+    /** Points of one series in [from, to), oldest first, at most `limit`. */
+    async points(seriesId: string, from: Date, to: Date, limit: number): Promise<Point[]> {
+      const rows = await orm.em.fork().execute<Row[]>(
+        `select (extract(epoch from t) * 1000)::float8 as t, value from insight.metric_point
+          where series_id = ? and t >= ? and t < ? order by t limit ?`,
+        [seriesId, from, to, limit],
+      );
+      return rows.map((r) => ({ t: Number(r.t), value: Number(r.value) }));
+    },
+
+    /** True when no series exists yet (the demo seed runs only then). */
+    async isEmpty(): Promise<boolean> {
+      const rows = await orm.em.fork().execute<Row[]>('select 1 from insight.metric_series limit 1');
+      return rows.length === 0;
+    },
+  };
+}
+
+export type MetricStore = ReturnType<typeof createMetricStore>;

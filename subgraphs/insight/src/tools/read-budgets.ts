@@ -1,0 +1,26 @@
+import { z } from 'zod';
+import { defineTool, fig } from './tool.js';
+
+export const readBudgets = defineTool({
+  name: 'read_budgets',
+  description: 'Reads the model gateway budgets: per agent the monthly allocation, usage so far, burn rate and alert threshold.',
+  input: z.object({ agent_code: z.string().max(64).default('').describe('Only this agent; empty for all.') }),
+  async run(ctx, args) {
+    if (!ctx.graph) return { data: { budgets: [] }, summary: 'The model gateway is not reachable from here.' };
+    const now = new Date(ctx.now());
+    const daysInMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();
+    const elapsedDays = (now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1)) / 86_400_000;
+    const budgets = (await ctx.graph.budgets())
+      .filter((b) => !args.agent_code || b.agentCode === args.agent_code)
+      .map((b) => ({
+        ...b,
+        projectedMonthUsd: fig(elapsedDays > 0.5 ? (b.currentUsageUsd / elapsedDays) * daysInMonth : b.currentUsageUsd),
+      }));
+    return {
+      data: { month: now.toISOString().slice(0, 7), daysInMonth, budgets },
+      summary: budgets.length
+        ? budgets.map((b) => `${b.agentCode}: $${b.currentUsageUsd} of $${b.allocatedUsd} (${b.burnRatePercent}%, ${b.status}), month-end projection $${b.projectedMonthUsd}`).join('; ') + '.'
+        : 'No budgets are set.',
+    };
+  },
+});

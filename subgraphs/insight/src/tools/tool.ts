@@ -1,0 +1,123 @@
+import { z } from 'zod';
+import type { ForecastingService } from '../service/forecasting.js';
+import type { MetricService } from '../service/metrics.js';
+import type { Caller } from '../service/sources/metric-source.js';
+
+/**
+ * The analysis tools: plain functions with a flat zod input schema (flat, because models
+ * fill flat arguments far more reliably than nested ones), run by the agent in a job and by
+ * the MCP server through the router's `insightTool` query, so both run the same code.
+ */
+export interface ToolContext {
+  caller: Caller;
+  metrics: MetricService;
+  forecasting: ForecastingService;
+  /** Reads of other services through the router, with the requester's authority (absent in tests of metric tools). */
+  graph?: GraphReads | undefined;
+  now: () => number;
+}
+
+/** Cross-service reads the tools need, each one router operation. */
+export interface GraphReads {
+  searchKnowledge(query: string, topK: number): Promise<KnowledgeHit[]>;
+  contents(siteKey: string): Promise<ContentSummary[]>;
+  budgets(): Promise<BudgetSummary[]>;
+  /** The requester's tenant's crawl jobs (to propose a refresh when the knowledge base knows nothing). */
+  crawlJobs(): Promise<CrawlJobSummary[]>;
+}
+
+export interface CrawlJobSummary {
+  jobId: string;
+  jobName: string;
+  targetUrl: string;
+  status: string;
+  tenantId: string;
+}
+
+export interface KnowledgeHit {
+  chunkId: string;
+  itemId: string;
+  title: string;
+  url: string;
+  category: string | null;
+  content: string;
+  score: number;
+}
+
+export interface ContentSummary {
+  contentId: string;
+  siteKey: string;
+  slug: string;
+  title: string;
+  status: string;
+  publishedVersion: number | null;
+  latestVersion: number;
+  latestVersionStatus: string;
+  publishedAt: string | null;
+}
+
+export interface BudgetSummary {
+  agentCode: string;
+  allocatedUsd: number;
+  currentUsageUsd: number;
+  burnRatePercent: number;
+  alertThresholdPercent: number;
+  status: string;
+  hardLimitEnabled: boolean;
+}
+
+export interface ToolResult<T = unknown> {
+  /** What the tool found, as JSON (kept in the step; the report's figures come from here). */
+  data: T;
+  /** One or two sentences for people and models. */
+  summary: string;
+}
+
+export interface Tool<S extends z.ZodObject = z.ZodObject, T = unknown> {
+  name: string;
+  description: string;
+  input: S;
+  /**
+   * What the agent's model is offered, when narrower than `input`: expert parameters a person
+   * may set over MCP stay out of the model's reach (a small model fills every parameter it sees).
+   */
+  agentInput?: z.ZodObject;
+  run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult<T>>;
+}
+
+export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
+  return tool;
+}
+
+/** The OpenAI function definition of a tool (JSON Schema derived from its zod input). */
+export function openAiTool(tool: Tool): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } } {
+  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.agentInput ?? tool.input, { io: 'input' }) as Record<string, unknown>;
+  return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+}
+
+/** Figures rounded for reports: two decimals, so a figure reads the same in the result and the report. */
+export const fig = (value: number): number => Math.round(value * 100) / 100;
+
+/** Labels written as `channel=search,region=eu` (flat, for models) into an object. */
+export const labelsArg = z
+  .string()
+  .max(500)
+  .default('')
+  .describe('Label filter as key=value pairs separated by commas, e.g. "channel=search"; empty for all.')
+  .transform((text, ctx) => {
+    const labels: Record<string, string> = {};
+    for (const pair of text.split(',').map((p) => p.trim()).filter(Boolean)) {
+      const at = pair.indexOf('=');
+      if (at <= 0) {
+        ctx.addIssue({ code: 'custom', message: `label filter ${JSON.stringify(pair)} must be key=value` });
+        return z.NEVER;
+      }
+      labels[pair.slice(0, at).trim()] = pair.slice(at + 1).trim();
+    }
+    return labels;
+  });
+
+export function labelText(labels: Record<string, string>): string {
+  const pairs = Object.entries(labels).map(([k, v]) => `${k}=${v}`);
+  return pairs.length ? `{${pairs.join(',')}}` : '';
+}

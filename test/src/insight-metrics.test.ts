@@ -1,0 +1,77 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startFakePrometheus } from './support/fake-prometheus.js';
+import { call, gql } from './support/http.js';
+import { startTestPlatform, type TestPlatform } from './support/platform.js';
+
+/** Metrics of the analysis service: ingest, lookup with buckets, the demo seed, and Prometheus as a source. */
+
+let platform: TestPlatform;
+let prometheus: Awaited<ReturnType<typeof startFakePrometheus>>;
+let analyst: string;
+const DAY = 86_400_000;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+beforeAll(async () => {
+  prometheus = await startFakePrometheus([
+    { name: 'http_requests_total', labels: { job: 'api', code: '200' }, value: (t) => t % 1000 },
+    { name: 'http_requests_total', labels: { job: 'api', code: '500' }, value: () => 3 },
+  ]);
+  platform = await startTestPlatform({ SVC_PROMETHEUS_URL: prometheus.url });
+  analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: [], sites: [] });
+});
+afterAll(async () => {
+  await platform?.close();
+  await prometheus?.close();
+});
+
+const lookup = (query: Record<string, unknown>) =>
+  gql(platform.router, 'query($q: JSONObject!) { metricSeries(query: $q) { name labels unit source points { timestamp value } } }', { q: query }, bearer(analyst));
+
+describe('metrics', () => {
+  it('ingests a batch and reads it back bucketed by day', async () => {
+    const start = Date.UTC(2026, 0, 1);
+    const points = Array.from({ length: 48 }, (_, i) => ({ timestamp: new Date(start + i * 3_600_000).toISOString(), value: i }));
+    const ingested = await call(`${platform.bridge}/api/v1/insight/metrics`, { headers: bearer(analyst), json: { series: [{ name: 'orders', labels: { region: 'eu' }, unit: 'orders', points }] } });
+    expect(ingested.status).toBe(200);
+    expect(ingested.body).toEqual({ code: 200, message: 'OK', data: { series: 1, points: 48 } });
+    const reply = await lookup({ name: 'orders', labels: { region: 'eu' }, from: '2026-01-01', to: '2026-01-03', step: '1d', aggregation: 'sum' });
+    expect(reply.body.errors).toBeUndefined();
+    expect(reply.body.data.metricSeries).toEqual([{ name: 'orders', labels: { region: 'eu' }, unit: 'orders', source: 'store', points: [{ timestamp: '2026-01-01T00:00:00.000Z', value: 276 }, { timestamp: '2026-01-02T00:00:00.000Z', value: 852 }] }]);
+    const again = await call(`${platform.bridge}/api/v1/insight/metrics`, { headers: bearer(analyst), json: { series: [{ name: 'orders', labels: { region: 'eu' }, points: [{ timestamp: points[0]!.timestamp, value: 100 }] }] } });
+    expect(again.status).toBe(200);
+    expect((await lookup({ name: 'orders', from: '2026-01-01', to: '2026-01-02', step: '1d' })).body.data.metricSeries[0].points[0].value).toBe(376);
+  });
+
+  it('refuses a bad batch whole, naming every bad field', async () => {
+    const reply = await call(`${platform.bridge}/api/v1/insight/metrics`, {
+      headers: bearer(analyst),
+      json: { series: [{ name: 'Bad Name', labels: { 'x-y': 'a' }, points: [{ timestamp: '2026-01-02', value: 1 }, { timestamp: '2026-01-01', value: 'NaN' }] }, { name: 'fine', points: [{ timestamp: 'soon', value: 1 }] }] },
+    });
+    expect(reply.status).toBe(422);
+    const pointers = reply.body.errors.map((e: { pointer: string }) => e.pointer);
+    expect(pointers).toEqual(expect.arrayContaining(['/series/0/name', '/series/0/labels/x-y', '/series/0/points/1/value', '/series/1/points/0/timestamp']));
+    expect((await lookup({ name: 'fine' })).body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
+  });
+
+  it('has the demo business seeded, two years ending yesterday', async () => {
+    const reply = await gql(platform.router, '{ metrics { name labels source pointCount first last } }', {}, bearer(analyst));
+    const revenue = reply.body.data.metrics.find((m: { name: string }) => m.name === 'revenue');
+    expect(revenue).toMatchObject({ source: 'store', pointCount: 730 });
+    expect(Date.now() - Date.parse(revenue.last)).toBeLessThan(2 * DAY);
+    expect(reply.body.data.metrics.filter((m: { name: string }) => m.name === 'ad_spend').map((m: { labels: { channel: string } }) => m.labels.channel).sort()).toEqual(['display', 'search', 'social']);
+  });
+
+  it('reads series through Prometheus when SVC_PROMETHEUS_URL is set, with label matchers and the step', async () => {
+    const catalog = await gql(platform.router, '{ metrics { name source } }', {}, bearer(analyst));
+    expect(catalog.body.data.metrics).toContainEqual({ name: 'http_requests_total', source: 'prometheus' });
+    const reply = await lookup({ name: 'http_requests_total', labels: { code: '500' }, from: '2026-01-01T00:00:00Z', to: '2026-01-01T06:00:00Z', step: '1h' });
+    expect(reply.body.errors).toBeUndefined();
+    expect(reply.body.data.metricSeries).toHaveLength(1);
+    expect(reply.body.data.metricSeries[0]).toMatchObject({ name: 'http_requests_total', source: 'prometheus', labels: { job: 'api', code: '500' } });
+    expect(reply.body.data.metricSeries[0].points.length).toBeGreaterThanOrEqual(6);
+    const sent = prometheus.requests.filter((r) => r.path === '/api/v1/query_range').at(-1)!;
+    expect(sent.params.get('query')).toBe('http_requests_total{code="500"}');
+    expect(sent.params.get('step')).toBe('3600');
+    expect(Number(sent.params.get('start'))).toBe(Date.UTC(2026, 0, 1) / 1000);
+  });
+});
