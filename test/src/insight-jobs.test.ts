@@ -1,10 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import pg from 'pg';
 import { figuresOf } from '@svc/insight/domain/report';
 import { eventually } from './support/eventually.js';
+import { writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
@@ -71,14 +69,12 @@ async function readEvents(jobId: string, lastEventId?: number, stopAfter = Infin
 }
 
 /** The offline model, but priced, so the agent's thinking is charged and budgets bite. */
-async function pricedOfflineGateway(): Promise<string> {
-  const file = join(await mkdtemp(join(tmpdir(), 'svc-insight-')), 'gateway.json');
-  await writeFile(file, JSON.stringify({
+function pricedOfflineGateway(): Promise<string> {
+  return writeGatewayConfig({
     providers: [{ name: 'offline', kind: 'local' }],
     models: [{ name: 'priced-local', provider: 'offline', model: 'svc-local', inputPerMTok: 5, outputPerMTok: 15 }],
     aliases: { 'fast-track': ['priced-local'], 'deep-reasoning': ['priced-local'] },
-  }));
-  return file;
+  });
 }
 
 beforeAll(async () => {

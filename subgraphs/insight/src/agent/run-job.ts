@@ -165,13 +165,15 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     }
     messages.push({ role: 'user', content: `${job.prompt}\n\nPlan:\n${planText(plan)}` });
 
+    // What a resumed job already has, by task: a result belongs to the call written before it.
     const calls = new Map<number, Step>();
-    const results = new Map<string, Step>();
+    const results = new Map<number, Step>();
     const observed = new Set<number>();
+    let lastTask: number | undefined;
     for (const s of written) {
       const task = taskOf(s);
-      if (s.kind === 'TOOL_CALL' && task !== undefined) calls.set(task, s);
-      if (s.kind === 'TOOL_RESULT' && s.toolCallId) results.set(s.toolCallId, s);
+      if (s.kind === 'TOOL_CALL' && task !== undefined) calls.set((lastTask = task), s);
+      if (s.kind === 'TOOL_RESULT' && lastTask !== undefined) results.set(lastTask, s);
       if (s.kind === 'OBSERVATION' && task !== undefined) observed.add(task);
     }
 
@@ -188,7 +190,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
             return false;
           }
         }
-        const toolCall: ToolCall = requested ?? { id: `plan_${index}`, type: 'function', function: { name: planned!.tool, arguments: JSON.stringify(planned!.args) } };
+        // The call's id is the task's own: models may repeat ids, and a resumed job must tell its calls apart.
+        const toolCall: ToolCall = { id: `call_${index}`, type: 'function', function: requested?.function ?? { name: planned!.tool, arguments: JSON.stringify(planned!.args) } };
         let args: Record<string, unknown> = {};
         try {
           args = JSON.parse(toolCall.function.arguments || '{}') as Record<string, unknown>;
@@ -199,7 +202,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       }
       const toolCall: ToolCall = { id: call.toolCallId!, type: 'function', function: { name: call.toolName!, arguments: JSON.stringify(call.toolArgs ?? {}) } };
       messages.push({ role: 'assistant', content: null, tool_calls: [toolCall] });
-      const result = results.get(toolCall.id);
+      const result = results.get(index);
       if (result) {
         messages.push({ role: 'tool', tool_call_id: toolCall.id, content: JSON.stringify(result.result).slice(0, TOOL_OUTPUT_LIMIT) });
         if (!(result.result && typeof result.result === 'object' && 'error' in (result.result as object))) {
