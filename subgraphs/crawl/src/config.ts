@@ -18,7 +18,7 @@ export const crawlConfig = defineConfigSlice({
     /** How long a trigger waits for a worker to lock the run before answering 503, ms. Default 10000. */
     SVC_CRAWL_TRIGGER_WAIT_MS: z.coerce.number().int().min(100).max(120_000).default(10_000),
     /** Whether the crawl service also runs crawl jobs in its own process. Default true (`svc worker` processes add more). */
-    SVC_CRAWL_WORKER: z.enum(['true', 'false', '1', '0']).default('true').transform((v) => v === 'true' || v === '1'),
+    SVC_CRAWL_WORKER: envVar.flag(true),
     /** The crawl service's model gateway key (agent `crawl`) for knowledge sync. `svc all` issues one itself when unset. */
     SVC_CRAWL_GATEWAY_KEY: z.string().min(16).optional(),
     /** Crawl runs one worker process executes at the same time. Default 4. */

@@ -12,8 +12,6 @@ export interface InsightStart extends ServiceStart {
   issuedGatewayKey: () => string | undefined;
 }
 
-const flag = (fallback: 'true' | 'false') => z.enum(['true', 'false', '1', '0']).default(fallback).transform((v) => v === 'true' || v === '1');
-
 /** The analysis service's variables: the local account, its tokens, and the analysis jobs. */
 export const insightConfig = defineConfigSlice({
   variables: z.object({
@@ -24,7 +22,7 @@ export const insightConfig = defineConfigSlice({
     /** Its password, re-hashed when it changes. Default admin (the start warns). */
     SVC_ADMIN_PASSWORD: z.string().min(1).default('admin'),
     /** Whether the analysis service also runs analysis jobs in its own process. Default true (`svc worker` processes add more). */
-    SVC_INSIGHT_WORKER: flag('true'),
+    SVC_INSIGHT_WORKER: envVar.flag(true),
     /** Analysis jobs one worker process runs at once. Default 2. */
     SVC_INSIGHT_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(2),
     /** Analysis job lock lifetime, ms: a dead worker's job is resumed by another after it. Default 30000. */
@@ -38,7 +36,7 @@ export const insightConfig = defineConfigSlice({
     /** How often expired proposals are expired and lost queue entries re-queued, ms; work waits at least this long before a re-queue. Default 60000. */
     SVC_INSIGHT_SWEEP_MS: z.coerce.number().int().min(500).max(3_600_000).default(60_000),
     /** Send every analysis prompt to the gateway with piiStrict (personal data masked). Default false. */
-    SVC_INSIGHT_PII_STRICT: flag('false'),
+    SVC_INSIGHT_PII_STRICT: envVar.flag(false),
     /** The analysis service's model gateway key (agent `insight`). `svc all` issues one itself when unset. */
     SVC_INSIGHT_GATEWAY_KEY: z.string().min(16).optional(),
     /** Prometheus base URL; with it, metric lookups also read series through its HTTP API. Default none. */

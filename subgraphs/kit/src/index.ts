@@ -29,3 +29,4 @@ export * from './random.js';
 export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';
+export * from './http/stream-error.js';

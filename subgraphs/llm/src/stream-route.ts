@@ -1,18 +1,9 @@
-import { openAiErrors, openAiStreamErrorBody, readBody, SvcError, type Logger, type Route } from '@svc/kit';
-import type { ServerResponse } from 'node:http';
+import { openAiErrors, openAiStreamErrorBody, readBody, sendStreamError, SvcError, type Logger, type Route } from '@svc/kit';
 import { formatSse } from './domain/sse.js';
 import type { GatewayServices } from './service/gateway-services.js';
 
 export const STREAM_PATH = '/stream/chat/completions';
 
-/** Errors before the stream starts use the GraphQL error shape, so the bridge renders them like any other. */
-function sendError(res: ServerResponse, error: unknown, log: Logger): void {
-  const svc = error instanceof SvcError ? error : undefined;
-  if (!svc) log.error({ err: error }, 'stream failed before the first byte');
-  const body = JSON.stringify({ errors: [svc ? { message: svc.message, extensions: svc.extensions } : { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] });
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
 
 /**
  * Streamed chat completions (the gateway cannot stream GraphQL): the bridge forwards
@@ -43,7 +34,7 @@ export function streamRoute(services: GatewayServices, maxBodyBytes: number, log
         }
         session = await services.chat.openStream(agentCode, body, controller.signal, requestId);
       } catch (error) {
-        return sendError(res, error, log);
+        return sendStreamError(res, error, log, 'stream');
       }
       res.writeHead(200, {
         'content-type': 'text/event-stream; charset=utf-8',

@@ -1,5 +1,5 @@
-import { createContext, SvcError, type Logger, type Principal, type Route, type TokenVerifier } from '@svc/kit';
-import type { IncomingHttpHeaders, ServerResponse } from 'node:http';
+import { createContext, sendStreamError, SvcError, type Logger, type Principal, type Route, type TokenVerifier } from '@svc/kit';
+import type { IncomingHttpHeaders } from 'node:http';
 import { isFinal } from '../domain/job.js';
 import type { JobService } from '../service/jobs.js';
 import { stepView } from '../schema/views.js';
@@ -17,14 +17,6 @@ export interface EventsOptions {
   keepAliveMs?: number;
 }
 
-/** Errors before the stream starts use the GraphQL error shape, so the bridge renders them in the analysis envelope. */
-function sendError(res: ServerResponse, error: unknown, log: Logger): void {
-  const svc = error instanceof SvcError ? error : undefined;
-  if (!svc) log.error({ err: error }, 'job event stream failed before the first byte');
-  const body = JSON.stringify({ errors: [svc ? { message: svc.message, extensions: svc.extensions } : { message: 'Internal server error', extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } }] });
-  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
-  res.end(body);
-}
 
 /**
  * Server-Sent Events of a job: one `step` event per written step (id = step number), in
@@ -60,7 +52,7 @@ export function jobEventsRoute(options: EventsOptions): Route {
       try {
         opened = await open(req.headers, url, jobId);
       } catch (error) {
-        return sendError(res, error, options.log);
+        return sendStreamError(res, error, options.log, 'job event stream');
       }
       const { principal } = opened;
       let { after } = opened;

@@ -13,6 +13,8 @@ export const envVar = {
       .string()
       .optional()
       .transform((v) => (v === undefined ? [...fallback] : v.split(',').map((s) => s.trim()).filter(Boolean))),
+  /** A flag: true, false, 1 or 0; unset: `fallback`. */
+  flag: (fallback: boolean) => z.enum(['true', 'false', '1', '0']).default(fallback ? 'true' : 'false').transform((v) => v === 'true' || v === '1'),
   /** An http(s) URL. */
   httpUrl: () => z.url({ protocol: /^https?$/ }),
 };
