@@ -86,23 +86,28 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
   let seq = written.length;
   const messages: ChatMessage[] = [{ role: 'system', content: SYSTEM }];
 
+  /** Writes the next step; the same statement refuses when the job was cancelled, ended or taken over. */
   async function append(step: NewStep): Promise<Step> {
-    const latest = await store.get(job.id);
-    if (!latest || latest.status === 'CANCELLED' || latest.cancelRequested) throw new Stop('CANCELLED');
     if (seq >= deps.limits.maxSteps) throw new Stop({ kind: 'STEP_LIMIT', limit: deps.limits.maxSteps });
     if (now() - started > deps.limits.timeoutMs) throw new Stop({ kind: 'TIME_LIMIT', limitMs: deps.limits.timeoutMs });
     await deps.heartbeat();
     const startedAt = step.startedAt ?? new Date();
-    if (!(await store.appendStep(job.id, seq + 1, { ...step, startedAt }))) throw new Stop('LOST');
+    if (!(await store.appendStep(job.id, seq + 1, { ...step, startedAt }))) {
+      const latest = await store.get(job.id);
+      throw new Stop(!latest || latest.status === 'CANCELLED' || latest.cancelRequested ? 'CANCELLED' : 'LOST');
+    }
     seq++;
     const full: Step = { jobId: job.id, seq, detail: null, toolName: null, toolCallId: null, toolArgs: null, result: null, resultSummary: null, status: null, durationMs: null, tokens: null, costUsd: null, ...step, startedAt };
     written.push(full);
     return full;
   }
 
+  /** One model call; `durationMs` is what the step records as time spent in the model. */
   async function chat(request: Omit<Parameters<ModelPort['chat']>[0], 'model' | 'messages'>, extra: ChatMessage[] = []) {
+    const t0 = now();
     try {
-      return await deps.model.chat({ model: deps.modelName, messages: [...messages, ...extra], ...(job.piiStrict ? { svcllm_options: { piiStrict: true } } : {}), ...request });
+      const answer = await deps.model.chat({ model: deps.modelName, messages: [...messages, ...extra], ...(job.piiStrict ? { svcllm_options: { piiStrict: true } } : {}), ...request });
+      return { ...answer, durationMs: now() - t0 };
     } catch (error) {
       if (error instanceof BudgetRefusal) throw new Stop({ kind: 'BUDGET', agentCode: error.agentCode, message: error.message });
       if (error instanceof SvcError) throw new Stop({ kind: 'MODEL', message: error.message });
@@ -159,7 +164,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     // The plan: written once; a resumed job reads it back.
     let plan = written.find((s) => s.kind === 'PLAN')?.result as Plan | undefined;
     if (!plan) {
-      const catalog = await ctx.metrics.catalog(ctx.caller);
+      const catalog = await ctx.metrics.names(ctx.caller);
       plan = planAnalysis(job.prompt, catalog, { siteKey: deps.siteKey(job), now: now(), crossService: ctx.graph !== undefined });
       await append({ kind: 'PLAN', title: `Plan: ${plan.tasks.length} steps`, detail: planText(plan), result: plan });
     }
@@ -198,7 +203,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
         } catch {
           args = { unparsable: toolCall.function.arguments.slice(0, 500) };
         }
-        call = await append({ kind: 'TOOL_CALL', title: `Call ${toolCall.function.name}`, detail: planned?.why ?? 'the model asked for it', toolName: toolCall.function.name, toolCallId: toolCall.id, toolArgs: args, result: { task: index }, tokens: answer.tokens, costUsd: answer.costUsd });
+        call = await append({ kind: 'TOOL_CALL', title: `Call ${toolCall.function.name}`, detail: planned?.why ?? 'the model asked for it', toolName: toolCall.function.name, toolCallId: toolCall.id, toolArgs: args, result: { task: index }, tokens: answer.tokens, costUsd: answer.costUsd, durationMs: answer.durationMs });
       }
       const toolCall: ToolCall = { id: call.toolCallId!, type: 'function', function: { name: call.toolName!, arguments: JSON.stringify(call.toolArgs ?? {}) } };
       messages.push({ role: 'assistant', content: null, tool_calls: [toolCall] });
@@ -214,7 +219,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       if (planned && !observed.has(index)) {
         const answer = await chat({});
         const text = answer.content?.trim() || '(no observation)';
-        await append({ kind: 'OBSERVATION', title: `Observation on ${toolCall.function.name}`, detail: text, result: { task: index }, tokens: answer.tokens, costUsd: answer.costUsd });
+        await append({ kind: 'OBSERVATION', title: `Observation on ${toolCall.function.name}`, detail: text, result: { task: index }, tokens: answer.tokens, costUsd: answer.costUsd, durationMs: answer.durationMs });
         messages.push({ role: 'assistant', content: text });
       } else if (planned) {
         const obs = written.find((s) => s.kind === 'OBSERVATION' && taskOf(s) === index);
@@ -233,9 +238,11 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       const more = await runTask(plan.tasks.length + k, undefined, 'auto', undefined);
       if (!more) break;
     }
+    let judgmentMs = 0;
     if (finalText === null) {
       const answer = await chat({ response_format: { type: 'json_object' } });
       finalText = answer.content;
+      judgmentMs = answer.durationMs;
     }
     let judgment: ModelJudgment | undefined;
     try {
@@ -246,7 +253,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     const contentAsked = plan.tasks.some((t) => t.tool === 'read_content');
     const { report, actions, ungrounded } = composeReport({ prompt: job.prompt, outcomes, model: judgment, contentAsked });
     const why = report.judgmentSource === 'model' ? 'the model\'s judgment' : ungrounded.length ? `composed: the model cited figures no tool returned (${ungrounded.slice(0, 5).join(', ')})` : 'composed from the findings';
-    await append({ kind: 'REPORT', title: `Report: ${report.findings.length} findings, ${actions.length} proposed actions`, detail: `${report.judgment}\n\n(${why})`, result: { judgmentSource: report.judgmentSource } });
+    await append({ kind: 'REPORT', title: `Report: ${report.findings.length} findings, ${actions.length} proposed actions`, detail: `${report.judgment}\n\n(${why})`, result: { judgmentSource: report.judgmentSource }, durationMs: judgmentMs });
     const ids = await store.complete(job.id, report, actions, seq + 1);
     if (!ids) log.info({ jobId: job.id }, 'job was cancelled or taken over before its report was stored');
   } catch (error) {

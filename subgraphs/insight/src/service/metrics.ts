@@ -35,6 +35,13 @@ export function createMetricService(deps: MetricServiceDeps) {
       return lists.flat();
     },
 
+    /** The catalog's names, labels and units only: what planning needs, without counting points. */
+    async names(caller: Caller): Promise<CatalogEntry[]> {
+      requireRole(caller.principal, ...READERS);
+      const lists = await Promise.all(deps.sources.map((s) => (s.names ? s.names(caller) : s.catalog(caller))));
+      return lists.flat();
+    },
+
     /** Matching series within the window, bucketed by `step` when given; 404 for an unknown metric. */
     async lookup(caller: Caller, input: unknown): Promise<Series[]> {
       requireRole(caller.principal, ...READERS);

@@ -92,14 +92,15 @@ export function createJobStore(orm: MikroORM) {
 
     /**
      * Appends step `seq` and moves the job's progress in one statement. Returns false when the
-     * step already exists (another worker wrote it: this one lost the job) or the job is final.
+     * step already exists (another worker wrote it: this one lost the job), the job is final, or
+     * its cancellation was asked for (the caller reads the job to tell which).
      */
     async appendStep(jobId: string, seq: number, step: NewStep): Promise<boolean> {
       const rows = await em().execute<Row[]>(
         `with ins as (
            insert into insight.job_step (job_id, seq, kind, title, detail, tool_name, tool_call_id, tool_args, result, result_summary, status, started_at, duration_ms, tokens, cost_usd)
            select j.id, ?, ?, ?, ?, ?, ?, ?::jsonb, ?::jsonb, ?, ?, ?, ?, ?, ?
-             from insight.job j where j.id = ? and j.status in ('PENDING', 'RUNNING')
+             from insight.job j where j.id = ? and j.status in ('PENDING', 'RUNNING') and not j.cancel_requested
            on conflict (job_id, seq) do nothing returning seq
          ), progress as (
            update insight.job set steps_done = ?, current_step = ?, tokens = tokens + ?, cost_usd = cost_usd + ?

@@ -76,6 +76,12 @@ export function createMetricStore(orm: MikroORM) {
       return rows.map(toSeries);
     },
 
+    /** Every series' name, labels and unit, without counting points (for planning). */
+    async names(): Promise<{ name: string; labels: Labels; unit: string | null }[]> {
+      const rows = await orm.em.fork().execute<Row[]>('select name, labels, unit from insight.metric_series order by name, labels_key');
+      return rows.map((r) => ({ name: String(r.name), labels: json<Labels>(r.labels), unit: (r.unit as string | null) ?? null }));
+    },
+
     /** Series of `name` carrying every label of `labels`. */
     async find(name: string, labels: Labels): Promise<StoredSeries[]> {
       const rows = await orm.em.fork().execute<Row[]>(

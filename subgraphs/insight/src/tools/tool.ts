@@ -89,10 +89,17 @@ export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
   return tool;
 }
 
-/** The OpenAI function definition of a tool (JSON Schema derived from its zod input). */
-export function openAiTool(tool: Tool): { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } } {
-  const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.agentInput ?? tool.input, { io: 'input' }) as Record<string, unknown>;
-  return { type: 'function', function: { name: tool.name, description: tool.description, parameters } };
+type OpenAiTool = { type: 'function'; function: { name: string; description: string; parameters: Record<string, unknown> } };
+const definitions = new WeakMap<Tool, OpenAiTool>();
+
+/** The OpenAI function definition of a tool (JSON Schema derived from its zod input, once per tool). */
+export function openAiTool(tool: Tool): OpenAiTool {
+  let definition = definitions.get(tool);
+  if (!definition) {
+    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.agentInput ?? tool.input, { io: 'input' }) as Record<string, unknown>;
+    definitions.set(tool, (definition = { type: 'function', function: { name: tool.name, description: tool.description, parameters } }));
+  }
+  return definition;
 }
 
 /** Figures rounded for reports: two decimals, so a figure reads the same in the result and the report. */

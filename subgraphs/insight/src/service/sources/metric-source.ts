@@ -26,6 +26,8 @@ export interface MetricSourceAdapter {
   /** Whether this source serves series of that name (so a lookup asks only the right one). */
   serves(name: string): boolean | Promise<boolean>;
   catalog(caller: Caller): Promise<CatalogEntry[]>;
+  /** The catalog without point counts and time ranges, when a source can give it cheaper. */
+  names?(caller: Caller): Promise<CatalogEntry[]>;
   /** Raw points of every matching series within [from, to), at most `limit` + 1 per series. */
   lookup(caller: Caller, query: MetricQuery, limit: number): Promise<Series[]>;
 }

@@ -11,6 +11,9 @@ export function storeSource(store: MetricStore): MetricSourceAdapter {
     async catalog() {
       return (await store.list()).map((s) => ({ name: s.name, labels: s.labels, unit: s.unit, source: 'store' as const, points: s.points, first: s.first, last: s.last }));
     },
+    async names() {
+      return (await store.names()).map((s) => ({ ...s, source: 'store' as const }));
+    },
     async lookup(_caller, query, limit) {
       const series = await store.find(query.name, query.labels);
       return Promise.all(
