@@ -24,3 +24,4 @@ export * from './random.js';
 export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';
+export * from './stdio-console.js';
