@@ -1,1 +1,2 @@
 export { startInsight, insightSdl, type InsightOptions } from './insight-subgraph.js';
+export { runInsightMcpStdio } from './mcp/stdio.js';
