@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { runCrawlMcpStdio } from '@svc/crawl';
+import { runInsightMcpStdio } from '@svc/insight';
 import { ConfigError, createLogger, routerUrl } from '@svc/kit';
 import { loadPlatformConfig } from './config.js';
 import { startPlatform } from './platform.js';
@@ -14,15 +15,18 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const config = loadPlatformConfig(process.env, service);
-  if (service === 'crawl-mcp') {
+  if (service === 'crawl-mcp' || service === 'insight-mcp') {
     // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
-    const mcp = await runCrawlMcpStdio({
-      routerUrl: routerUrl(config),
-      token: config.SVC_TOKEN,
-      tenantId: config.SVC_TENANT_ID,
-      allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
-      log: createLogger({ level: config.LOG_LEVEL, name: 'crawl-mcp' }),
-    });
+    const log = createLogger({ level: config.LOG_LEVEL, name: service });
+    const mcp = service === 'crawl-mcp'
+      ? await runCrawlMcpStdio({
+        routerUrl: routerUrl(config),
+        token: config.SVC_TOKEN,
+        tenantId: config.SVC_TENANT_ID,
+        allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
+        log,
+      })
+      : await runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, log });
     const stop = () => void mcp.close().finally(() => process.exit(0));
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

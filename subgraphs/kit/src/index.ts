@@ -30,3 +30,4 @@ export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';
 export * from './http/stream-error.js';
+export * from './stdio-console.js';

@@ -1,7 +1,5 @@
-import { Console } from 'node:console';
-import { format } from 'node:util';
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import type { Logger } from '@svc/kit';
+import { consoleOffStdout } from '@svc/kit';
 import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
 
 /**
@@ -12,37 +10,12 @@ import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
  * runs the global `console` is rebound off stdout — log, info, debug, warn and error become
  * log entries (error at warn level: it is a library talking, e.g. jsdom reporting a page's
  * unparsable CSS), the rest writes to stderr — so a library that prints cannot corrupt the
- * stream. `close()` closes the transport, the browser and the fetcher, and restores
- * `console`; the caller exits.
+ * stream (kit's `consoleOffStdout`). `close()` closes the transport, the browser and the
+ * fetcher, and restores `console`; the caller exits.
  */
 
 /** The server's dependencies (SVC_ROUTER_URL, SVC_TOKEN, SVC_TENANT_ID, ...). */
 export type CrawlMcpStdioOptions = CrawlMcpDeps;
-
-type ConsoleMethods = Record<string, unknown>;
-
-/** Console methods that become log entries (at this level); the others go to stderr as text. */
-const CONSOLE_LEVELS: Record<string, 'debug' | 'info' | 'warn'> = { debug: 'debug', trace: 'debug', log: 'info', info: 'info', dir: 'info', table: 'info', warn: 'warn', error: 'warn' };
-
-/** Points every console method away from stdout (into the logger where it maps); returns the undo. */
-function consoleOffStdout(log: Logger): () => void {
-  const target = console as unknown as ConsoleMethods;
-  const stderrConsole = new Console({ stdout: process.stderr, stderr: process.stderr }) as unknown as ConsoleMethods;
-  const saved = new Map<string, unknown>();
-  for (const key of Object.keys(target)) {
-    if (typeof target[key] !== 'function') continue;
-    const level = CONSOLE_LEVELS[key];
-    const fallback = stderrConsole[key];
-    if (!level && typeof fallback !== 'function') continue;
-    saved.set(key, target[key]);
-    target[key] = level
-      ? (...args: unknown[]) => log[level]({ console: key }, format(...args).slice(0, 4000))
-      : (fallback as (...args: unknown[]) => unknown).bind(stderrConsole);
-  }
-  return () => {
-    for (const [key, method] of saved) target[key] = method;
-  };
-}
 
 export async function runCrawlMcpStdio(options: CrawlMcpStdioOptions): Promise<{ close(): Promise<void> }> {
   const { log } = options;

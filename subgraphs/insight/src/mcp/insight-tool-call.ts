@@ -1,0 +1,107 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
+import * as z from 'zod';
+import { ROUTER_FAILURE, SvcError, type Logger, type RouterClient } from '@svc/kit';
+import type { Tool } from '../tools/tool.js';
+
+/**
+ * What every insight MCP tool does: run the analysis tool of that MCP name through the router's
+ * `insightTool` query with `Authorization: Bearer <SVC_TOKEN>`, so the platform applies the
+ * token's rights and the insight service runs the same code the analysis agent runs. The MCP
+ * server holds no database access and computes nothing itself.
+ *
+ * - The result's `data` is the tool's `structuredContent`, its `summary` the text content.
+ * - No SVC_TOKEN, an unreachable router, refusals, bad arguments and unknown metrics are tool
+ *   errors (`isError`) with the platform's message and what to change; nothing is thrown.
+ */
+
+/** Its text is in schema/operations/insight-mcp.graphql. */
+const OPERATION = 'InsightMcpTool';
+
+/** Forecasts and simulations compute on the insight service; an agent waits for them. */
+const REQUEST_TIMEOUT_MS = 60_000;
+
+export interface InsightToolCallDeps {
+  router: RouterClient;
+  /** The router's GraphQL endpoint, named in the messages. */
+  routerUrl: string;
+  /** Platform JWT the tools run with (SVC_TOKEN). */
+  token?: string | undefined;
+  log: Logger;
+}
+
+/**
+ * The MCP input shape of an analysis tool: its own zod input schema's shape, with a transformed
+ * field (labels: "key=value,…" → object) checked on its input side only. The arguments go to
+ * the router as the caller wrote them (defaults filled in), and the insight service parses them
+ * with the whole schema, transforms included.
+ */
+export function mcpInputShape(tool: Tool): Record<string, z.ZodType> {
+  return Object.fromEntries(
+    Object.entries(tool.input.shape).map(([key, field]) => [key, field instanceof z.ZodPipe && field.out instanceof z.ZodTransform ? (field.in as z.ZodType) : (field as z.ZodType)]),
+  );
+}
+
+export function toolError(text: string): CallToolResult {
+  return { isError: true, content: [{ type: 'text', text }] };
+}
+
+const sentence = (text: string) => (/[.!?]$/.test(text) ? text : `${text}.`);
+
+/** What to tell the caller about a failed call, with the setting or argument to change. */
+function explain(error: SvcError, name: string, deps: InsightToolCallDeps): string {
+  const { message } = error;
+  switch (error.extensions.slug) {
+    case ROUTER_FAILURE.unreachable:
+      return `Could not reach the platform's router at ${deps.routerUrl} (${error.originalError?.message ?? message}). Is the platform running? SVC_ROUTER_URL sets the address.`;
+    case ROUTER_FAILURE.timeout:
+      return `The platform's router at ${deps.routerUrl} did not answer ${name} within ${REQUEST_TIMEOUT_MS / 1000} s. Try a shorter window or horizon, or check that the platform is healthy.`;
+    case ROUTER_FAILURE.invalidAnswer: {
+      const { httpStatus, bodyStart } = (error.extensions.details ?? {}) as { httpStatus?: number; bodyStart?: string };
+      return `The router at ${deps.routerUrl} answered HTTP ${httpStatus} without a tool result${bodyStart ? `: ${bodyStart}` : ''}. Check SVC_ROUTER_URL.`;
+    }
+  }
+  switch (error.code) {
+    case 'UNAUTHENTICATED':
+      return `The platform refused SVC_TOKEN: ${sentence(message)} Set SVC_TOKEN to a valid, unexpired platform token (POST /api/v1/auth/token) and restart the insight MCP server.`;
+    case 'FORBIDDEN':
+      return `The platform refused ${name}: ${sentence(message)} SVC_TOKEN must carry the analyst or reviewer role.`;
+    case 'BAD_USER_INPUT':
+      return `${sentence(message)} Correct that argument and call ${name} again.`;
+    case 'NOT_FOUND':
+      return `${sentence(message)}${/list_metrics/.test(message) ? '' : ' svcinsight_list_metrics lists the metrics there are, with their labels.'}`;
+    case 'UNAVAILABLE':
+      return `The analysis service is unavailable behind the router at ${deps.routerUrl}: ${sentence(message)} Is the insight service running (svc insight, or svc all)? Retry shortly.`;
+    default:
+      return `${name} failed: ${message}`;
+  }
+}
+
+interface ToolOutput {
+  data: Record<string, unknown>;
+  summary: string;
+}
+
+/** Runs the analysis tool `name` with `args` through the router; a tool result either way. */
+export async function callInsightTool(deps: InsightToolCallDeps, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+  if (!deps.token) {
+    return toolError('No platform token is configured: set SVC_TOKEN to a platform token with the analyst or reviewer role (POST /api/v1/auth/token) in the environment of the insight MCP server (svc insight-mcp), then restart it.');
+  }
+  const started = performance.now();
+  let output: ToolOutput | null | undefined;
+  try {
+    const data = await deps.router.execute<{ insightTool?: ToolOutput | null }>(OPERATION, { name, arguments: args }, {
+      headers: { authorization: `Bearer ${deps.token}` },
+      timeoutMs: REQUEST_TIMEOUT_MS,
+    });
+    output = data.insightTool;
+  } catch (error) {
+    if (error instanceof SvcError) return toolError(explain(error, name, deps));
+    deps.log.error({ err: error, tool: name }, 'analysis tool call failed');
+    return toolError(`${name} failed: ${(error as Error).message}`);
+  }
+  if (!output || typeof output.data !== 'object' || output.data === null || typeof output.summary !== 'string') {
+    return toolError(`The router at ${deps.routerUrl} answered without the tool's result. Check SVC_ROUTER_URL.`);
+  }
+  deps.log.info({ tool: name, ms: Math.round(performance.now() - started) }, 'analysis tool ran');
+  return { structuredContent: output.data, content: [{ type: 'text', text: output.summary }] };
+}

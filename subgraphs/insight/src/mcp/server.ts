@@ -1,0 +1,55 @@
+import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
+import { createRouterClient, loadOperations, type Logger } from '@svc/kit';
+import { registerForecastTool } from './tools/forecast-metric.js';
+import { registerListMetricsTool } from './tools/list-metrics.js';
+import { registerLookupMetricTool } from './tools/lookup-metric.js';
+import { registerSimulateTool } from './tools/simulate-scenario.js';
+
+/**
+ * The analysis MCP server: the metric tools of the analysis agent for MCP clients,
+ * transport-agnostic (stdio.ts connects it to stdin/stdout).
+ *
+ * - `svcinsight_list_metrics`, `svcinsight_lookup_metric`, `svcinsight_forecast`,
+ *   `svcinsight_simulate` (tools/*.ts): each runs the analysis tool of that name
+ *   (MCP_TOOLS in ../tools/index.ts) on the insight service through the router's
+ *   `insightTool` query, with the configured token (insight-tool-call.ts). Input schemas are
+ *   the tools' own; output schemas describe their `data`.
+ *
+ * `cleanup` closes the router client's connections.
+ */
+
+export interface InsightMcpDeps {
+  /** The router's GraphQL endpoint (SVC_ROUTER_URL). */
+  routerUrl: string;
+  /** Platform JWT the tools run with (SVC_TOKEN): analyst or reviewer. */
+  token?: string | undefined;
+  log: Logger;
+}
+
+export const INSIGHT_MCP_SERVER_NAME = 'svc-insight';
+
+export async function createInsightMcpServer(deps: InsightMcpDeps): Promise<{ server: McpServer; cleanup(): Promise<void> }> {
+  const router = createRouterClient({ url: deps.routerUrl, operations: await loadOperations() });
+  const server = new McpServer(
+    { name: INSIGHT_MCP_SERVER_NAME, title: 'Svc Platform analysis', version: '0.1.0' },
+    {
+      capabilities: { tools: {} },
+      instructions:
+        'Tools of the Svc Platform analysis service over its metric series (stored business series, the platform\'s own figures, Prometheus): svcinsight_list_metrics shows what exists; svcinsight_lookup_metric reads one metric over a window with statistics; svcinsight_forecast forecasts a daily metric with a p10-p90 band; svcinsight_simulate runs a seeded what-if (a driver such as ad_spend changed by a percentage, its effect on a target such as revenue). Labels are written as key=value pairs separated by commas.',
+    },
+  );
+  const toolDeps = { router, routerUrl: deps.routerUrl, token: deps.token, log: deps.log };
+  registerListMetricsTool(server, toolDeps);
+  registerLookupMetricTool(server, toolDeps);
+  registerForecastTool(server, toolDeps);
+  registerSimulateTool(server, toolDeps);
+
+  let closing: Promise<void> | undefined;
+  return {
+    server,
+    cleanup() {
+      closing ??= router.close();
+      return closing;
+    },
+  };
+}
