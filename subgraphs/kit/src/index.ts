@@ -25,3 +25,4 @@ export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';
 export * from './stdio-console.js';
+export * from './stdio-server.js';
