@@ -31,3 +31,4 @@ export * from './graph/operations.js';
 export * from './graph/router-client.js';
 export * from './http/stream-error.js';
 export * from './stdio-console.js';
+export * from './stdio-server.js';

@@ -1,5 +1,5 @@
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js';
-import { consoleOffStdout } from '@svc/kit';
+import { serveOverStdio } from '@svc/kit';
 import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
 
 /**
@@ -10,7 +10,7 @@ import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
  * runs the global `console` is rebound off stdout — log, info, debug, warn and error become
  * log entries (error at warn level: it is a library talking, e.g. jsdom reporting a page's
  * unparsable CSS), the rest writes to stderr — so a library that prints cannot corrupt the
- * stream (kit's `consoleOffStdout`). `close()` closes the transport, the browser and the
+ * stream (kit's `serveOverStdio`). `close()` closes the transport, the browser and the
  * fetcher, and restores `console`; the caller exits.
  */
 
@@ -18,33 +18,14 @@ import { createCrawlMcpServer, type CrawlMcpDeps } from './server.js';
 export type CrawlMcpStdioOptions = CrawlMcpDeps;
 
 export async function runCrawlMcpStdio(options: CrawlMcpStdioOptions): Promise<{ close(): Promise<void> }> {
-  const { log } = options;
-  const restoreConsole = consoleOffStdout(log);
-  const { server, cleanup } = createCrawlMcpServer(options);
-  const transport = new StdioServerTransport();
-  transport.onerror = (error) => log.warn({ err: error }, 'MCP stdio transport error');
-  try {
-    await server.connect(transport);
-  } catch (error) {
-    await cleanup();
-    restoreConsole();
-    throw error;
-  }
-  log.info({ routerUrl: options.routerUrl, tenantId: options.tenantId ?? null, hasToken: Boolean(options.token) }, 'crawl MCP server listening on stdio');
-  let closing: Promise<void> | undefined;
-  return {
-    close() {
-      closing ??= (async () => {
-        try {
-          await server.close();
-        } catch (error) {
-          log.warn({ err: error }, 'closing the MCP server failed');
-        }
-        await cleanup();
-        restoreConsole();
-        log.info('crawl MCP server closed');
-      })();
-      return closing;
-    },
-  };
+  // Creating the server prints nothing (the browser starts on first use), so console is rebound after it.
+  const { server, cleanup } = await createCrawlMcpServer(options);
+  return serveOverStdio({
+    server,
+    transport: new StdioServerTransport(),
+    cleanup,
+    log: options.log,
+    what: 'crawl MCP server',
+    fields: { routerUrl: options.routerUrl, tenantId: options.tenantId ?? null, hasToken: Boolean(options.token) },
+  });
 }
