@@ -60,7 +60,7 @@ interface Band {
   upper: number[];
 }
 
-function fit(values: readonly number[], periods: number[], horizon: number): Band {
+function fitModel(values: readonly number[], periods: number[], horizon: number): Band {
   load();
   const model = periods.length ? MSTL.ets(periods) : new AutoETS(1, 'ZZN');
   try {
@@ -84,7 +84,7 @@ function calibrate(values: readonly number[], periods: number[], horizon: number
   for (let origin = 1; origin <= CALIBRATION_ORIGINS; origin++) {
     const end = values.length - origin * window;
     if (end < Math.max(FORECAST_LIMITS.minPoints, 2 * (periods[0] ?? 0) + 1) * 2) break;
-    const band = fit(values.slice(0, end), periods, window);
+    const band = fitModel(values.slice(0, end), periods, window);
     for (let i = 0; i < window; i++) {
       const half = (band.upper[i]! - band.lower[i]!) / 2;
       ratios.push(half > 0 ? Math.abs(values[end + i]! - band.point[i]!) / half : Number.POSITIVE_INFINITY);
@@ -110,7 +110,7 @@ export function forecast(points: readonly Point[], horizon: number): Forecast {
   const stepMs = naturalStep(history)!;
   const values = history.map((p) => p.value);
   const periods = seasonalPeriods(stepMs, values.length);
-  const band = fit(values, periods, horizon);
+  const band = fitModel(values, periods, horizon);
   const calibration = calibrate(values, periods, horizon);
   const last = history[history.length - 1]!.t;
   return {
