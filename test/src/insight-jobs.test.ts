@@ -162,6 +162,18 @@ describe('an analysis job through the bridge', () => {
   });
 });
 
+describe('the platform\'s own figures', () => {
+  it('answers why model spend moved from the gateway\'s usage, read with the requester\'s rights', async () => {
+    const job = await finished((await createJob('Why did our model spend jump last week?')).jobId);
+    expect(job.status).toBe('COMPLETED');
+    const spend = (job.steps as Step[]).find((s) => s.kind === 'TOOL_RESULT' && s.toolName === 'lookup_metric' && (s.result as { name?: string }).name === 'llm.cost_usd');
+    expect(spend).toBeDefined();
+    // Read from the gateway's usage (the window ends at today's start, so today's own spend is not in it).
+    expect(spend!.result).toMatchObject({ name: 'llm.cost_usd', step: '1d', series: expect.any(Array) });
+    expect(spend!.resultSummary).not.toMatch(/failed|Invalid/);
+  });
+});
+
 describe('refusals', () => {
   it('names the bad field of a bad body', async () => {
     for (const [body, pointer] of [[{}, '/prompt'], [{ prompt: '   ' }, '/prompt'], [{ prompt: 'x'.repeat(8001) }, '/prompt'], [{ prompt: 42 }, '/prompt'], [{ prompt: 'ok', requesterId: '' }, '/requesterId'], [{ prompt: 'ok', colour: 'red' }, '/']] as const) {

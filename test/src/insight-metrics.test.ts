@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startFakePrometheus } from './support/fake-prometheus.js';
 import { call, gql } from './support/http.js';
-import { startTestPlatform, type TestPlatform } from './support/platform.js';
+import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
 /** Metrics of the analysis service: ingest, lookup with buckets, the demo seed, and Prometheus as a source. */
 
@@ -59,6 +59,25 @@ describe('metrics', () => {
     expect(revenue).toMatchObject({ source: 'store', pointCount: 730 });
     expect(Date.now() - Date.parse(revenue.last)).toBeLessThan(2 * DAY);
     expect(reply.body.data.metrics.filter((m: { name: string }) => m.name === 'ad_spend').map((m: { labels: { channel: string } }) => m.labels.channel).sort()).toEqual(['display', 'search', 'social']);
+  });
+
+  it('reads the model gateway\'s own figures per agent and day', async () => {
+    const key = await gql(platform.router, 'mutation { createApiKey(agentCode: "marketing", name: "m") { key } }', {}, bearer(TEST_MASTER_KEY));
+    for (const text of ['Summarise our Q3 sales', 'List three headline ideas', 'Draft a short reply']) {
+      const reply = await call(`${platform.bridge}/v1/chat/completions`, { headers: bearer(key.body.data.createApiKey.key), json: { model: 'auto-route', messages: [{ role: 'user', content: text }], svcllm_options: { cacheBypass: true } } });
+      expect(reply.status).toBe(200);
+    }
+    const catalog = await gql(platform.router, '{ metrics { name source } }', {}, bearer(analyst));
+    expect(catalog.body.data.metrics).toEqual(expect.arrayContaining([{ name: 'llm.cost_usd', source: 'platform' }, { name: 'llm.tokens', source: 'platform' }]));
+    const today = new Date().toISOString().slice(0, 10);
+    const requests = await lookup({ name: 'llm.requests', labels: { agent: 'marketing' }, from: today, step: '1d' });
+    expect(requests.body.errors).toBeUndefined();
+    expect(requests.body.data.metricSeries).toEqual([{ name: 'llm.requests', labels: { agent: 'marketing' }, unit: 'requests', source: 'platform', points: [{ timestamp: `${today}T00:00:00.000Z`, value: 3 }] }]);
+    const tokens = await lookup({ name: 'llm.tokens', from: today });
+    expect(tokens.body.data.metricSeries.find((s: { labels: { agent: string } }) => s.labels.agent === 'marketing').points[0].value).toBeGreaterThan(10);
+    const stranger = await platform.token({ subject: 'eve', roles: ['editor'], tenants: [], sites: [] });
+    const refused = await gql(platform.router, 'query($q: JSONObject!) { metricSeries(query: $q) { name } }', { q: { name: 'llm.tokens' } }, bearer(stranger));
+    expect(refused.body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
   });
 
   it('reads series through Prometheus when SVC_PROMETHEUS_URL is set, with label matchers and the step', async () => {

@@ -12,6 +12,7 @@ import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createJobService, type JobService } from './service/jobs.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
+import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { MetricSourceAdapter } from './service/sources/metric-source.js';
@@ -79,7 +80,13 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const metricStore = createMetricStore(orm);
   const jobStore = createJobStore(orm);
   const actionStore = createActionStore(orm);
-  const sources: MetricSourceAdapter[] = [storeSource(metricStore), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : []), ...(settings.sources?.(call) ?? [])];
+  // The platform's figures are read with the caller's own credential, or, in a job (no request
+  // in hand), with a short-lived token acting for the requester with the requester's rights.
+  const callerHeaders = async (caller: { principal: Principal; headers: Record<string, string> }) =>
+    caller.headers.authorization
+      ? caller.headers
+      : { authorization: `Bearer ${await mintToken({ subject: 'svc:insight', actor: caller.principal.subject, roles: caller.principal.roles, tenants: caller.principal.tenants, sites: caller.principal.sites })}` };
+  const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : []), ...(settings.sources?.(call) ?? [])];
   const metrics = createMetricService({ store: metricStore, sources });
   const forecasting = createForecastingService({ metrics });
   if (settings.seedDemo && (await metricStore.isEmpty())) {
