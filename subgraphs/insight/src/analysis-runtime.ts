@@ -1,6 +1,5 @@
-import { createJobs, createRouterClient, issueToken, loadOperations, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
+import { createJobs, createRouterClient, issueToken, loadOperations, seededRandom, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
-import { DEFAULT_ACTION_TTL_HOURS } from './domain/action.js';
 import { demoSeries } from './domain/demo-series.js';
 import type { Job } from './domain/job-records.js';
 import { createActionService, type ActionService } from './service/actions.js';
@@ -20,7 +19,6 @@ import { createActionStore } from './store/action-store.js';
 import { createJobStore } from './store/job-store.js';
 import { createMetricStore } from './store/metric-store.js';
 import type { ToolContext } from './tools/tool.js';
-import { seededRandom } from '@svc/kit';
 
 /** Settings of the analysis service (its config slice's values). */
 export interface AnalysisSettings {
@@ -48,8 +46,6 @@ export interface AnalysisSettings {
   jwtSecret?: string | undefined;
   /** Prometheus base URL (SVC_PROMETHEUS_URL): lookups also read its series. */
   prometheusUrl?: string | undefined;
-  /** Extra metric sources (the platform's figures, Prometheus). */
-  sources?: (call: GraphCall) => MetricSourceAdapter[];
 }
 
 export interface AnalysisRuntime {
@@ -86,7 +82,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     caller.headers.authorization
       ? caller.headers
       : { authorization: `Bearer ${await mintToken({ subject: 'svc:insight', actor: caller.principal.subject, roles: caller.principal.roles, tenants: caller.principal.tenants, sites: caller.principal.sites })}` };
-  const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : []), ...(settings.sources?.(call) ?? [])];
+  const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : [])];
   const metrics = createMetricService({ store: metricStore, sources });
   const forecasting = createForecastingService({ metrics });
   if (settings.seedDemo && (await metricStore.isEmpty())) {
@@ -155,4 +151,3 @@ function onlyOne(scope: readonly string[] | '*'): string | undefined {
   return scope !== '*' && scope.length === 1 ? scope[0] : undefined;
 }
 
-export { DEFAULT_ACTION_TTL_HOURS };
