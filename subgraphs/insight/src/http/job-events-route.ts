@@ -1,4 +1,4 @@
-import { createContext, sendStreamError, SvcError, type Logger, type Principal, type Route, type TokenVerifier } from '@svc/kit';
+import { createContext, sendStreamError, SvcError, type Logger, type Route, type TokenVerifier } from '@svc/kit';
 import type { IncomingHttpHeaders } from 'node:http';
 import { isFinal } from '../domain/job.js';
 import type { JobService } from '../service/jobs.js';
@@ -28,14 +28,14 @@ export function jobEventsRoute(options: EventsOptions): Route {
   const pollMs = options.pollMs ?? 200;
   const keepAliveMs = options.keepAliveMs ?? 15_000;
   /** Who asks, whether they may see the job, and where they left off. */
-  async function open(headers: IncomingHttpHeaders, url: URL, jobId: string): Promise<{ principal: Principal; after: number }> {
+  async function open(headers: IncomingHttpHeaders, url: URL, jobId: string): Promise<{ job: Awaited<ReturnType<JobService['follow']>>; after: number }> {
     const ctx = await createContext(headers, { verifier: options.verifier, log: options.log });
     if (ctx.authError) throw ctx.authError;
-    await options.jobs.get(ctx.principal, jobId);
+    const job = await options.jobs.follow(ctx.principal, jobId);
     const last = headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? '0';
     const after = Number(Array.isArray(last) ? last[0] : last);
     if (!Number.isInteger(after) || after < 0) throw new SvcError('BAD_USER_INPUT', `Last-Event-ID ${JSON.stringify(last)} must be a step number`, { errors: [{ pointer: '/Last-Event-ID', detail: 'not a step number' }] });
-    return { principal: ctx.principal!, after };
+    return { job, after };
   }
 
   return {
@@ -48,19 +48,19 @@ export function jobEventsRoute(options: EventsOptions): Route {
       res.on('close', () => {
         closed = true;
       });
-      let opened: { principal: Principal; after: number };
+      let opened: Awaited<ReturnType<typeof open>>;
       try {
         opened = await open(req.headers, url, jobId);
       } catch (error) {
         return sendStreamError(res, error, options.log, 'job event stream');
       }
-      const { principal } = opened;
+      const { job } = opened;
       let { after } = opened;
       res.writeHead(200, { 'content-type': 'text/event-stream; charset=utf-8', 'cache-control': 'no-cache, no-transform', connection: 'keep-alive', 'x-accel-buffering': 'no' });
       res.write(': stream of job steps\n\n');
       let lastWrite = Date.now();
       while (!closed) {
-        const steps = await options.jobs.steps(principal, jobId, after);
+        const steps = await job.stepsAfter(after);
         let ended = false;
         for (const step of steps) {
           res.write(`id: ${step.seq}\nevent: step\ndata: ${JSON.stringify(stepView(step))}\n\n`);
@@ -70,8 +70,9 @@ export function jobEventsRoute(options: EventsOptions): Route {
         }
         if (ended) break;
         if (steps.length === 0) {
-          const job = await options.jobs.get(principal, jobId);
-          if (isFinal(job.status) && (await options.jobs.steps(principal, jobId, after)).length === 0) break;
+          // A final status is written with its STATUS step, so a last look after it misses nothing.
+          const status = await job.status();
+          if ((!status || isFinal(status)) && (await job.stepsAfter(after)).length === 0) break;
           if (Date.now() - lastWrite > keepAliveMs) {
             res.write(': keep-alive\n\n');
             lastWrite = Date.now();

@@ -60,6 +60,15 @@ export function createJobService(deps: JobServiceDeps) {
       return store.steps(id, afterSeq);
     },
 
+    /**
+     * A reader of one job's progress for a stream: visibility is checked once, here, and the
+     * reader then costs one query per poll (the stream polls several times a second).
+     */
+    async follow(principal: Principal | undefined, id: string): Promise<{ stepsAfter(after: number): Promise<Step[]>; status(): Promise<JobStatus | undefined> }> {
+      await readable(principal, id);
+      return { stepsAfter: (after) => store.steps(id, after), status: async () => (await store.get(id))?.status };
+    },
+
     /** The caller's jobs newest first (every job for an admin), by cursor. */
     async list(principal: Principal | undefined, filter: unknown): Promise<JobPage> {
       const p = requireRole(principal, 'analyst', 'reviewer');
