@@ -1,5 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { eventually } from './support/eventually.js';
 import { startFakePrometheus } from './support/fake-prometheus.js';
+import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
@@ -7,6 +9,7 @@ import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support
 
 let platform: TestPlatform;
 let prometheus: Awaited<ReturnType<typeof startFakePrometheus>>;
+let site: FixtureSite;
 let analyst: string;
 const DAY = 86_400_000;
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
@@ -16,12 +19,15 @@ beforeAll(async () => {
     { name: 'http_requests_total', labels: { job: 'api', code: '200' }, value: (t) => t % 1000 },
     { name: 'http_requests_total', labels: { job: 'api', code: '500' }, value: () => 3 },
   ]);
-  platform = await startTestPlatform({ SVC_PROMETHEUS_URL: prometheus.url });
+  site = await startFixtureSite();
+  site.serve('/list', { content: { html: '<ul class="news"><li class="story"><a href="/d/1">One</a></li><li class="story"><a href="/d/2">Two</a></li></ul>' } });
+  platform = await startTestPlatform({ SVC_PROMETHEUS_URL: prometheus.url, SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: [], sites: [] });
 });
 afterAll(async () => {
   await platform?.close();
   await prometheus?.close();
+  await site?.close();
 });
 
 const lookup = (query: Record<string, unknown>) =>
@@ -78,6 +84,53 @@ describe('metrics', () => {
     const stranger = await platform.token({ subject: 'eve', roles: ['editor'], tenants: [], sites: [] });
     const refused = await gql(platform.router, 'query($q: JSONObject!) { metricSeries(query: $q) { name } }', { q: { name: 'llm.tokens' } }, bearer(stranger));
     expect(refused.body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+  });
+
+  it('reads form submissions per site and form, and crawl items per job, as the caller may see them', async () => {
+    const contact = { applicantName: 'Ada', email: 'ada@example.com', inquiryType: 'SALES', message: 'Hello' };
+    for (const [i, extra] of [{}, {}, { website: 'spam.example' }].entries()) {
+      const sent = await call(`${platform.bridge}/api/v1/forms/contact/submit`, { json: { ...contact, ...extra }, headers: { 'X-Svc-Site-Key': 'demo', 'X-Forwarded-For': `198.51.100.${i + 1}` } });
+      expect(sent.status).toBe(201);
+    }
+    const crawler = await platform.token({ roles: ['crawler'], tenants: ['acme'] });
+    const job = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+      headers: bearer(crawler),
+      json: { jobName: 'news', targetUrl: site.url('/list'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.news > li.story', title: 'a', link: 'a::attr(href)' } },
+    });
+    expect(job.status).toBe(201);
+    const jobId = job.body.data.jobId as string;
+    const run = await call(`${platform.bridge}/api/v1/crawl/jobs/${jobId}/trigger`, { method: 'POST', headers: bearer(crawler) });
+    expect(run.status).toBe(200);
+    await eventually(async () => ((await call(`${platform.bridge}/api/v1/crawl/results/${run.body.data.executionId}`, { headers: bearer(crawler) })).status === 200 ? true : undefined), 30_000, 'the crawl run to complete');
+
+    const today = `${new Date().toISOString().slice(0, 10)}T00:00:00.000Z`;
+    const siteAnalyst = await platform.token({ subject: 'sam', roles: ['analyst'], tenants: ['acme'], sites: ['demo'] });
+    const ask = (token: string, query: Record<string, unknown>) =>
+      gql(platform.router, 'query($q: JSONObject!) { metricSeries(query: $q) { name labels unit source points { timestamp value } } }', { q: query }, bearer(token));
+    const catalog = await gql(platform.router, '{ metrics { name source } }', {}, bearer(siteAnalyst));
+    expect(catalog.body.data.metrics).toEqual(expect.arrayContaining([{ name: 'cms.form_submissions', source: 'platform' }, { name: 'crawl.items', source: 'platform' }]));
+
+    const submissions = await ask(siteAnalyst, { name: 'cms.form_submissions', labels: { site: 'demo' }, from: today, step: '1d' });
+    expect(submissions.body.errors).toBeUndefined();
+    expect(submissions.body.data.metricSeries).toEqual([{ name: 'cms.form_submissions', labels: { site: 'demo', form: 'contact' }, unit: 'submissions', source: 'platform', points: [{ timestamp: today, value: 2 }] }]);
+    const spam = await ask(siteAnalyst, { name: 'cms.form_spam', from: today });
+    expect(spam.body.data.metricSeries[0].points[0].value).toBe(1);
+
+    const items = await ask(siteAnalyst, { name: 'crawl.items', labels: { job: jobId }, from: today });
+    expect(items.body.errors).toBeUndefined();
+    expect(items.body.data.metricSeries).toEqual([{ name: 'crawl.items', labels: { job: jobId, job_name: 'news', tenant: 'acme' }, unit: 'items', source: 'platform', points: [{ timestamp: today, value: 2 }] }]);
+    expect((await ask(siteAnalyst, { name: 'crawl.new_items', from: today })).body.data.metricSeries[0].points[0].value).toBe(2);
+
+    // Another tenant and site see none of it; a role without rights to the figures is refused.
+    const outsider = await platform.token({ subject: 'oli', roles: ['analyst'], tenants: ['globex'], sites: ['elsewhere'] });
+    expect((await ask(outsider, { name: 'cms.form_submissions', from: today })).body.data.metricSeries).toEqual([]);
+    expect((await ask(outsider, { name: 'crawl.items', from: today })).body.data.metricSeries).toEqual([]);
+    const foreignSite = await ask(outsider, { name: 'cms.form_submissions', labels: { site: 'demo' }, from: today });
+    expect(foreignSite.body.errors![0]!.extensions!.code).toBe('FORBIDDEN');
+    const backwards = await gql(platform.router, '{ formSubmissionCounts(from: "2026-02-01T00:00:00Z", to: "2026-01-01T00:00:00Z") { day } }', {}, bearer(siteAnalyst));
+    expect(backwards.body.errors![0]).toMatchObject({ message: expect.stringContaining('must be before to'), extensions: { code: 'BAD_USER_INPUT' } });
+    const tooLong = await gql(platform.router, '{ crawlItemCounts(from: "2020-01-01T00:00:00Z", to: "2026-01-01T00:00:00Z") { day } }', {}, bearer(siteAnalyst));
+    expect(tooLong.body.errors![0]).toMatchObject({ message: expect.stringContaining('longer than 1100 days'), extensions: { code: 'BAD_USER_INPUT' } });
   });
 
   it('reads series through Prometheus when SVC_PROMETHEUS_URL is set, with label matchers and the step', async () => {

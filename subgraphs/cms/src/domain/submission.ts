@@ -26,3 +26,15 @@ export interface SubmissionReceipt {
   /** ISO 8601 UTC */
   receivedAt: string;
 }
+
+/** How many submissions one form of a site received on one UTC day (no submission content). */
+export interface SubmissionDay {
+  siteKey: string;
+  formKey: string;
+  /** YYYY-MM-DD, UTC */
+  day: string;
+  /** Submissions that were not spam. */
+  submissions: number;
+  /** Submissions caught by the honeypot. */
+  spam: number;
+}

@@ -4,7 +4,7 @@ import { Arg, Ctx, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { FieldType, FormDefinition } from '../domain/form-definition.js';
 import type { Forms } from '../service/forms.js';
 import type { SubmitForm } from '../service/submit-form.js';
-import { DefineFormInput, Form, FormSubmission, SubmissionReceipt } from './form-types.js';
+import { DefineFormInput, Form, FormSubmission, FormSubmissionDay, SubmissionReceipt } from './form-types.js';
 import { formView } from './views.js';
 
 // GraphQL's nulls become left-out members; checkFormDefinition then checks the type names.
@@ -60,5 +60,17 @@ export class FormResolver {
     @Ctx() ctx: SvcContext,
   ): Promise<FormSubmission[]> {
     return this.forms.submissions(ctx.principal, siteKey, formKey, limit);
+  }
+
+  @Query(() => [FormSubmissionDay], {
+    description: 'Submissions per form and UTC day in [from, to) (at most 1,100 days), of one site or of every site the token grants; editors, analysts, reviewers and admins.',
+  })
+  formSubmissionCounts(
+    @Arg('from', () => Date) from: Date,
+    @Arg('to', () => Date) to: Date,
+    @Arg('siteKey', () => String, { nullable: true }) siteKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<FormSubmissionDay[]> {
+    return this.forms.dailyCounts(ctx.principal, { siteKey: siteKey ?? undefined, from, to });
   }
 }

@@ -62,3 +62,12 @@ export class FormSubmission {
   @Field(() => String, { description: 'NONE, PENDING, DELIVERED or FAILED' }) webhookStatus!: string;
   @Field(() => Int) webhookAttempts!: number;
 }
+
+@ObjectType({ description: 'Submissions one form of a site received on one UTC day.' })
+export class FormSubmissionDay {
+  @Field(() => String) siteKey!: string;
+  @Field(() => String) formKey!: string;
+  @Field(() => String, { description: 'YYYY-MM-DD (UTC)' }) day!: string;
+  @Field(() => Int, { description: 'Submissions that were not spam.' }) submissions!: number;
+  @Field(() => Int, { description: 'Submissions caught by the honeypot.' }) spam!: number;
+}

@@ -1,8 +1,8 @@
-import { SvcError, type Principal } from '@svc/kit';
+import { canUseSite, checkWindow, requireRole, SvcError, type Principal } from '@svc/kit';
 import { checkFormDefinition, type FormDefinition } from '../domain/form-definition.js';
 import type { Form } from '../domain/form.js';
 import { checkSiteKey } from '../domain/slug.js';
-import type { Submission } from '../domain/submission.js';
+import type { Submission, SubmissionDay } from '../domain/submission.js';
 import type { FormStore } from '../store/form-store.js';
 import type { SiteStore } from '../store/site-store.js';
 import type { SubmissionStore } from '../store/submission-store.js';
@@ -15,7 +15,13 @@ export interface FormsDeps {
   submissions: SubmissionStore;
 }
 
-/** Defining a site's forms and reading their submissions (editors and admins of the site). */
+/** The longest window a daily-count query may span. */
+const MAX_COUNT_DAYS = 1_100;
+
+/**
+ * Defining a site's forms and reading their submissions (editors and admins of the site); daily
+ * counts, which hold no submission content, also for analysts and reviewers of the site.
+ */
 export function createForms(deps: FormsDeps) {
   const { sites, forms, submissions } = deps;
   return {
@@ -42,6 +48,16 @@ export function createForms(deps: FormsDeps) {
       const form = await forms.form(await siteOrFail(sites, siteKey), formKey);
       if (!form) throw formNotFound(siteKey, formKey);
       return submissions.ofForm(form, Math.min(Math.max(limit, 1), 500));
+    },
+
+    /** Submissions per form and UTC day in [from, to), of one site or of every site the token grants. */
+    async dailyCounts(principal: Principal | undefined, window: { siteKey?: string | undefined; from: Date; to: Date }): Promise<SubmissionDay[]> {
+      const p = requireRole(principal, 'editor', 'analyst', 'reviewer');
+      const { from, to } = checkWindow(window.from, window.to, MAX_COUNT_DAYS);
+      if (window.siteKey === undefined) return submissions.daily(p.sites, from, to);
+      checkSiteKey(window.siteKey);
+      if (!canUseSite(p, window.siteKey)) throw new SvcError('FORBIDDEN', `Your token does not grant site ${JSON.stringify(window.siteKey)}`);
+      return submissions.daily([window.siteKey], from, to);
     },
   };
 }

@@ -1,6 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Form } from '../domain/form.js';
-import type { OutgoingSubmission, Submission, WebhookStatus } from '../domain/submission.js';
+import type { OutgoingSubmission, Submission, SubmissionDay, WebhookStatus } from '../domain/submission.js';
 import { FormSubmissionEntity } from './entities.js';
 
 interface SubmissionRow {
@@ -37,6 +37,19 @@ export function createSubmissionStore(orm: MikroORM) {
     async ofForm(form: Form, limit: number): Promise<Submission[]> {
       const rows = await em().find(FormSubmissionEntity, { form: form.id }, { orderBy: { receivedAt: 'desc' }, limit });
       return rows.map((r) => toSubmission(r, form.formKey));
+    },
+
+    /** Submissions per site, form and UTC day in [from, to); `siteKeys` '*' for every site. */
+    async daily(siteKeys: readonly string[] | '*', from: Date, to: Date): Promise<SubmissionDay[]> {
+      const rows = await em().execute<Record<string, unknown>[]>(
+        `select s.site_key, f.form_key, to_char(fs.received_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+                count(*) filter (where not fs.spam)::int as submissions, count(*) filter (where fs.spam)::int as spam
+           from cms.form_submission fs join cms.form f on f.id = fs.form_id join cms.site s on s.id = f.site_id
+          where fs.received_at >= ? and fs.received_at < ? and (?::boolean or s.site_key in (select jsonb_array_elements_text(?::jsonb)))
+          group by 1, 2, 3 order by 3, 1, 2`,
+        [from, to, siteKeys === '*', JSON.stringify(siteKeys === '*' ? [] : siteKeys)],
+      );
+      return rows.map((r) => ({ siteKey: String(r.site_key), formKey: String(r.form_key), day: String(r.day), submissions: Number(r.submissions), spam: Number(r.spam) }));
     },
 
     async outgoing(id: string): Promise<OutgoingSubmission | undefined> {

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CrawlService } from '../service/crawl-service.js';
-import { CrawlExecution, CrawlJob, CrawlResult, KnowledgeHit } from './types.js';
+import { CrawlExecution, CrawlItemDay, CrawlJob, CrawlResult, KnowledgeHit } from './types.js';
 import { executionView, itemView, jobView } from './views.js';
 
 @Resolver()
@@ -69,6 +69,18 @@ export class CrawlResolver {
   @Query(() => [CrawlExecution], { description: 'A job\'s executions, newest first.' })
   async crawlExecutions(@Arg('jobId', () => ID) jobId: string, @Arg('limit', () => Int, { defaultValue: 50 }) limit: number, @Ctx() ctx: SvcContext): Promise<CrawlExecution[]> {
     return (await this.crawl.executions(ctx, jobId, limit)).map(executionView);
+  }
+
+  @Query(() => [CrawlItemDay], {
+    description: 'Items per job and UTC day in [from, to) (at most 1,100 days), of the tenant in X-Svc-Tenant-Id or of every tenant the token grants.',
+  })
+  crawlItemCounts(
+    @Arg('from', () => Date) from: Date,
+    @Arg('to', () => Date) to: Date,
+    @Arg('jobId', () => ID, { nullable: true }) jobId: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<CrawlItemDay[]> {
+    return this.crawl.dailyItems(ctx, { from, to, jobId: jobId ?? undefined });
   }
 
   @Mutation(() => CrawlJob)

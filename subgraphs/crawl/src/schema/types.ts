@@ -61,3 +61,14 @@ export class KnowledgeHit {
   @Field(() => String) content!: string;
   @Field(() => Float, { description: 'Cosine similarity (1 = same direction).' }) score!: number;
 }
+
+@ObjectType({ description: 'What one job\'s completed runs collected on one UTC day.' })
+export class CrawlItemDay {
+  @Field(() => ID) jobId!: string;
+  @Field(() => String) jobName!: string;
+  @Field(() => String) tenantId!: string;
+  @Field(() => String, { description: 'YYYY-MM-DD (UTC)' }) day!: string;
+  @Field(() => Int, { description: 'Items the day\'s completed runs collected (each run counts its whole list).' }) items!: number;
+  @Field(() => Int, { description: 'Items seen for the first time that day.' }) newItems!: number;
+  @Field(() => Int, { description: 'Completed runs that day.' }) executions!: number;
+}

@@ -1,10 +1,10 @@
-import { checkIdempotencyKey, SvcError, type IdempotentCall, type Logger, type SvcContext } from '@svc/kit';
+import { checkIdempotencyKey, checkWindow, isUuid, requirePrincipal, SvcError, type IdempotentCall, type Logger, type SvcContext } from '@svc/kit';
 import { firstRunAt, parseCrawlJobInput, parseCrawlSelectors } from '../domain/crawl-job-input.js';
 import { nextRunAt } from '../domain/cron.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Embedder } from './gateway-embedder.js';
-import type { ExecutionRow, JobRow, JobStore } from '../store/job-store.js';
+import type { ExecutionRow, ItemDay, JobRow, JobStore } from '../store/job-store.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
 import { tenantOf, writerTenant } from './tenancy.js';
 
@@ -140,6 +140,17 @@ export function createCrawlService(deps: CrawlServiceDeps) {
      * with `model` (default the built-in svc-local-embedding) and compared with chunks embedded
      * by the same model. topK 1-50, default 5.
      */
+    /**
+     * Items per job and UTC day in [from, to) (at most 1,100 days): of the tenant the call names,
+     * or of every tenant the token grants when it names none.
+     */
+    async dailyItems(ctx: SvcContext, window: { from: Date; to: Date; jobId?: string | undefined }): Promise<ItemDay[]> {
+      const principal = requirePrincipal(ctx.principal);
+      const { from, to } = checkWindow(window.from, window.to, 1_100);
+      if (window.jobId !== undefined && !isUuid(window.jobId)) throw notFound('crawl job', window.jobId);
+      return jobs.dailyItems(ctx.tenantId ? [tenantOf(ctx)] : principal.tenants, { from, to, jobId: window.jobId });
+    },
+
     async searchKnowledge(ctx: SvcContext, query: string, options: { category?: string | null; topK?: number | null; model?: string | null }) {
       const tenantId = tenantOf(ctx);
       if (!query.trim()) throw new SvcError('BAD_USER_INPUT', 'query must not be empty');

@@ -27,6 +27,21 @@ export interface JobRow {
   updatedAt: Date;
 }
 
+/** What one job's completed runs collected on one UTC day. */
+export interface ItemDay {
+  tenantId: string;
+  jobId: string;
+  jobName: string;
+  /** YYYY-MM-DD, UTC */
+  day: string;
+  /** Items the day's completed runs collected (each run counts its whole list). */
+  items: number;
+  /** Items seen for the first time that day. */
+  newItems: number;
+  /** Completed runs that day. */
+  executions: number;
+}
+
 export interface ExecutionRow {
   id: string;
   tenantId: string;
@@ -212,6 +227,38 @@ export function createJobStore(orm: MikroORM) {
     async executionsOfJob(tenantId: string, jobId: string, limit: number): Promise<ExecutionRow[]> {
       const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and job_id = ? order by queued_at desc limit ?', [tenantId, jobId, limit]);
       return rows.map(toExecution);
+    },
+
+    /** Per job and UTC day in [from, to): items of completed runs and items first seen; `tenants` '*' for all. */
+    async dailyItems(tenants: readonly string[] | '*', window: { from: Date; to: Date; jobId?: string | undefined }): Promise<ItemDay[]> {
+      const scope = [window.from, window.to, tenants === '*', JSON.stringify(tenants === '*' ? [] : tenants), window.jobId ?? null, window.jobId ?? null];
+      const rows = await em().execute<Row[]>(
+        `with runs as (
+           select tenant_id, job_id, to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD') as day, sum(total_count)::int as items, count(*)::int as executions
+             from crawl.crawl_execution
+            where status = 'COMPLETED' and finished_at >= ? and finished_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
+            group by 1, 2, 3),
+         fresh as (
+           select tenant_id, job_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as new_items
+             from crawl.crawl_item
+            where created_at >= ? and created_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
+            group by 1, 2, 3)
+         select coalesce(r.tenant_id, f.tenant_id) as tenant_id, coalesce(r.job_id, f.job_id) as job_id, j.job_name, coalesce(r.day, f.day) as day,
+                coalesce(r.items, 0) as items, coalesce(f.new_items, 0) as new_items, coalesce(r.executions, 0) as executions
+           from runs r full join fresh f on f.tenant_id = r.tenant_id and f.job_id = r.job_id and f.day = r.day
+           join crawl.crawl_job j on j.tenant_id = coalesce(r.tenant_id, f.tenant_id) and j.id = coalesce(r.job_id, f.job_id)
+          order by 4, 1, 2`,
+        [...scope, ...scope],
+      );
+      return rows.map((r) => ({
+        tenantId: String(r.tenant_id),
+        jobId: String(r.job_id),
+        jobName: String(r.job_name),
+        day: String(r.day),
+        items: Number(r.items),
+        newItems: Number(r.new_items),
+        executions: Number(r.executions),
+      }));
     },
 
     /** A worker took the run (also a takeover after another worker died): RUNNING with its name. */
