@@ -185,6 +185,15 @@ describe('loadPlatformConfig rules for the services a process runs', () => {
     for (const service of ['cms', 'crawl', 'worker', 'router'] as const) expect(loadConfig(env, service).SVCLLM_MASTER_KEY).toBeUndefined();
   });
 
+  it('requires a signing secret with the reviewers\' webhook where analysis jobs run', () => {
+    const env = { SVC_INSIGHT_REVIEW_WEBHOOK_URL: 'https://hooks.example.com/review' };
+    for (const service of ['insight', 'all'] as const) {
+      expect(ruleError(env, service)).toBe('Invalid configuration:\n  SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: is required when SVC_INSIGHT_REVIEW_WEBHOOK_URL is set (receivers verify the signature with it)');
+    }
+    expect(loadConfig(env, 'cms').SVC_INSIGHT_REVIEW_WEBHOOK_URL).toBe(env.SVC_INSIGHT_REVIEW_WEBHOOK_URL);
+    expect(loadConfig({ ...env, SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: 'x'.repeat(16) }, 'all').SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS).toBe(2000);
+  });
+
   it('refuses svc worker on embedded PGlite, naming DATABASE_URL', () => {
     expect(ruleError({}, 'worker')).toMatch(/^Invalid configuration:\n {2}DATABASE_URL: is required by svc worker/);
     expect(loadConfig({ DB_HOST: 'db', SVC_JWT_SECRET: SECRET }, 'worker').DB_HOST).toBe('db');

@@ -6,6 +6,7 @@ import { eventually } from './support/eventually.js';
 import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 /**
  * Approved actions are carried out once, by a worker, as a mutation through the router on
@@ -19,6 +20,7 @@ let db: pg.Client;
 let reviewer: string;
 let admin: string;
 let jobId: string;
+let reviewerHook: Awaited<ReturnType<typeof startWebhookReceiver>>;
 
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const actionUrl = (id: string) => `${platform.bridge}/api/v1/insight/actions/${id}`;
@@ -48,7 +50,13 @@ async function keyed(schema: string, key: string): Promise<number> {
 beforeAll(async () => {
   site = await startFixtureSite();
   site.serve('/news', { content: { html: '<ul class="n"><li class="i"><a href="/a">A story</a></li></ul>' } });
-  platform = await startTestPlatform({ SVC_INSIGHT_SWEEP_MS: '1500', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  reviewerHook = await startWebhookReceiver();
+  platform = await startTestPlatform({
+    SVC_INSIGHT_SWEEP_MS: '1500',
+    SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+    SVC_INSIGHT_REVIEW_WEBHOOK_URL: reviewerHook.url,
+    SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: 'reviewer-webhook-secret-0123456789',
+  });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   reviewer = await platform.token({ subject: 'rev', roles: ['reviewer'], tenants: [], sites: [] });
@@ -61,6 +69,7 @@ afterAll(async () => {
   await db?.end();
   await platform?.close();
   await site?.close();
+  await reviewerHook?.close();
 });
 
 describe('executing approved actions', () => {
@@ -139,5 +148,14 @@ describe('executing approved actions', () => {
     const reply = await call(`${actionUrl(id)}/approve`, { headers: bearer(reviewer), json: {} });
     expect(reply.status).toBe(409);
     expect(reply.body.message).toContain('parameters changed');
+  });
+
+  it('sends a reviewer notice whose queue entry was lost (written with the report, found by the sweep)', async () => {
+    const id = await propose('CRAWL_TRIGGER', 'CrawlJob', randomUUID(), {});
+    await db.query(`insert into insight.review_notice (job_id, next_attempt_at) values ($1, now() - interval '10 seconds') on conflict (job_id) do update set status = 'PENDING', next_attempt_at = excluded.next_attempt_at`, [jobId]);
+    const notice = await eventually(async () => reviewerHook.received.find((r) => r.body.jobId === jobId && r.body.actions.some((a: { actionId: string }) => a.actionId === id)), 15_000, 'the sweep to send the notice');
+    expect(notice.headers['x-svc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
+    const { rows } = await db.query('select status, attempts from insight.review_notice where job_id = $1', [jobId]);
+    expect(rows[0]).toEqual({ status: 'DELIVERED', attempts: 1 });
   });
 });

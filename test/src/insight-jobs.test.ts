@@ -1,10 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createHmac } from 'node:crypto';
 import pg from 'pg';
 import { figuresOf } from '@svc/insight/domain/report';
 import { eventually } from './support/eventually.js';
 import { writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 /**
  * The analysis service end to end through the bridge, on the offline model (svc-local):
@@ -16,6 +18,8 @@ let analyst: string;
 let reviewer: string;
 let admin: string;
 let stranger: string;
+let reviewerHook: Awaited<ReturnType<typeof startWebhookReceiver>>;
+const REVIEW_SECRET = 'reviewer-webhook-secret-0123456789';
 
 interface Step { seq: number; kind: string; title: string; detail: string | null; toolName: string | null; result: unknown; resultSummary: string | null; status: string | null }
 
@@ -78,7 +82,13 @@ function pricedOfflineGateway(): Promise<string> {
 }
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ SVCLLM_CONFIG: await pricedOfflineGateway() });
+  reviewerHook = await startWebhookReceiver([503]);
+  platform = await startTestPlatform({
+    SVCLLM_CONFIG: await pricedOfflineGateway(),
+    SVC_INSIGHT_REVIEW_WEBHOOK_URL: reviewerHook.url,
+    SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: REVIEW_SECRET,
+    SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS: '50',
+  });
   analyst = await platform.token({ subject: 'ana', roles: ['analyst', 'editor'], tenants: ['acme'], sites: ['demo'] });
   reviewer = await platform.token({ subject: 'rev', roles: ['reviewer'], tenants: [], sites: [] });
   admin = await platform.token({ subject: 'root' });
@@ -86,6 +96,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await platform?.close();
+  await reviewerHook?.close();
 });
 
 describe('an analysis job through the bridge', () => {
@@ -217,6 +228,24 @@ describe('proposed actions', () => {
     expect(actions.map((a) => a.kind).sort()).toEqual(['BUDGET_CHANGE', 'CONTENT_PUBLISH']);
     for (const a of actions) expect(a.status).toBe('PROPOSED');
     expect(actions.find((a) => a.kind === 'BUDGET_CHANGE')!.targetId).toBe('insight');
+  });
+
+  it('notifies reviewers once per job, signed, retrying a failed delivery', async () => {
+    const jobId = (actions[0] as unknown as { jobId: string }).jobId;
+    const deliveries = await eventually(async () => {
+      const mine = reviewerHook.received.filter((r) => r.body.jobId === jobId);
+      return mine.length >= 2 ? mine : undefined;
+    }, 15_000, 'the reviewer webhook to be retried');
+    expect(deliveries.map((d) => d.headers['x-svc-delivery'])).toEqual([`${jobId}:1`, `${jobId}:2`]);
+    const last = deliveries[1]!;
+    expect(last.headers['x-svc-event']).toBe('actions.proposed');
+    const expected = createHmac('sha256', REVIEW_SECRET).update(`${last.headers['x-svc-timestamp']}.${JSON.stringify(last.body)}`).digest('hex');
+    expect(last.headers['x-svc-signature']).toBe(`sha256=${expected}`);
+    expect(last.body.actions.map((a: { actionId: string }) => a.actionId).sort()).toEqual(actions.map((a) => a.actionId).sort());
+    expect(last.body.actions[0]).toMatchObject({ status: 'PROPOSED', approvePath: `/api/v1/insight/actions/${last.body.actions[0].actionId}/approve`, expiresAt: expect.any(String) });
+    expect(JSON.stringify(last.body)).not.toContain('pricing page hurting');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    expect(reviewerHook.received.filter((r) => r.body.jobId === jobId)).toHaveLength(2);
   });
 
   it('takes one decision: a second is 409 naming the status and changes nothing', async () => {

@@ -11,6 +11,7 @@ import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createJobService, type JobService } from './service/jobs.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
+import { createNoticeDelivery, type ReviewWebhook } from './service/review-notices.js';
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
@@ -18,6 +19,7 @@ import type { MetricSourceAdapter } from './service/sources/metric-source.js';
 import { createActionStore } from './store/action-store.js';
 import { createJobStore } from './store/job-store.js';
 import { createMetricStore } from './store/metric-store.js';
+import { createNoticeStore } from './store/notice-store.js';
 import type { ToolContext } from './tools/tool.js';
 
 /** Settings of the analysis service (its config slice's values). */
@@ -46,6 +48,8 @@ export interface AnalysisSettings {
   jwtSecret?: string | undefined;
   /** Prometheus base URL (SVC_PROMETHEUS_URL): lookups also read its series. */
   prometheusUrl?: string | undefined;
+  /** Where new proposals are announced to reviewers (signed, retried); none by default. */
+  reviewWebhook?: ReviewWebhook | undefined;
 }
 
 export interface AnalysisRuntime {
@@ -76,6 +80,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const metricStore = createMetricStore(orm);
   const jobStore = createJobStore(orm);
   const actionStore = createActionStore(orm);
+  const noticeStore = createNoticeStore(orm);
+  const webhook = settings.reviewWebhook;
   // The platform's figures are read with the caller's own credential, or, in a job (no request
   // in hand), with a short-lived token acting for the requester with the requester's rights.
   const callerHeaders = async (caller: { principal: Principal; headers: Record<string, string> }) =>
@@ -102,7 +108,12 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     steps: (id) => jobStore.steps(id),
     appendStep: (id, seq, step) => jobStore.appendStep(id, seq, step),
     get: (id) => jobStore.get(id),
-    complete: (id, report, proposed, finalSeq) => jobStore.complete(id, report, proposed, finalSeq, settings.actionTtlHours),
+    async complete(id, report, proposed, finalSeq) {
+      const ids = await jobStore.complete(id, report, proposed, finalSeq, { ttlHours: settings.actionTtlHours, notifyReviewers: !!webhook });
+      // The notice is already stored; if queueing it fails the sweep queues it later.
+      if (webhook && ids?.length) await worker.enqueueNotice(id).catch((error: unknown) => log.warn({ jobId: id, err: error }, 'could not queue the reviewer notice; the sweep will'));
+      return ids;
+    },
     end: (id, status, error, finalSeq) => jobStore.end(id, status, error, finalSeq),
   };
   const worker = createAnalysisWorker({
@@ -124,6 +135,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       log,
     },
     execute: createActionExecutor({ call, mintToken, log }),
+    notices: webhook ? { store: noticeStore, delivery: createNoticeDelivery({ notices: noticeStore, actions: actionStore, webhook, log }) } : undefined,
     settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs },
     log,
   });

@@ -41,7 +41,21 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_GATEWAY_KEY: z.string().min(16).optional(),
     /** Prometheus base URL; with it, metric lookups also read series through its HTTP API. Default none. */
     SVC_PROMETHEUS_URL: envVar.httpUrl().optional(),
+    /** Reviewers' webhook: each job's new proposals are posted there (signed, retried). Default none. */
+    SVC_INSIGHT_REVIEW_WEBHOOK_URL: envVar.httpUrl().optional(),
+    /** HMAC-SHA256 secret of the reviewers' webhook (`X-Svc-Signature`); required with the URL. */
+    SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: z.string().min(16).optional(),
+    /** First retry delay of a failed reviewer webhook, ms; each further one doubles (6 attempts). Default 2000. */
+    SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
   }),
+  rules: [
+    {
+      variable: 'SVC_INSIGHT_REVIEW_WEBHOOK_SECRET',
+      message: 'is required when SVC_INSIGHT_REVIEW_WEBHOOK_URL is set (receivers verify the signature with it)',
+      services: ['insight', 'worker'],
+      broken: (config) => !!config.SVC_INSIGHT_REVIEW_WEBHOOK_URL && !config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET,
+    },
+  ],
   fromConfig: (config, start: InsightStart): InsightOptions => ({
     ...serviceOptions(config, start),
     jwtSecret: start.jwtSecret,
@@ -63,6 +77,10 @@ export const insightConfig = defineConfigSlice({
       routerUrl: start.routerUrl,
       gatewayKey: () => config.SVC_INSIGHT_GATEWAY_KEY ?? start.issuedGatewayKey(),
       prometheusUrl: config.SVC_PROMETHEUS_URL,
+      reviewWebhook:
+        config.SVC_INSIGHT_REVIEW_WEBHOOK_URL && config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET
+          ? { url: config.SVC_INSIGHT_REVIEW_WEBHOOK_URL, secret: config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET, retryBaseMs: config.SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS }
+          : undefined,
     },
   }),
 });

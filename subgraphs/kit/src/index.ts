@@ -32,3 +32,4 @@ export * from './graph/router-client.js';
 export * from './http/stream-error.js';
 export * from './stdio-console.js';
 export * from './stdio-server.js';
+export * from './http/signed-webhook.js';

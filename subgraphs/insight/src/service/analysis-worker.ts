@@ -3,12 +3,15 @@ import { runJob, type RunDeps } from '../agent/run-job.js';
 import type { Action } from '../domain/job-records.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { JobStore } from '../store/job-store.js';
+import type { NoticeStore } from '../store/notice-store.js';
 import type { ExecutionQueue } from './actions.js';
 import type { JobQueue } from './jobs.js';
+import type { NoticeDelivery } from './review-notices.js';
 
 const RUN = 'insight.run-job';
 const EXECUTE = 'insight.execute-action';
 const SWEEP = 'insight.sweep';
+const NOTIFY = 'insight.notify-reviewers';
 
 interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<void> }
 
@@ -36,6 +39,8 @@ export interface WorkerDeps {
   actions: ActionStore;
   run: Omit<RunDeps, 'heartbeat'>;
   execute(action: Action): Promise<ExecutionOutcome>;
+  /** The reviewer webhook, when the deployment has one. */
+  notices?: { store: NoticeStore; delivery: NoticeDelivery } | undefined;
   settings: WorkerSettings;
   log: Logger;
 }
@@ -44,9 +49,10 @@ export interface WorkerDeps {
  * Analysis jobs, action execution and a sweeper on agenda (PostgreSQL): `insight.run-job`
  * runs or resumes one job (a worker that dies loses its lock, and another resumes the job
  * from its last written step); `insight.execute-action` carries one approved action out;
- * `insight.sweep` expires overdue proposals and re-queues work whose queue entry was lost.
+ * `insight.notify-reviewers` posts a job's proposals to the reviewer webhook (retried with
+ * backoff); `insight.sweep` expires overdue proposals and re-queues work whose queue entry was lost.
  */
-export function createAnalysisWorker(deps: WorkerDeps): JobQueue & ExecutionQueue & { define(): void; startSweeps(): Promise<void> } {
+export function createAnalysisWorker(deps: WorkerDeps): JobQueue & ExecutionQueue & { enqueueNotice(jobId: string): Promise<void>; define(): void; startSweeps(): Promise<void> } {
   const { agenda, jobs, actions, settings, log } = deps;
 
   async function withHeartbeat(job: AgendaJob<unknown>, work: (beat: () => Promise<void>) => Promise<void>): Promise<void> {
@@ -82,18 +88,29 @@ export function createAnalysisWorker(deps: WorkerDeps): JobQueue & ExecutionQueu
   const options = { concurrency: settings.concurrency, lockLimit: settings.concurrency, lockLifetime: settings.lockLifetimeMs };
   const enqueueRun = (jobId: string) => agenda.create(RUN, { jobId }).unique({ 'data.jobId': jobId }).schedule(new Date()).save().then(() => undefined);
   const enqueueExecution = (actionId: string) => agenda.create(EXECUTE, { actionId }).unique({ 'data.actionId': actionId }).schedule(new Date()).save().then(() => undefined);
+  const enqueueNotice = (jobId: string) => agenda.create(NOTIFY, { jobId }).unique({ 'data.jobId': jobId }).schedule(new Date()).save().then(() => undefined);
 
   return {
     enqueue: enqueueRun,
     enqueueExecution,
+    enqueueNotice,
     define() {
       agenda.define(RUN, async (job: AgendaJob<{ jobId: string }>) => withHeartbeat(job, (beat) => runOne(job.attrs.data.jobId, beat)), options);
       agenda.define(EXECUTE, async (job: AgendaJob<{ actionId: string }>) => executeOne(job.attrs.data.actionId), options);
+      const notices = deps.notices;
+      if (notices) {
+        agenda.define(NOTIFY, async (job: AgendaJob<{ jobId: string }>) => {
+          const { retryAt } = await notices.delivery.deliver(job.attrs.data.jobId);
+          // A new entry: agenda clears this one's next run when the handler returns.
+          if (retryAt) await agenda.schedule(retryAt, NOTIFY, { jobId: job.attrs.data.jobId });
+        }, { concurrency: 2, lockLifetime: 60_000 });
+      }
       agenda.define(SWEEP, async () => {
         const expired = await actions.expireDue();
         if (expired) log.info({ expired }, 'proposed actions expired');
         for (const id of await jobs.waiting(settings.requeueAfterMs)) await enqueueRun(id);
         for (const id of await actions.awaitingExecution(settings.requeueAfterMs)) await enqueueExecution(id);
+        if (notices) for (const id of await notices.store.overdue(settings.requeueAfterMs)) await enqueueNotice(id);
       }, { concurrency: 1, lockLifetime: 60_000 });
     },
     async startSweeps() {

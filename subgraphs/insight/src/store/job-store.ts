@@ -127,11 +127,12 @@ export function createJobStore(orm: MikroORM) {
     },
 
     /**
-     * Ends a RUNNING job COMPLETED with its report, its proposed actions and a final STATUS step
-     * `finalSeq`, in one transaction: a job has at most one report. Returns the action ids, or
+     * Ends a RUNNING job COMPLETED with its report, its proposed actions, a final STATUS step
+     * `finalSeq` and (with `notifyReviewers` and proposals) a reviewer notice, in one
+     * transaction: a job has at most one report. Returns the action ids, or
      * undefined when the job was no longer RUNNING (cancelled, or finished by another worker).
      */
-    async complete(jobId: string, report: Report, actions: readonly ProposedAction[], finalSeq: number, ttlHours: number): Promise<string[] | undefined> {
+    async complete(jobId: string, report: Report, actions: readonly ProposedAction[], finalSeq: number, options: { ttlHours: number; notifyReviewers: boolean }): Promise<string[] | undefined> {
       return orm.em.fork().transactional(async (tx) => {
         const [row] = await tx.execute<Row[]>(
           `update insight.job set status = 'COMPLETED', report = ?::jsonb, finished_at = now(), current_step = null, steps_done = ?
@@ -146,10 +147,12 @@ export function createJobStore(orm: MikroORM) {
           await tx.execute(
             `insert into insight.action (id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, expires_at)
              values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, now() + make_interval(hours => ?))`,
-            [id, jobId, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, ttlHours],
+            [id, jobId, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, options.ttlHours],
           );
           ids.push(id);
         }
+        // The reviewers' webhook notice is written with the proposals, so a crash cannot lose it.
+        if (options.notifyReviewers && ids.length > 0) await tx.execute('insert into insight.review_notice (job_id) values (?) on conflict do nothing', [jobId]);
         return ids;
       });
     },

@@ -120,8 +120,26 @@ create index action_status on insight.action (status, proposed_at desc);`);
   }
 }
 
+/** Reviewer webhooks: one notice per job with proposals, written with its report (an outbox). */
+class ReviewNotices extends Migration {
+  override up(): void {
+    this.addSql(`
+create table insight.review_notice (
+  job_id uuid primary key references insight.job (id) on delete cascade,
+  status text not null default 'PENDING' check (status in ('PENDING', 'DELIVERED', 'FAILED')),
+  attempts int not null default 0,
+  last_error text,
+  next_attempt_at timestamptz not null default now(),
+  created_at timestamptz not null default now(),
+  delivered_at timestamptz
+);
+create index review_notice_pending on insight.review_notice (next_attempt_at) where status = 'PENDING';`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
   { name: '0003_jobs', class: Jobs },
+  { name: '0004_review_notices', class: ReviewNotices },
 ];
