@@ -12,6 +12,7 @@
 // planning, step writes, cancel checks, argument checks and report composition. Queue wait
 // (created → started) is reported apart.
 import { randomUUID } from 'node:crypto';
+import { loadavg } from 'node:os';
 import { writeFile, readFile } from 'node:fs/promises';
 import pg from 'pg';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
@@ -77,6 +78,19 @@ async function main() {
          from insight.job j join insight.job_step s on s.job_id = j.id where j.id = any($1) group by j.id`,
       [ids],
     );
+    // Where the overhead sits: per step kind, the time from the previous step's write to this
+    // one's, less the model or tool time the step records (its own work).
+    const { rows: gaps } = await db.query(
+      `with s as (
+         select s.job_id, s.seq, s.kind, s.duration_ms, s.started_at,
+                lag(s.started_at) over (partition by s.job_id order by s.seq) as prev_at, j.started_at as job_started
+           from insight.job_step s join insight.job j on j.id = s.job_id where j.id = any($1))
+       select kind, count(*)::int as n, avg(extract(epoch from (started_at - coalesce(prev_at, job_started))) * 1000 - coalesce(duration_ms, 0)) as gap_mean,
+              percentile_cont(0.5) within group (order by extract(epoch from (started_at - coalesce(prev_at, job_started))) * 1000 - coalesce(duration_ms, 0)) as gap_p50
+         from s group by kind order by kind`,
+      [ids],
+    );
+    const gapByKind = Object.fromEntries(gaps.map((g) => [g.kind, { steps: g.n, overheadP50Ms: Number(Number(g.gap_p50).toFixed(2)), overheadMeanMs: Number(Number(g.gap_mean).toFixed(2)) }]));
     const failed = rows.filter((r) => r.status !== 'COMPLETED').length;
     const perStep = rows.map((r) => (Number(r.run_ms) - Number(r.inside_ms)) / r.steps);
     const inside = rows.map((r) => Number(r.inside_ms) / r.steps);
@@ -89,6 +103,7 @@ async function main() {
       queueWaitMs: { p50: quantile(rows.map((r) => Number(r.wait_ms)), 0.5) },
       jobsPerMinute: (JOBS / wallMs) * 60_000,
       wallSeconds: wallMs / 1000,
+      overheadByStepKind: gapByKind,
     };
     const line = (v) => v.toFixed(2);
     const md = [
@@ -104,7 +119,7 @@ async function main() {
       `| jobs completed per minute | ${line(result.jobsPerMinute)} | |`,
       `| jobs failed | ${failed} | 0 |`,
       '',
-      `All ${JOBS} jobs are queued at once, so the queue wait is mostly jobs waiting for one of the ${CONCURRENCY} slots. The overhead per step is dominated by the step write (one committed statement with the job's progress, before the next step may begin) and by the event loop the whole platform shares in one process (router, gateway and worker); \`CONCURRENCY=1 npm run bench:insight\` separates the two.`,
+      `All ${JOBS} jobs are queued at once, so the queue wait is mostly jobs waiting for one of the ${CONCURRENCY} slots. Overhead per step by the kind of step it precedes (time from the previous step's write to this one's, less the model or tool time the step records), p50 / mean ms: ${Object.entries(gapByKind).map(([kind, g]) => `${kind} ${g.overheadP50Ms} / ${g.overheadMeanMs}`).join(', ')}. What remains is the step write (one committed statement with the job's progress, before the next step may begin), building the next model request, and the event loop the whole platform shares in one process (router, gateway, worker); forecasts and Monte Carlo runs (tens of ms of CPU each) run on worker threads so they no longer stall the other job's steps. Machine load average during the run: ${loadavg()[0].toFixed(1)} (other processes share the 2 cores).`,
       '',
     ].join('\n');
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n\n${md}\n`);

@@ -5,6 +5,7 @@ import type { Job } from './domain/job-records.js';
 import { createActionService, type ActionService } from './service/actions.js';
 import { createAnalysisWorker } from './service/analysis-worker.js';
 import { createActionExecutor } from './service/execute-action.js';
+import { threadAnalytics } from './service/analytics-pool.js';
 import { createForecastingService, type ForecastingService } from './service/forecasting.js';
 import { gatewayModel } from './service/gateway-model.js';
 import type { GraphCall } from './service/graph-call.js';
@@ -90,7 +91,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       : { authorization: `Bearer ${await mintToken({ subject: 'svc:insight', actor: caller.principal.subject, roles: caller.principal.roles, tenants: caller.principal.tenants, sites: caller.principal.sites })}` };
   const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : [])];
   const metrics = createMetricService({ store: metricStore, sources });
-  const forecasting = createForecastingService({ metrics });
+  const analytics = threadAnalytics();
+  const forecasting = createForecastingService({ metrics, analytics });
   if (settings.seedDemo && (await metricStore.isEmpty())) {
     const seeded = await metricStore.ingest(demoSeries(new Date(), seededRandom(DEMO_SEED)));
     log.info(seeded, 'seeded the demo business metrics');
@@ -155,6 +157,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     async close() {
       await jobsAgenda.close();
       await router.close();
+      await analytics.close();
     },
   };
 }

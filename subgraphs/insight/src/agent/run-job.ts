@@ -117,6 +117,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
 
   const outcomes: ToolOutcome[] = [];
   let finalText: string | null = null;
+  /** The model call that answered with the judgment instead of a tool: the REPORT step records its time and cost. */
+  let finalCall: { durationMs: number; tokens: number | null; costUsd: number | null } | undefined;
 
   /** Runs a tool call (the model's arguments, else the plan's) and writes its result. */
   async function execute(call: ToolCall, fallback: Record<string, unknown> | undefined): Promise<void> {
@@ -192,6 +194,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
           if (!planned) {
             messages.push({ role: 'assistant', content: answer.content });
             finalText = answer.content;
+            finalCall = answer;
             return false;
           }
         }
@@ -238,11 +241,10 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       const more = await runTask(plan.tasks.length + k, undefined, 'auto', undefined);
       if (!more) break;
     }
-    let judgmentMs = 0;
     if (finalText === null) {
       const answer = await chat({ response_format: { type: 'json_object' } });
       finalText = answer.content;
-      judgmentMs = answer.durationMs;
+      finalCall = answer;
     }
     let judgment: ModelJudgment | undefined;
     try {
@@ -253,7 +255,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     const contentAsked = plan.tasks.some((t) => t.tool === 'read_content');
     const { report, actions, ungrounded } = composeReport({ prompt: job.prompt, outcomes, model: judgment, contentAsked });
     const why = report.judgmentSource === 'model' ? 'the model\'s judgment' : ungrounded.length ? `composed: the model cited figures no tool returned (${ungrounded.slice(0, 5).join(', ')})` : 'composed from the findings';
-    await append({ kind: 'REPORT', title: `Report: ${report.findings.length} findings, ${actions.length} proposed actions`, detail: `${report.judgment}\n\n(${why})`, result: { judgmentSource: report.judgmentSource }, durationMs: judgmentMs });
+    await append({ kind: 'REPORT', title: `Report: ${report.findings.length} findings, ${actions.length} proposed actions`, detail: `${report.judgment}\n\n(${why})`, result: { judgmentSource: report.judgmentSource }, durationMs: finalCall?.durationMs ?? 0, tokens: finalCall?.tokens ?? null, costUsd: finalCall?.costUsd ?? null });
     const ids = await store.complete(job.id, report, actions, seq + 1);
     if (!ids) log.info({ jobId: job.id }, 'job was cancelled or taken over before its report was stored');
   } catch (error) {

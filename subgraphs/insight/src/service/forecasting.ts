@@ -1,9 +1,10 @@
-import { parseInput, seededRandom, SvcError } from '@svc/kit';
+import { parseInput, SvcError } from '@svc/kit';
 import { estimateElasticity, type Elasticity } from '../analytics/elasticity.js';
-import { forecast, type Forecast } from '../analytics/forecast.js';
-import { simulate, type Simulation } from '../analytics/simulate.js';
+import type { Forecast } from '../analytics/forecast.js';
+import type { Simulation } from '../analytics/simulate.js';
 import { sumSeries, type Labels, type Point } from '../domain/metric.js';
 import { forecastInputSchema, simulateInputSchema, type SimulateInput } from '../domain/scenario-input.js';
+import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
 
@@ -29,8 +30,8 @@ export interface ScenarioResult extends Simulation {
   baseline: Forecast;
 }
 
-/** Forecasts and what-if simulations over daily series, read through the metric service. */
-export function createForecastingService(deps: { metrics: MetricService; now?: () => number }) {
+/** Forecasts and what-if simulations over daily series, read through the metric service and computed by `analytics`. */
+export function createForecastingService(deps: { metrics: MetricService; analytics: Analytics; now?: () => number }) {
   const now = deps.now ?? Date.now;
 
   async function daily(caller: Caller, name: string, labels: Labels): Promise<{ points: Point[]; combined: number }> {
@@ -40,11 +41,12 @@ export function createForecastingService(deps: { metrics: MetricService; now?: (
     return { points: series.length === 1 ? series[0]!.points : sumSeries(series.map((s) => s.points)), combined: series.length };
   }
 
-  function rangeError<T>(fn: () => T, pointer: string): T {
+  async function rangeError<T>(work: Promise<T>, pointer: string): Promise<T> {
     try {
-      return fn();
+      return await work;
     } catch (error) {
-      if (error instanceof RangeError) throw new SvcError('BAD_USER_INPUT', error.message, { status: 422, errors: [{ pointer, detail: error.message }] });
+      // By name: the error crossed from a worker thread.
+      if (error instanceof Error && error.name === 'RangeError') throw new SvcError('BAD_USER_INPUT', error.message, { status: 422, errors: [{ pointer, detail: error.message }] });
       throw error;
     }
   }
@@ -52,7 +54,7 @@ export function createForecastingService(deps: { metrics: MetricService; now?: (
   async function forecastSeries(caller: Caller, input: unknown): Promise<SeriesForecast> {
     const q = parseInput(forecastInputSchema, input);
     const { points, combined } = await daily(caller, q.name, q.labels);
-    const result = rangeError(() => forecast(points, q.horizon), '/name');
+    const result = await rangeError(deps.analytics.forecast(points, q.horizon), '/name');
     return { ...result, name: q.name, labels: q.labels, combined, history: points };
   }
 
@@ -72,8 +74,8 @@ export function createForecastingService(deps: { metrics: MetricService; now?: (
       }
       elasticity = { ...estimate, source: 'estimated' };
     }
-    const baseline = rangeError(() => forecast(target.points, q.horizon), '/target');
-    const simulation = simulate(baseline.points, { driverChange: q.changePercent / 100, elasticity, runs: q.runs, seed: q.seed }, seededRandom(q.seed));
+    const baseline = await rangeError(deps.analytics.forecast(target.points, q.horizon), '/target');
+    const simulation = await deps.analytics.simulate(baseline.points, { driverChange: q.changePercent / 100, elasticity, runs: q.runs, seed: q.seed });
     return { ...simulation, target: q.target, driver: q.driver, changePercent: q.changePercent, horizon: q.horizon, seed: q.seed, elasticity, baseline };
   }
 

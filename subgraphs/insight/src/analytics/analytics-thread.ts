@@ -1,0 +1,17 @@
+import { seededRandom } from '@svc/kit/random';
+import type { Point } from '../domain/metric.js';
+import { forecast, type ForecastPoint } from './forecast.js';
+import { simulate, type Scenario } from './simulate.js';
+
+/**
+ * The CPU-heavy analytics (augurs fits, Monte Carlo runs) as a worker thread's tasks, so a
+ * forecast of tens of milliseconds never stalls the service's event loop. Imports only the
+ * analytics and kit's generator, so a thread starts quickly.
+ */
+export type AnalyticsTask =
+  | { kind: 'forecast'; points: readonly Point[]; horizon: number }
+  | { kind: 'simulate'; baseline: readonly ForecastPoint[]; scenario: Scenario };
+
+export default function run(task: AnalyticsTask) {
+  return task.kind === 'forecast' ? forecast(task.points, task.horizon) : simulate(task.baseline, task.scenario, seededRandom(task.scenario.seed));
+}
