@@ -1,4 +1,4 @@
-import { CALLER_HEADERS, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger } from '@svc/kit';
+import { CALLER_HEADERS, checkText, parseClientJson, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger } from '@svc/kit';
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
@@ -148,18 +148,23 @@ export function createBridge(options: BridgeOptions) {
     return variables;
   }
 
+  /** Path parameters, query values and forwarded headers obey the text rule (the body does in parseBody). */
+  function checkEdgeText(req: RestRequest, params: Record<string, string>): void {
+    for (const [name, value] of Object.entries(params)) checkText(value, `/${name}`, `Path parameter ${name}`);
+    for (const [name, value] of req.query) checkText(value, `/${name}`, `Query parameter ${name}`);
+    for (const name of FORWARD) {
+      const value = req.headers[name];
+      if (value) checkText(value, `/${name}`, `Header ${name}`);
+    }
+  }
+
   function parseBody(req: RestRequest): unknown {
     const type = (req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
     if (!req.body?.length) throw new SvcError('BAD_USER_INPUT', 'Request body is required (a JSON object)', { slug: 'malformed-request' });
     if (type !== 'application/json' && !type.endsWith('+json')) {
       throw new SvcError('UNSUPPORTED_MEDIA_TYPE', `Content-Type must be application/json; got ${JSON.stringify(type || '(none)')}`, { slug: 'unsupported-media-type' });
     }
-    let body: unknown;
-    try {
-      body = JSON.parse(req.body.toString('utf8'));
-    } catch (error) {
-      throw new SvcError('BAD_USER_INPUT', `Request body is not valid JSON: ${(error as Error).message}`, { slug: 'malformed-json' });
-    }
+    const body = parseClientJson(req.body.toString('utf8'));
     if (!body || typeof body !== 'object' || Array.isArray(body)) {
       throw new SvcError('BAD_USER_INPUT', 'Request body must be a JSON object', { slug: 'malformed-request' });
     }
@@ -195,6 +200,7 @@ export function createBridge(options: BridgeOptions) {
           throw new SvcError('BAD_USER_INPUT', `Path parameter ${name} is not valid URL encoding: ${JSON.stringify(match[i + 1])}`);
         }
       });
+      checkEdgeText(req, params);
       const body = route.body ? parseBody(req) : undefined;
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       for (const name of FORWARD) {

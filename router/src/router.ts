@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, listen, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, listen, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -65,7 +65,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     allowBatchedHttpRequests: false,
     logger: log,
     plugins: armorPlugins,
-    validationRules: [...protection.validationRules],
+    validationRules: [...protection.validationRules, BadTextRule],
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);

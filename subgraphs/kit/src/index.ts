@@ -33,3 +33,4 @@ export * from './http/stream-error.js';
 export * from './stdio-console.js';
 export * from './stdio-server.js';
 export * from './http/signed-webhook.js';
+export * from './input-guard.js';

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import { SvcError, validationError, type FieldProblem } from './errors.js';
+import { checkDate } from './input-guard.js';
 
 /** zod issues as JSON pointers into the request (`/series/0/points/3/value`). */
 export function problemsOf(error: z.ZodError, prefix = ''): FieldProblem[] {
@@ -19,13 +20,12 @@ export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefi
 const DAY_MS = 86_400_000;
 
 /**
- * A reporting window [from, to) given by a caller: both real dates, `from` before `to`, at most
+ * A reporting window [from, to) given by a caller: both real dates (years 1-9999), `from` before `to`, at most
  * `maxDays` long. Anything else is a 400 naming the argument.
  */
 export function checkWindow(from: Date, to: Date, maxDays: number): { from: Date; to: Date } {
-  for (const [name, value] of [['from', from], ['to', to]] as const) {
-    if (Number.isNaN(value.getTime())) throw new SvcError('BAD_USER_INPUT', `${name} is not a date`, { errors: [{ pointer: `/${name}`, detail: 'not a date' }] });
-  }
+  checkDate(from, 'from');
+  checkDate(to, 'to');
   if (from.getTime() >= to.getTime()) throw new SvcError('BAD_USER_INPUT', `from (${from.toISOString()}) must be before to (${to.toISOString()})`, { errors: [{ pointer: '/from', detail: 'not before to' }] });
   if (to.getTime() - from.getTime() > maxDays * DAY_MS) {
     throw new SvcError('BAD_USER_INPUT', `The window from ${from.toISOString()} to ${to.toISOString()} is longer than ${maxDays} days`, { errors: [{ pointer: '/to', detail: `more than ${maxDays} days after from` }] });

@@ -1,4 +1,4 @@
-import { openAiErrors, openAiStreamErrorBody, readBody, sendStreamError, SvcError, type Logger, type Route } from '@svc/kit';
+import { openAiStreamErrorBody, parseClientJson, readBody, sendStreamError, type Logger, type Route } from '@svc/kit';
 import { formatSse } from './domain/sse.js';
 import type { GatewayServices } from './service/gateway-services.js';
 
@@ -25,13 +25,7 @@ export function streamRoute(services: GatewayServices, maxBodyBytes: number, log
       let session;
       try {
         const agentCode = await services.callers.agent(req, 'Call models with an agent key, not the master key');
-        let body: unknown;
-        try {
-          body = JSON.parse((await readBody(req, maxBodyBytes)).toString('utf8'));
-        } catch (error) {
-          if (error instanceof SvcError) throw error;
-          throw openAiErrors.invalidRequest('Request body is not valid JSON');
-        }
+        const body = parseClientJson((await readBody(req, maxBodyBytes)).toString('utf8'));
         session = await services.chat.openStream(agentCode, body, controller.signal, requestId);
       } catch (error) {
         return sendStreamError(res, error, log, 'stream');

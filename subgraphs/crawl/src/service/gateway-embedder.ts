@@ -28,6 +28,12 @@ export function createGatewayEmbedder(options: { router: RouterClient; apiKey: (
         const request = { model, input: inputs.slice(i, i + BATCH), encoding_format: 'float' };
         const result = await options.router.raw('CrawlEmbeddings', { request }, { headers: { authorization: `Bearer ${key}` }, timeoutMs: TIMEOUT_MS });
         const embeddings = (result.data as EmbeddingsData | null | undefined)?.createEmbeddings;
+        const refusal = result.errors?.[0];
+        const refusedCode = refusal?.extensions?.code;
+        // The caller's mistake (an unknown or unsuitable model, a bad input) stays a client error naming the model.
+        if (refusedCode === 'NOT_FOUND' || refusedCode === 'BAD_USER_INPUT') {
+          throw new SvcError('BAD_USER_INPUT', `The model gateway cannot embed with model ${JSON.stringify(model)}: ${refusal!.message}`, { errors: [{ pointer: '/model', detail: 'not an embedding model the gateway serves' }] });
+        }
         if (result.errors?.length || !embeddings) {
           throw new SvcError('UPSTREAM_ERROR', `The model gateway refused the embeddings: ${result.errors?.[0]?.message ?? 'the answer has no embeddings'}`);
         }

@@ -1,8 +1,25 @@
 import type { IncomingMessage } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import { SvcError } from '../errors.js';
+import { parseClientJson } from '../input-guard.js';
+import { CLIENT_CODES } from '../subgraph/plugins.js';
 import { readBody } from './read-body.js';
 import { sendJson, type Handler } from './server.js';
+
+/**
+ * Some plugins (graphql-armor's token limit) refuse a document by throwing while it is parsed,
+ * which Apollo answers with 500; a request refused before execution for its syntax or a
+ * validation rule is the client's mistake and gets 400.
+ */
+function refusedAsClientMistake(body: string): boolean {
+  try {
+    const parsed = JSON.parse(body) as { data?: unknown; errors?: { message?: string; extensions?: { code?: unknown } }[] };
+    const errors = parsed.errors ?? [];
+    return parsed.data === undefined && errors.length > 0 && errors.every((e) => e.message?.startsWith('Syntax Error') || (typeof e.extensions?.code === 'string' && CLIENT_CODES.has(e.extensions.code)));
+  } catch {
+    return false;
+  }
+}
 
 /** Adapts Apollo Server's transport-agnostic core to node:http. */
 export function apolloHandler<C extends BaseContext>(
@@ -28,9 +45,10 @@ export function apolloHandler<C extends BaseContext>(
       const isJson = (headers.get('content-type') ?? '').toLowerCase().includes('json');
       if (isJson && text) {
         try {
-          body = JSON.parse(text);
-        } catch {
-          return sendJson(res, 400, { errors: [{ message: 'Request body is not valid JSON', extensions: { code: 'BAD_USER_INPUT' } }] });
+          body = parseClientJson(text);
+        } catch (error) {
+          if (!(error instanceof SvcError)) throw error;
+          return sendJson(res, 400, { errors: [{ message: error.message, extensions: error.extensions }] });
         }
       } else body = text;
     }
@@ -42,6 +60,7 @@ export function apolloHandler<C extends BaseContext>(
     res.statusCode = result.status ?? 200;
     for (const [key, value] of result.headers) res.setHeader(key, value);
     if (result.body.kind === 'complete') {
+      if (res.statusCode === 500 && refusedAsClientMistake(result.body.string)) res.statusCode = 400;
       res.end(result.body.string);
       return;
     }

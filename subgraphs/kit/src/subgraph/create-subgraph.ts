@@ -6,7 +6,7 @@ import { apolloHandler } from '../http/apollo-handler.js';
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
-import { maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
+import { BadTextRule, maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 
 export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions, 'log'> {
@@ -37,6 +37,7 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     includeStacktraceInErrorResponses: false,
     formatError: maskError,
     plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
+    validationRules: [BadTextRule],
     logger: log,
   });
   const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log });

@@ -1,7 +1,8 @@
 import type { ApolloServerPlugin, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
-import { GraphQLError, Kind, type GraphQLFormattedError, type SelectionSetNode } from 'graphql';
+import { GraphQLError, Kind, type ASTVisitor, type GraphQLFormattedError, type SelectionSetNode, type ValidationContext } from 'graphql';
 import { SvcError } from '../errors.js';
+import { textProblem } from '../input-guard.js';
 import type { SvcContext } from '../context.js';
 import type { Logger } from '../logger.js';
 
@@ -91,7 +92,7 @@ export function useOperationLog(log: Logger): ApolloServerPlugin<SvcContext> {
   };
 }
 
-const CLIENT_CODES = new Set([
+export const CLIENT_CODES = new Set([
   'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST',
   'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE',
 ]);
@@ -100,9 +101,31 @@ const CLIENT_CODES = new Set([
 export function maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (original instanceof SvcError) return formatted;
+  if (isDataException(original)) {
+    return { message: `A value is not acceptable to the database: ${original.message.split('\n')[0]}`, path: formatted.path, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT', status: 400 } };
+  }
   const code = formatted.extensions?.code;
   const isPlainGraphQLError = original instanceof GraphQLError && !original.originalError;
   if (typeof code === 'string' && CLIENT_CODES.has(code) && (isPlainGraphQLError || !(original instanceof Error) || original instanceof GraphQLError)) return formatted;
   if (isPlainGraphQLError && code !== 'INTERNAL_SERVER_ERROR') return formatted;
   return { message: 'Internal server error', path: formatted.path, locations: formatted.locations, extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } };
+}
+
+/** A validation rule: string literals in a document obey the platform's text rule (no NUL, no lone surrogate). */
+export function BadTextRule(context: ValidationContext): ASTVisitor {
+  return {
+    StringValue(node) {
+      const problem = textProblem(node.value);
+      if (problem) context.reportError(new GraphQLError(`A string argument is not acceptable text: it ${problem}`, { nodes: node, extensions: { code: 'BAD_USER_INPUT' } }));
+    },
+  };
+}
+
+/**
+ * PostgreSQL's data exceptions (SQLSTATE class 22: a value out of range, malformed for its
+ * type) come from values a client sent that no earlier check caught: a client error, not a 500.
+ */
+export function isDataException(error: unknown): error is Error & { code: string } {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }

@@ -29,6 +29,49 @@ export function invalid(message: string, param: string | null, code: string | nu
   return openAiErrors.invalidRequest(message, param, code);
 }
 
+const isObject = (value: unknown): value is Record<string, unknown> => !!value && typeof value === 'object' && !Array.isArray(value);
+
+/** A content part: an object with a string `type`; text parts carry `text`, image parts `image_url.url`. */
+function checkContentPart(part: unknown, param: string): void {
+  if (!isObject(part) || typeof part.type !== 'string') throw invalid(`${param} must be a content part object with a string type; got ${JSON.stringify(part)}`, param);
+  if (part.type === 'text' && typeof part.text !== 'string') throw invalid(`${param}.text must be a string`, `${param}.text`);
+  if (part.type === 'image_url' && !(isObject(part.image_url) && typeof part.image_url.url === 'string')) throw invalid(`${param}.image_url.url must be a string`, `${param}.image_url.url`);
+}
+
+function checkToolCall(call: unknown, param: string): void {
+  if (!isObject(call) || typeof call.id !== 'string') throw invalid(`${param} must be an object with a string id; got ${JSON.stringify(call)}`, param);
+  const fn = call.function;
+  if (!isObject(fn) || typeof fn.name !== 'string' || typeof fn.arguments !== 'string') throw invalid(`${param}.function must have a string name and string arguments`, `${param}.function`);
+}
+
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
+function checkTools(value: unknown): ToolDefinition[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw invalid('tools must be an array', 'tools');
+  value.forEach((tool, i) => {
+    if (!isObject(tool) || tool.type !== 'function' || !isObject(tool.function)) throw invalid(`tools[${i}] must be {type: "function", function: {name, ...}}; got ${JSON.stringify(tool)}`, `tools[${i}]`);
+    const { name, parameters } = tool.function;
+    if (typeof name !== 'string' || !TOOL_NAME.test(name)) throw invalid(`tools[${i}].function.name must be 1-64 letters, digits, _ or -; got ${JSON.stringify(name)}`, `tools[${i}].function.name`);
+    if (parameters !== undefined && !isObject(parameters)) throw invalid(`tools[${i}].function.parameters must be a JSON Schema object`, `tools[${i}].function.parameters`);
+  });
+  return value.length ? (value as ToolDefinition[]) : undefined;
+}
+
+function checkStop(value: unknown): string | string[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (typeof value === 'string') return value;
+  if (Array.isArray(value) && value.length <= 4 && value.every((v) => typeof v === 'string')) return value as string[];
+  throw invalid(`stop must be a string or an array of up to 4 strings; got ${JSON.stringify(value)}`, 'stop');
+}
+
+function checkToolChoice(value: unknown): ToolChoice | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (value === 'none' || value === 'auto' || value === 'required') return value;
+  if (isObject(value) && value.type === 'function' && isObject(value.function) && typeof value.function.name === 'string') return value as ToolChoice;
+  throw invalid(`tool_choice must be "none", "auto", "required" or {type: "function", function: {name}}; got ${JSON.stringify(value)}`, 'tool_choice');
+}
+
 function checkMessages(value: unknown): ChatMessage[] {
   if (!Array.isArray(value) || value.length === 0) throw invalid('messages must be a non-empty array', 'messages');
   value.forEach((m, i) => {
@@ -38,6 +81,12 @@ function checkMessages(value: unknown): ChatMessage[] {
     const hasToolCalls = Array.isArray((m as { tool_calls?: unknown }).tool_calls);
     const ok = typeof content === 'string' || Array.isArray(content) || (content === null && (role === 'assistant' || hasToolCalls)) || (content === undefined && hasToolCalls);
     if (!ok) throw invalid(`messages[${i}].content must be a string or an array of content parts`, `messages[${i}].content`);
+    if (Array.isArray(content)) content.forEach((part, j) => checkContentPart(part, `messages[${i}].content[${j}]`));
+    const toolCalls = (m as { tool_calls?: unknown }).tool_calls;
+    if (toolCalls !== undefined && toolCalls !== null) {
+      if (!Array.isArray(toolCalls)) throw invalid(`messages[${i}].tool_calls must be an array`, `messages[${i}].tool_calls`);
+      toolCalls.forEach((call, j) => checkToolCall(call, `messages[${i}].tool_calls[${j}]`));
+    }
     if (role === 'tool' && typeof (m as { tool_call_id?: unknown }).tool_call_id !== 'string') throw invalid(`messages[${i}].tool_call_id is required for tool messages`, `messages[${i}].tool_call_id`);
   });
   return value.map((m) => ({ ...(m as ChatMessage), content: (m as ChatMessage).content ?? null }));
@@ -66,7 +115,9 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') throw invalid(`stream must be a boolean; got ${JSON.stringify(b.stream)}`, 'stream');
   const streamOptions = b.stream_options as { include_usage?: unknown } | undefined | null;
   if (b.top_p !== undefined && (typeof b.top_p !== 'number' || b.top_p < 0 || b.top_p > 1)) throw invalid(`top_p must be a number from 0 to 1; got ${JSON.stringify(b.top_p)}`, 'top_p');
-  if (b.tools !== undefined && !Array.isArray(b.tools)) throw invalid('tools must be an array', 'tools');
+  const tools = checkTools(b.tools);
+  const toolChoice = checkToolChoice(b.tool_choice);
+  const stop = checkStop(b.stop);
   const options = (b.svcllm_options ?? {}) as Record<string, unknown>;
   if (typeof options !== 'object' || Array.isArray(options)) throw invalid('svcllm_options must be an object', 'svcllm_options');
   for (const name of ['cacheBypass', 'piiStrict']) {
@@ -79,9 +130,9 @@ export function parseChatRequest(body: unknown): ChatRequest {
     max_tokens: maxTokens,
     stream: b.stream === true,
     include_usage: streamOptions?.include_usage === true,
-    tools: (b.tools as ToolDefinition[] | undefined)?.length ? (b.tools as ToolDefinition[]) : undefined,
-    tool_choice: b.tool_choice as ToolChoice | undefined,
-    stop: b.stop as string | string[] | undefined,
+    tools,
+    tool_choice: toolChoice,
+    stop,
     top_p: b.top_p as number | undefined,
     cacheBypass: options.cacheBypass === true,
     piiStrict: options.piiStrict === true,

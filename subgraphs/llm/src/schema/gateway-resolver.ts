@@ -7,7 +7,8 @@ import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, SetBudgetIn
 function dateArg(value: string | null | undefined, name: string): Date | undefined {
   if (!value) return undefined;
   const date = new Date(value);
-  if (Number.isNaN(date.getTime())) throw openAiErrors.invalidRequest(`${name} must be an ISO 8601 date or time; got ${JSON.stringify(value)}`, name);
+  const year = date.getUTCFullYear();
+  if (Number.isNaN(date.getTime()) || year < 1 || year > 9999) throw openAiErrors.invalidRequest(`${name} must be an ISO 8601 date or time in the years 1-9999; got ${JSON.stringify(value)}`, name);
   return date;
 }
 
