@@ -4,9 +4,10 @@ export type { Logger };
 
 /**
  * JSON logs on stderr, always: stdout stays free for protocols (MCP stdio) and every
- * service logs the same way. Secrets and message bodies are redacted by path.
+ * service logs the same way. Secrets and message bodies are redacted by path. Tests may pass
+ * their own destination to read what was logged.
  */
-export function createLogger(options: { level?: string; name?: string } = {}): Logger {
+export function createLogger(options: { level?: string; name?: string; destination?: NodeJS.WritableStream } = {}): Logger {
   return pino(
     {
       level: options.level ?? 'info',
@@ -17,6 +18,6 @@ export function createLogger(options: { level?: string; name?: string } = {}): L
         censor: '[redacted]',
       },
     },
-    pino.destination({ fd: 2, sync: false }),
+    options.destination ?? pino.destination({ fd: 2, sync: false }),
   );
 }

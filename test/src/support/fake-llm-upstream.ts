@@ -16,6 +16,8 @@ export interface FakeBehaviour {
   usage?: { prompt_tokens: number; completion_tokens: number };
   /** Report no usage at all (the gateway then estimates). */
   omitUsage?: boolean;
+  /** With failWith: the error body quotes the request's last user message, as some providers do. */
+  echoInError?: boolean;
 }
 
 export interface RecordedCall {
@@ -62,7 +64,8 @@ export async function startFakeOpenAi(initial: FakeBehaviour = {}) {
     await sleep(behaviour.delayMs);
     if (behaviour.failWith) {
       res.writeHead(behaviour.failWith, { 'content-type': 'application/json', ...(behaviour.failWith === 429 ? { 'retry-after': '1' } : {}) });
-      res.end(JSON.stringify({ error: { message: `fake upstream failure ${behaviour.failWith}`, type: 'server_error' } }));
+      const message = behaviour.echoInError ? `Invalid request near "${answerFor(body)}"` : `fake upstream failure ${behaviour.failWith}`;
+      res.end(JSON.stringify({ error: { message, type: behaviour.echoInError ? 'invalid_request_error' : 'server_error' } }));
       return;
     }
     if (req.url?.startsWith('/v1/embeddings')) {

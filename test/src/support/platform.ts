@@ -22,6 +22,8 @@ export interface TestPlatform extends Platform {
 export interface TestPlatformOptions {
   /** Reuse the database (and Redis prefix) of an earlier platform, to test restarts. */
   reuse?: { databaseUrl: string; redisPrefix: string };
+  /** Every log line at debug level goes here too (to check what the platform logs). */
+  logTo?: NodeJS.WritableStream;
 }
 
 export async function startTestPlatform(env: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -48,7 +50,8 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
   }, 'all');
   let platform: Platform;
   try {
-    platform = await startPlatform(config, 'all', createLogger({ level: config.LOG_LEVEL, name: 'test' }));
+    const log = options.logTo ? createLogger({ level: 'debug', name: 'test', destination: options.logTo }) : createLogger({ level: config.LOG_LEVEL, name: 'test' });
+    platform = await startPlatform(config, 'all', log);
   } catch (error) {
     await db.drop();
     throw error;

@@ -16,7 +16,7 @@ export function createEdgePurger(urls: readonly string[], log: Logger, timeoutMs
             const response = await fetch(url, { method: 'PURGE', headers: { xkey: keys.join(' ') }, signal: AbortSignal.timeout(timeoutMs) });
             const text = (await response.text()).trim().slice(0, 200);
             const ok = response.ok;
-            if (!ok) log.warn({ url, status: response.status, body: text }, 'edge purge refused');
+            if (!ok) log.warn({ url, status: response.status, bodyBytes: Buffer.byteLength(text) }, 'edge purge refused');
             return { layer: 'edge', target: url, ok, detail: ok ? `HTTP ${response.status}${response.headers.get('x-purged') ? `, ${response.headers.get('x-purged')} object(s) purged` : ''}` : `HTTP ${response.status}: ${text}`, durationMs: Math.round(performance.now() - started) };
           } catch (error) {
             log.warn({ url, err: error }, 'edge purge failed');

@@ -177,11 +177,12 @@ describe('anthropic provider', () => {
     expect(streamed).toMatchObject({ status: 529, retryable: true });
   });
 
-  it('treats a 400 as not retryable and keeps the upstream message', async () => {
+  it('treats a 400 as not retryable and keeps the error\'s kind, not its message', async () => {
     const error = await failure(provider().chat(request('bad'), signal));
     expect(error).toBeInstanceOf(UpstreamError);
     expect(error).toMatchObject({ status: 400, retryable: false });
-    expect((error as Error).message).toContain('max_tokens: must be positive');
+    expect((error as Error).message).toContain('HTTP 400 (invalid_request_error)');
+    expect((error as Error).message).not.toContain('max_tokens: must be positive');
   });
 
   it('times out as retryable, and a caller abort is an AbortError', async () => {

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpstreamError, type ChatCompletionChunk, type Provider, type UpstreamChatRequest } from '../domain/openai-types.js';
-import { chatBody, createOpenAiCompatibleProvider, errorMessageOf, joinUrl, parseRetryAfter } from './openai-compatible.js';
+import { chatBody, createOpenAiCompatibleProvider, errorKindOf, joinUrl, parseRetryAfter } from './openai-compatible.js';
 
 interface Seen {
   method: string;
@@ -219,7 +219,8 @@ describe('openai-compatible provider: streaming', () => {
       })(),
     );
     expect(seenChunks).toHaveLength(1);
-    expect(error.message).toContain('The server had an error');
+    expect(error.message).toContain('server_error');
+    expect(error.message).not.toContain('The server had an error');
     expect(error.retryable).toBe(true);
   });
 
@@ -261,28 +262,29 @@ describe('openai-compatible provider: streaming', () => {
 });
 
 describe('openai-compatible provider: errors', () => {
-  it('turns a 500 into a retryable UpstreamError with the upstream message', async () => {
+  it('turns a 500 into a retryable UpstreamError naming the error\'s kind, not its message', async () => {
     const error = await upstreamFailure(provider().chat(request('fail500'), signal));
     expect(error).toMatchObject({ status: 500, retryable: true, retryAfterMs: undefined });
-    expect(error.message).toContain('boom');
+    expect(error.message).toBe('chat completion: HTTP 500 (server_error), 50 bytes of error body not shown');
   });
 
   it('turns a 429 into a retryable UpstreamError with Retry-After', async () => {
     const error = await upstreamFailure(provider().chat(request('ratelimit'), signal));
     expect(error).toMatchObject({ status: 429, retryable: true, retryAfterMs: 7000 });
-    expect(error.message).toContain('Rate limit reached');
+    expect(error.message).not.toContain('Rate limit reached');
   });
 
   it('turns a 400 into a non-retryable UpstreamError', async () => {
     const error = await upstreamFailure(provider().chat(request('fail400'), signal));
     expect(error).toMatchObject({ status: 400, retryable: false });
-    expect(error.message).toContain("Invalid 'messages'");
+    expect(error.message).toContain('(invalid_request_error)');
+    expect(error.message).not.toContain("Invalid 'messages'");
   });
 
-  it('uses a non-JSON error body as the message', async () => {
+  it('never puts a non-JSON error body in the message', async () => {
     const error = await upstreamFailure(provider().chat(request('text-error'), signal));
     expect(error).toMatchObject({ status: 502, retryable: true });
-    expect(error.message).toContain('Bad gateway');
+    expect(error.message).not.toContain('Bad gateway');
   });
 
   it('treats an invalid JSON answer as a retryable upstream failure', async () => {
@@ -338,12 +340,11 @@ describe('helpers', () => {
     expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
   });
 
-  it('extracts upstream error messages from common shapes', () => {
-    expect(errorMessageOf('{"error":{"message":"a"}}')).toBe('a');
-    expect(errorMessageOf('{"type":"error","error":{"type":"overloaded_error","message":"b"}}')).toBe('b');
-    expect(errorMessageOf('{"error":"c"}')).toBe('c');
-    expect(errorMessageOf('{"detail":"d"}')).toBe('d');
-    expect(errorMessageOf('plain')).toBe('plain');
-    expect(errorMessageOf('  ')).toBeUndefined();
+  it('keeps only the upstream error\'s identifiers, never its message (it may quote the prompt)', () => {
+    expect(errorKindOf('{"error":{"type":"invalid_request_error","code":"context_length_exceeded","message":"Your prompt: secret plans"}}')).toBe('invalid_request_error/context_length_exceeded');
+    expect(errorKindOf('{"type":"error","error":{"type":"overloaded_error","message":"b"}}')).toBe('overloaded_error');
+    expect(errorKindOf('{"error":"echo: secret plans"}')).toBeUndefined();
+    expect(errorKindOf('{"error":{"type":"has spaces: secret plans"}}')).toBeUndefined();
+    expect(errorKindOf('plain secret plans')).toBeUndefined();
   });
 });

@@ -271,17 +271,21 @@ function describeNetworkError(error: unknown): string {
   return error.message;
 }
 
-/** Builds the UpstreamError for a non-2xx answer (reads the body for the upstream's message). */
+/**
+ * Builds the UpstreamError for a non-2xx answer. Upstream error bodies often echo the request
+ * (the prompt), so only the status, the error's type and code identifiers and the body's size
+ * are kept: they reach logs and clients, the body never does.
+ */
 export async function errorFromResponse(response: Response, label: string): Promise<UpstreamError> {
   let text = '';
   try {
     text = await response.text();
   } catch {
-    // The body is only used for the message.
+    // The body is only used for the error's kind.
   }
   const status = response.status;
-  const message = errorMessageOf(text) ?? (response.statusText || 'no details');
-  return new UpstreamError(`${label}: HTTP ${status}: ${message}`, status, isRetryableStatus(status), parseRetryAfter(response.headers));
+  const kind = errorKindOf(text);
+  return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(response.headers));
 }
 
 /** 408, 429 and 5xx (including Anthropic's 529 "overloaded") are worth retrying elsewhere. */
@@ -289,26 +293,25 @@ export function isRetryableStatus(status: number): boolean {
   return status === 408 || status === 429 || status >= 500;
 }
 
+const IDENTIFIER = /^[A-Za-z0-9_.-]{1,64}$/;
+
 /**
- * The upstream's error message from a body such as `{"error":{"message":...}}` (OpenAI, Azure,
- * Anthropic), `{"error":"..."}` (Ollama), `{"message":...}` or `{"detail":...}`; otherwise the text itself.
+ * The upstream error's identifiers, `type/code` (e.g. `invalid_request_error/context_length_exceeded`),
+ * from bodies such as `{"error":{"type":...,"code":...}}` (OpenAI, Azure, Anthropic); never its
+ * message, which may quote the request. Undefined when the body names none.
  */
-export function errorMessageOf(text: string): string | undefined {
-  const trimmed = text.trim();
-  if (trimmed === '') return undefined;
+export function errorKindOf(text: string): string | undefined {
+  let body: unknown;
   try {
-    const body = JSON.parse(trimmed) as Record<string, unknown>;
-    const candidates = [
-      (body['error'] as Record<string, unknown> | undefined)?.['message'],
-      body['error'],
-      body['message'],
-      body['detail'],
-    ];
-    for (const candidate of candidates) if (typeof candidate === 'string' && candidate !== '') return candidate.slice(0, 1000);
+    body = JSON.parse(text.trim());
   } catch {
-    // Not JSON: use the text.
+    return undefined;
   }
-  return trimmed.slice(0, 500);
+  if (!body || typeof body !== 'object') return undefined;
+  const error = (body as Record<string, unknown>)['error'];
+  const source = error && typeof error === 'object' ? (error as Record<string, unknown>) : (body as Record<string, unknown>);
+  const parts = [source['type'], source['code']].filter((v): v is string | number => (typeof v === 'string' && IDENTIFIER.test(v)) || typeof v === 'number').map(String);
+  return parts.length ? [...new Set(parts)].join('/') : undefined;
 }
 
 /**
@@ -320,13 +323,14 @@ export function upstreamErrorInBody(body: unknown, status: number | undefined): 
   if (typeof body !== 'object' || body === null || !('error' in body)) return undefined;
   const raw = (body as { error: unknown }).error;
   if (raw === null || raw === undefined) return undefined;
-  const error: Record<string, unknown> = typeof raw === 'object' ? (raw as Record<string, unknown>) : { message: String(raw) };
-  const message = typeof error['message'] === 'string' ? error['message'] : JSON.stringify(error);
+  const error: Record<string, unknown> = typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
   const code = error['code'];
   const numeric = typeof code === 'number' && code >= 100 && code <= 599 ? code : undefined;
   const kind = `${typeof error['type'] === 'string' ? error['type'] : ''} ${typeof code === 'string' ? code : ''}`;
   const retryable = numeric !== undefined ? isRetryableStatus(numeric) : /rate_limit|overloaded|server_error|api_error|internal|timeout|unavailable/i.test(kind);
-  return new UpstreamError(`upstream error: ${message}`, numeric ?? status, retryable);
+  // The error's message may quote the request: only its identifiers are kept.
+  const identified = errorKindOf(JSON.stringify({ error }));
+  return new UpstreamError(`upstream error${identified ? ` (${identified})` : ''} in a ${status ?? 'streamed'} answer`, numeric ?? status, retryable);
 }
 
 /** Milliseconds from `retry-after-ms` (OpenAI/Azure) or `Retry-After` (seconds or an HTTP date). */
