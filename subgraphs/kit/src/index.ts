@@ -34,3 +34,4 @@ export * from './stdio-console.js';
 export * from './stdio-server.js';
 export * from './http/signed-webhook.js';
 export * from './input-guard.js';
+export * from './failures.js';

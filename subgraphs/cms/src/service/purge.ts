@@ -18,44 +18,49 @@ export interface CachePurgeDeps {
 export function createCachePurge(deps: CachePurgeDeps) {
   const { sites, cache, edge, log } = deps;
 
-  async function purgeLayers(siteKey: string, slug: string): Promise<LayerResult[]> {
+  /** Each layer's result, and whether the delivery cache was unreachable (a 503 rather than a 502). */
+  async function purgeLayers(siteKey: string, slug: string): Promise<{ layers: LayerResult[]; cacheDown: boolean }> {
+    let cacheDown = false;
     const started = performance.now();
     let first: LayerResult;
     try {
       const removed = await cache.del(deliveryKey(siteKey, slug));
       first = { layer: cache.kind, target: deliveryKey(siteKey, slug), ok: true, detail: removed ? 'cached entry deleted' : 'nothing cached', durationMs: Math.round(performance.now() - started) };
     } catch (error) {
-      log.error({ err: error }, 'delivery cache purge failed');
+      if (!(error instanceof SvcError && error.code === 'UNAVAILABLE')) log.error({ err: error }, 'delivery cache purge failed');
+      cacheDown = error instanceof SvcError && error.code === 'UNAVAILABLE';
       first = { layer: cache.kind, target: deliveryKey(siteKey, slug), ok: false, detail: `failed: ${(error as Error).message}`, durationMs: Math.round(performance.now() - started) };
     }
     // Redis first, then the edges: an edge refetch after its purge must not find the old entry.
-    return [first, ...(await edge.purge([contentSurrogateKey(siteKey, slug)]))];
+    return { layers: [first, ...(await edge.purge([contentSurrogateKey(siteKey, slug)]))], cacheDown };
   }
 
   return {
     /** After a publish or unpublish: a layer it cannot reach is logged, and the change stands. */
     async afterChange(siteKey: string, slug: string): Promise<void> {
-      const layers = await purgeLayers(siteKey, slug);
+      const { layers } = await purgeLayers(siteKey, slug);
       const failed = layers.filter((l) => !l.ok);
       if (failed.length) log.warn({ siteKey, slug, failed }, 'automatic purge after publish did not reach every cache');
     },
 
-    /** The purgeCache mutation (editor or admin of the site): 502 unless every layer was purged. */
+    /** The purgeCache mutation (editor or admin of the site): 503 when the delivery cache is unreachable, 502 when an edge refused. */
     async purgeCache(principal: Principal | undefined, siteKey: string, slug: string): Promise<PurgeReport> {
       if (typeof siteKey !== 'string' || !siteKey) throw validationError([{ pointer: '/siteKey', detail: 'siteKey is required' }]);
       if (typeof slug !== 'string' || !slug) throw validationError([{ pointer: '/contentSlug', detail: 'contentSlug is required' }]);
       const author = requireAuthor(principal, siteKey);
       checkSlug(slug, '/contentSlug');
       await siteOrFail(sites, siteKey);
-      const layers = await purgeLayers(siteKey, slug);
+      const { layers, cacheDown } = await purgeLayers(siteKey, slug);
       const report: PurgeReport = { siteKey, contentSlug: slug, surrogateKey: contentSurrogateKey(siteKey, slug), purgedAt: new Date().toISOString(), layers };
       log.info({ siteKey, slug, layers: layers.map((l) => `${l.target}:${l.ok ? 'ok' : 'failed'}`), actor: author.subject }, 'cache purged');
       const failed = layers.filter((l) => !l.ok);
       if (failed.length) {
-        throw new SvcError('UPSTREAM_ERROR', `Purge incomplete: ${failed.map((l) => `${l.target} (${l.detail})`).join('; ')}`, {
+        // The cache being down is a dependency outage: retry later. An edge refusing is an upstream error.
+        throw new SvcError(cacheDown ? 'UNAVAILABLE' : 'UPSTREAM_ERROR', `Purge incomplete: ${failed.map((l) => `${l.target} (${l.detail})`).join('; ')}`, {
           slug: 'purge-incomplete',
           title: 'Purge Incomplete',
           details: { layers, siteKey, contentSlug: slug },
+          ...(cacheDown ? { retryAfter: 5 } : {}),
         });
       }
       return report;

@@ -1,4 +1,6 @@
 import { Redis } from 'ioredis';
+import { SvcError } from '../errors.js';
+import type { Logger } from '../logger.js';
 
 /**
  * The small key-value surface services need: a delivery/response cache and fixed-window
@@ -16,29 +18,79 @@ export interface Cache {
   close(): Promise<void>;
 }
 
-export function createRedisCache(url: string, prefix: string): Cache {
-  const redis = new Redis(url, { keyPrefix: prefix, maxRetriesPerRequest: 2, enableOfflineQueue: true, lazyConnect: false });
+/** How long a Redis command may take before the cache counts as unreachable, ms. */
+const COMMAND_TIMEOUT_MS = 500;
+
+/**
+ * Redis that fails fast and degrades: bounded connect and command timeouts and no offline
+ * queue, so an unreachable Redis costs a request at most {@link COMMAND_TIMEOUT_MS}, and not
+ * at all once it is known to be down (reconnects back off up to 5 s). While it is down, reads
+ * miss and writes are skipped (delivery and responses go uncached), rate-limit counters are
+ * kept in this process, and deletes (purges) are refused with 503, since a purge that did not
+ * happen must not look done. A state change is logged once, not every failed command.
+ */
+export function createRedisCache(url: string, prefix: string, log?: Logger): Cache {
+  const redis = new Redis(url, {
+    keyPrefix: prefix,
+    maxRetriesPerRequest: 1,
+    enableOfflineQueue: false,
+    connectTimeout: 2000,
+    commandTimeout: COMMAND_TIMEOUT_MS,
+    retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
+    lazyConnect: false,
+  });
+  const fallback = createMemoryCache();
+  let up = true;
+  const down = (error: unknown) => {
+    if (up) log?.warn({ dependency: 'redis', reason: (error as Error).message }, 'redis unreachable: cache degraded (uncached reads, per-process rate limits, purges refused) until it is back');
+    up = false;
+  };
+  redis.on('error', down);
+  redis.on('ready', () => {
+    if (!up) log?.info({ dependency: 'redis' }, 'redis reachable again');
+    up = true;
+  });
+  const unavailable = () => new SvcError('UNAVAILABLE', 'The cache (Redis) is unreachable; retry shortly', { retryAfter: 5 });
+  /** Runs a command unless Redis is known to be down; a failure marks it down. */
+  async function attempt<T>(command: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    if (!up && redis.status !== 'ready') return { ok: false };
+    try {
+      return { ok: true, value: await command() };
+    } catch (error) {
+      down(error);
+      return { ok: false };
+    }
+  }
   return {
     kind: 'redis',
     async get(key) {
-      return (await redis.get(key)) ?? undefined;
+      const result = await attempt(() => redis.get(key));
+      return result.ok ? (result.value ?? undefined) : undefined;
     },
     async set(key, value, ttlSeconds) {
-      if (ttlSeconds > 0) await redis.set(key, value, 'EX', ttlSeconds);
+      if (ttlSeconds > 0) await attempt(() => redis.set(key, value, 'EX', ttlSeconds));
     },
     async del(...keys) {
-      return keys.length ? redis.del(...keys) : 0;
+      if (!keys.length) return 0;
+      const result = await attempt(() => redis.del(...keys));
+      if (!result.ok) throw unavailable();
+      return result.value;
     },
     async hit(key, windowSeconds) {
-      const [[, count], [, ttl]] = (await redis.multi().incr(key).ttl(key).exec()) as [[null, number], [null, number]];
-      if (ttl < 0) await redis.expire(key, windowSeconds);
-      return { count, resetInSeconds: ttl < 0 ? windowSeconds : ttl };
+      const result = await attempt(async () => {
+        const [[, count], [, ttl]] = (await redis.multi().incr(key).ttl(key).exec()) as [[null, number], [null, number]];
+        if (ttl < 0) await redis.expire(key, windowSeconds);
+        return { count, resetInSeconds: ttl < 0 ? windowSeconds : ttl };
+      });
+      return result.ok ? result.value : fallback.hit(key, windowSeconds);
     },
     async ping() {
-      await redis.ping();
+      const result = await attempt(() => redis.ping());
+      if (!result.ok) throw unavailable();
     },
     async close() {
       await redis.quit().catch(() => redis.disconnect());
+      await fallback.close();
     },
   };
 }
@@ -76,6 +128,6 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
   };
 }
 
-export function createCache(options: { redisUrl?: string; prefix: string }): Cache {
-  return options.redisUrl ? createRedisCache(options.redisUrl, options.prefix) : createMemoryCache();
+export function createCache(options: { redisUrl?: string; prefix: string; log?: Logger }): Cache {
+  return options.redisUrl ? createRedisCache(options.redisUrl, options.prefix, options.log) : createMemoryCache();
 }

@@ -31,6 +31,8 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     entities: options.entities as EntitySchema[],
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax },
+    // A database that does not answer fails a request within 5 s (a 503) instead of stalling it.
+    driverOptions: { connectionTimeoutMillis: 5000 },
     discovery: { warnWhenNoEntities: false },
     migrations: {
       tableName: `${schema}.mikro_orm_migrations`,

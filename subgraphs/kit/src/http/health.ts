@@ -6,16 +6,17 @@ export interface HealthOptions {
   service: string;
   log: Logger;
   /**
-   * Resolves when the service can serve (database reachable, ...); rejects with the reason.
+   * Resolves when the service can serve (database reachable, ...), optionally with the state of
+   * dependencies it can do without (`{redis: 'down'}`); rejects with the reason it cannot serve.
    * Without it there is no `/ready` route, only `/health`.
    */
-  ready?: () => Promise<void>;
+  ready?: () => Promise<void | Record<string, string>>;
 }
 
 /**
  * `GET /health` (the process is up: 200 `{status: 'ok', service}`) and, with `ready`,
- * `GET /ready` (200 `{status: 'ready', service}`, or 503 `{status: 'unavailable', service,
- * reason}`). The HTTP server leaves both out of its access log.
+ * `GET /ready` (200 `{status: 'ready', service, dependencies?}`, or 503 `{status: 'unavailable',
+ * service, reason}` with Retry-After). The HTTP server leaves both out of its access log.
  */
 export function healthRoutes(options: HealthOptions): Route[] {
   const { service, log, ready } = options;
@@ -26,10 +27,11 @@ export function healthRoutes(options: HealthOptions): Route[] {
       path: '/ready',
       handle: async (_req, res) => {
         try {
-          await ready();
-          sendJson(res, 200, { status: 'ready', service });
+          const dependencies = await ready();
+          sendJson(res, 200, { status: 'ready', service, ...(dependencies ? { dependencies } : {}) });
         } catch (error) {
-          log.warn({ err: error }, 'readiness check failed');
+          log.warn({ reason: (error as Error).message }, 'readiness check failed');
+          res.setHeader('retry-after', '5');
           sendJson(res, 503, { status: 'unavailable', service, reason: (error as Error).message });
         }
       },

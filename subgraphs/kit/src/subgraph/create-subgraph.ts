@@ -15,7 +15,7 @@ export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions
   log: Logger;
   maxBodyBytes: number;
   /** Resolves when the subgraph can serve (database reachable, ...); rejects with the reason otherwise. */
-  ready?: () => Promise<void>;
+  ready?: () => Promise<void | Record<string, string>>;
   /** Extra HTTP routes (metrics, internal streams). */
   routes?: Route[];
 }

@@ -2,6 +2,7 @@ import type { ApolloServerPlugin, GraphQLRequestContextDidResolveOperation } fro
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, Kind, type ASTVisitor, type GraphQLFormattedError, type SelectionSetNode, type ValidationContext } from 'graphql';
 import { SvcError } from '../errors.js';
+import { isDependencyDown, knownFailure } from '../failures.js';
 import { textProblem } from '../input-guard.js';
 import type { SvcContext } from '../context.js';
 import type { Logger } from '../logger.js';
@@ -67,6 +68,24 @@ export function useAuthGuard(options: GuardOptions = {}): ApolloServerPlugin<Svc
   };
 }
 
+/**
+ * Requests refused because the database is down are reported at most every 10 s, with how many
+ * there were, instead of a stack trace each.
+ */
+const downReport = (() => {
+  let last = 0;
+  let refused = 0;
+  return {
+    refused(log: Logger, reason: string) {
+      refused++;
+      if (Date.now() - last < 10_000) return;
+      log.warn({ dependency: 'postgres', reason, refused }, 'database unavailable: requests answered 503');
+      last = Date.now();
+      refused = 0;
+    },
+  };
+})();
+
 /** Logs each operation once, with its outcome, and every unexpected error with its cause. */
 export function useOperationLog(log: Logger): ApolloServerPlugin<SvcContext> {
   return {
@@ -77,6 +96,11 @@ export function useOperationLog(log: Logger): ApolloServerPlugin<SvcContext> {
           for (const error of errors) {
             const original = unwrapResolverError(error);
             if (original instanceof SvcError || (error.extensions?.code && error.extensions.code !== 'INTERNAL_SERVER_ERROR' && !error.originalError)) continue;
+            if (isDependencyDown(original)) {
+              downReport.refused(contextValue?.log ?? log, (original as Error).message);
+              continue;
+            }
+            if (knownFailure(original)) continue;
             (contextValue?.log ?? log).error({ err: original, path: error.path }, 'unexpected error in operation');
           }
         },
@@ -101,9 +125,8 @@ export const CLIENT_CODES = new Set([
 export function maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {
   const original = unwrapResolverError(error);
   if (original instanceof SvcError) return formatted;
-  if (isDataException(original)) {
-    return { message: `A value is not acceptable to the database: ${original.message.split('\n')[0]}`, path: formatted.path, locations: formatted.locations, extensions: { code: 'BAD_USER_INPUT', status: 400 } };
-  }
+  const known = knownFailure(original);
+  if (known) return { message: known.message, path: formatted.path, locations: formatted.locations, extensions: known.extensions };
   const code = formatted.extensions?.code;
   const isPlainGraphQLError = original instanceof GraphQLError && !original.originalError;
   if (typeof code === 'string' && CLIENT_CODES.has(code) && (isPlainGraphQLError || !(original instanceof Error) || original instanceof GraphQLError)) return formatted;
@@ -119,13 +142,4 @@ export function BadTextRule(context: ValidationContext): ASTVisitor {
       if (problem) context.reportError(new GraphQLError(`A string argument is not acceptable text: it ${problem}`, { nodes: node, extensions: { code: 'BAD_USER_INPUT' } }));
     },
   };
-}
-
-/**
- * PostgreSQL's data exceptions (SQLSTATE class 22: a value out of range, malformed for its
- * type) come from values a client sent that no earlier check caught: a client error, not a 500.
- */
-export function isDataException(error: unknown): error is Error & { code: string } {
-  const code = (error as { code?: unknown } | null)?.code;
-  return error instanceof Error && typeof code === 'string' && /^22[0-9A-Z]{3}$/.test(code);
 }
