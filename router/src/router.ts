@@ -24,6 +24,18 @@ export interface RouterOptions {
 }
 
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
+/**
+ * A subgraph answers 400 when it cannot coerce a variable (a scalar the router passes through
+ * unchecked, such as DateTimeISO); its body holds GraphQL errors with their codes. The gateway
+ * would turn any non-2xx into an internal error, so such an answer is handed on as a 200 and
+ * the client sees the subgraph's BAD_USER_INPUT.
+ */
+async function subgraphFetch(url: string, init: RequestInit): Promise<Response> {
+  const response = await fetch(url, init);
+  if (response.status !== 400 || !(response.headers.get('content-type') ?? '').includes('json')) return response;
+  return new Response(await response.text(), { status: 200, headers: response.headers });
+}
+
 export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
   const gateway = new ApolloGateway({
@@ -34,7 +46,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
       new RemoteGraphQLDataSource<RouterContext>({
         url: options.subgraphUrls[name] ?? url,
         // undici's global fetch keeps connections alive between plan steps.
-        fetcher: fetch as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
+        fetcher: subgraphFetch as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
         willSendRequest({ request, context }) {
           if (!context.headers) return;
           for (const name of FORWARDED_HEADERS) {

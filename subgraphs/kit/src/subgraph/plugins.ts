@@ -129,6 +129,11 @@ export function maskError(formatted: GraphQLFormattedError, error: unknown): Gra
   if (known) return { message: known.message, path: formatted.path, locations: formatted.locations, extensions: known.extensions };
   const code = formatted.extensions?.code;
   const isPlainGraphQLError = original instanceof GraphQLError && !original.originalError;
+  // graphql-js coerces arguments during execution: a null for a non-null argument (through a
+  // nullable variable) or an invalid value is the caller's mistake.
+  if (isPlainGraphQLError && /^Argument "[^"]+" (of non-null type .* must not be null|has invalid value)/.test(original.message)) {
+    return { ...formatted, extensions: { code: 'BAD_USER_INPUT', status: 400 } };
+  }
   if (typeof code === 'string' && CLIENT_CODES.has(code) && (isPlainGraphQLError || !(original instanceof Error) || original instanceof GraphQLError)) return formatted;
   if (isPlainGraphQLError && code !== 'INTERNAL_SERVER_ERROR') return formatted;
   return { message: 'Internal server error', path: formatted.path, locations: formatted.locations, extensions: { code: 'INTERNAL_SERVER_ERROR', status: 500 } };
