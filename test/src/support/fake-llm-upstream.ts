@@ -18,6 +18,8 @@ export interface FakeBehaviour {
   omitUsage?: boolean;
   /** With failWith: the error body quotes the request's last user message, as some providers do. */
   echoInError?: boolean;
+  /** Answer non-streamed chat with this 200 body instead of a completion (a broken upstream). */
+  rawBody?: string;
 }
 
 export interface RecordedCall {
@@ -73,6 +75,11 @@ export async function startFakeOpenAi(initial: FakeBehaviour = {}) {
       const data = inputs.map((text, index) => ({ object: 'embedding', index, embedding: Array.from({ length: 8 }, (_, i) => ((text.charCodeAt(i % Math.max(1, text.length)) || 0) % 17) / 17) }));
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(JSON.stringify({ object: 'list', data, model: body.model, usage: { prompt_tokens: inputs.join(' ').split(/\s+/).length, total_tokens: inputs.join(' ').split(/\s+/).length } }));
+      return;
+    }
+    if (behaviour.rawBody !== undefined && !body.stream) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(behaviour.rawBody);
       return;
     }
     const content = answerFor(body);

@@ -4,8 +4,8 @@ import { textOf, type ChatMessage, type ToolDefinition } from './openai-types.js
 /**
  * Token count for providers that report no usage: OpenAI's o200k_base BPE (gpt-tokenizer),
  * plus 4 per message for role and framing and 3 for the reply priming. Other model families
- * tokenise differently; this is the charge only when the provider reports nothing.
- * (Reservations do not use it: they bound prompts by UTF-8 bytes.)
+ * tokenise differently, so it only estimates (auto-routing by size, embeddings without
+ * usage); charges and reservations use the bounds of prompt-bound.ts instead.
  */
 export function estimateTextTokens(text: string): number {
   return text ? countTokens(text) : 0;

@@ -1,3 +1,5 @@
+import type { Usage } from './openai-types.js';
+
 /** One line of the usage ledger: a request, charged or not. */
 export interface UsageEntry {
   kind: 'chat' | 'embedding';
@@ -30,4 +32,12 @@ export interface UsageFilter {
   agentCode?: string;
   from?: Date;
   to?: Date;
+}
+
+const count = (value: unknown): value is number => typeof value === 'number' && Number.isSafeInteger(value) && value >= 0;
+
+/** An upstream's usage when it can be trusted to charge by: whole, non-negative token counts. */
+export function trustedUsage(usage: Usage | null | undefined): Usage | undefined {
+  if (!usage || !count(usage.prompt_tokens) || !count(usage.completion_tokens)) return undefined;
+  return { ...usage, total_tokens: usage.prompt_tokens + usage.completion_tokens };
 }

@@ -454,7 +454,7 @@ function fillValue(name: string, schema: Schema, ctx: ArgumentContext, depth: nu
       const hint = `${String(schema['format'] ?? '')} ${name}`.toLowerCase();
       const url = /ur[il]|link|href|website/.test(hint) ? /https?:\/\/[^\s"'<>]+/.exec(ctx.message)?.[0]?.replace(/[.,;:!?)\]]+$/, '') : undefined;
       if (url) return url;
-      const email = /e-?mail/.test(hint) ? /[\w.+-]+@[\w-]+(?:\.[\w-]+)+/.exec(ctx.message)?.[0] : undefined;
+      const email = /e-?mail/.test(hint) ? /(?<![\w.+-])[\w.+-]+@[\w-]+(?:\.[\w-]+)+/.exec(ctx.message)?.[0] : undefined;
       if (email) return email;
       const date = /date|day|since|until/.test(hint) ? /\d{4}-\d{2}-\d{2}(?:T[\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)?/.exec(ctx.message)?.[0] : undefined;
       if (date) return date;

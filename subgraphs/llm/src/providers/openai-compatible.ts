@@ -127,7 +127,15 @@ export function chatBody(request: UpstreamChatRequest, stream: boolean): Record<
 
 function toChatCompletion(body: unknown, model: string): ChatCompletion {
   const completion = body as Partial<ChatCompletion>;
-  if (!Array.isArray(completion.choices)) throw new UpstreamError('chat completion response has no choices', undefined, true);
+  // A body that is not a completion is a broken upstream (502), never a charged answer.
+  if (!Array.isArray(completion.choices) || completion.choices.length === 0) throw new UpstreamError('chat completion response has no choices', undefined, true);
+  for (const choice of completion.choices as unknown[]) {
+    const message = (choice as { message?: { content?: unknown; tool_calls?: unknown } } | null)?.message;
+    const contentOk = message && (typeof message.content === 'string' || message.content === null || message.content === undefined);
+    if (!message || typeof message !== 'object' || !contentOk || (message.tool_calls !== undefined && !Array.isArray(message.tool_calls))) {
+      throw new UpstreamError('chat completion response has a malformed choice', undefined, true);
+    }
+  }
   return { ...completion, object: 'chat.completion', model: completion.model ?? model } as ChatCompletion;
 }
 

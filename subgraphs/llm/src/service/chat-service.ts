@@ -5,7 +5,8 @@ import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
 import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
 import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
-import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
+import { promptTokenBound } from '../domain/prompt-bound.js';
+import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
@@ -34,17 +35,6 @@ export interface ChatServiceDeps {
   cacheTtlSeconds: number;
   metrics: GatewayMetrics;
   log: Logger;
-}
-
-/**
- * Upper bound of prompt tokens used for reservations: one token per UTF-8 byte (the worst case
- * of byte-level BPE tokenizers), plus framing. Reservations may overestimate; they never underestimate.
- */
-function promptTokenBound(messages: readonly ChatMessage[], tools: unknown): number {
-  let bytes = 3;
-  for (const m of messages) bytes += 4 + Buffer.byteLength(textOf(m.content)) + Buffer.byteLength(JSON.stringify(m.tool_calls ?? ''));
-  if (tools) bytes += Buffer.byteLength(JSON.stringify(tools));
-  return bytes;
 }
 
 function maskOrFail(messages: ChatMessage[], vault: PiiVault): ChatMessage[] {
@@ -119,7 +109,7 @@ export function createChatService(deps: ChatServiceDeps) {
       model: d.model,
       messages: p.messages,
       temperature: p.request.temperature,
-      max_tokens: Math.min(p.request.max_tokens ?? d.maxOutputTokens, d.maxOutputTokens),
+      max_tokens: maxOutput(p, d),
       ...(p.request.top_p !== undefined ? { top_p: p.request.top_p } : {}),
       ...(p.request.stop !== undefined ? { stop: p.request.stop } : {}),
       ...(p.request.tools && d.supportsTools ? { tools: p.request.tools, ...(p.request.tool_choice !== undefined ? { tool_choice: p.request.tool_choice } : {}) } : {}),
@@ -128,7 +118,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   async function reserveFor(agentCode: string, p: Prepared, requestId?: string): Promise<Reservation> {
-    const maxOut = Math.max(...p.targets.map((d) => Math.min(p.request.max_tokens ?? d.maxOutputTokens, d.maxOutputTokens)));
+    const maxOut = Math.max(...p.targets.map((d) => maxOutput(p, d)));
     const amount = worstCaseUsd(promptTokenBound(p.messages, p.request.tools), maxOut, p.targets.map((d) => d.price));
     return budgets.reserve(agentCode, amount, requestId);
   }
@@ -143,10 +133,20 @@ export function createChatService(deps: ChatServiceDeps) {
     await budgets.record(agentCode, { kind: 'chat', requestedModel: p.request.model, model: p.cached!.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: true, outcome: 'ok', requestId });
   }
 
-  function usageOr(usage: Usage | undefined | null, p: Prepared, text: string): Usage {
-    if (usage && Number.isFinite(usage.prompt_tokens) && Number.isFinite(usage.completion_tokens)) return usage;
-    const prompt = estimatePromptTokens(p.messages, p.request.tools);
-    const completion = estimateTextTokens(text);
+  /** The most output tokens deployment `d` may bill for this request: what it is asked for and reserved. */
+  const maxOutput = (p: Prepared, d: Deployment) => Math.min(p.request.max_tokens ?? d.maxOutputTokens, d.maxOutputTokens);
+
+  /**
+   * What to charge: the upstream's usage when it is trustworthy (non-negative whole numbers);
+   * otherwise (missing, negative, fractional, or a stream cut short) the bounds the reservation
+   * used: the prompt's worst case and one token per byte of what was generated, at most the
+   * output limit. Over-charging is possible, under-charging is not.
+   */
+  function usageOr(usage: Usage | undefined | null, p: Prepared, d: Deployment, generated: string): Usage {
+    const trusted = trustedUsage(usage);
+    if (trusted) return trusted;
+    const prompt = promptTokenBound(p.messages, p.request.tools);
+    const completion = Math.min(Buffer.byteLength(generated), maxOutput(p, d));
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
@@ -176,7 +176,8 @@ export function createChatService(deps: ChatServiceDeps) {
         return fail(agentCode, reservation, p, error, requestId);
       }
       const { result, deployment } = answered;
-      const usage = usageOr(result.usage, p, textOf(result.choices[0]?.message.content ?? ''));
+      const message = result.choices[0]?.message;
+      const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
       await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
@@ -263,7 +264,7 @@ export function createChatService(deps: ChatServiceDeps) {
         } finally {
           if (signal.aborted && outcome !== 'ok') outcome = 'aborted';
           await rest.return?.().catch(() => undefined);
-          const charged = usageOr(outcome === 'ok' ? usage : undefined, p, text);
+          const charged = usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
           await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
