@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
@@ -16,7 +18,8 @@ const submit = (formKey: string, body: unknown, client: string, extra: Record<st
   call(`${platform.bridge}/api/v1/forms/${formKey}/submit`, { json: body, headers: { 'X-Svc-Site-Key': 'demo', 'X-Forwarded-For': client, ...extra } });
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5' });
+  // The webhook receivers listen on 127.0.0.1, which only the allow list opens.
+  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   editor = await platform.token({ roles: ['editor'], sites: ['demo'] });
@@ -160,4 +163,57 @@ describe('POST /api/v1/forms/{formKey}/submit', () => {
       { pointer: '/fields/0/options', detail: 'enum fields need at least one option' },
     ]);
   });
+
+  it('refuses webhook URLs to addresses that are not public when the form is defined (SSRF guard)', async () => {
+    for (const webhookUrl of ['http://169.254.169.254/latest/meta-data/', 'http://[::1]:8080/hook', 'http://0.0.0.0:8080/hook', 'http://127.0.0.2:8080/hook', 'http://2130706434/hook', 'file:///etc/passwd']) {
+      const reply = await gql(platform.router, `mutation($input: DefineFormInput!) { defineForm(input: $input) { formKey } }`, {
+        input: { siteKey: 'demo', formKey: 'ssrf', name: 'x', webhookUrl, fields: [{ name: 'email', type: 'email', required: true }] },
+      }, { authorization: `Bearer ${editor}` });
+      expect({ webhookUrl, errors: reply.body.errors?.[0]?.extensions?.errors }).toEqual({ webhookUrl, errors: [expect.objectContaining({ pointer: '/webhookUrl' })] });
+      expect(reply.body.errors?.[0]?.extensions?.status).toBe(422);
+    }
+    const { rows } = await db.query(`select count(*)::int as n from cms.form where form_key = 'ssrf'`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('guards the webhook again when it is called: a stored private URL and a redirect to one are never reached', async () => {
+    const inner = await startWebhookReceiver();
+    const redirector = await startRedirector();
+    try {
+      // A form stored before the guard existed points at ::1; another form's allowed webhook redirects to the metadata address.
+      for (const [formKey, webhookUrl] of [['old-hook', `http://[::1]:${new URL(inner.url).port}/hook`], ['redirecting-hook', `${redirector.url}?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`]] as const) {
+        const defined = await gql(platform.router, `mutation($input: DefineFormInput!) { defineForm(input: $input) { formKey } }`, {
+          input: { siteKey: 'demo', formKey, name: formKey, webhookUrl: webhook.url, fields: [{ name: 'email', type: 'email', required: true }] },
+        }, { authorization: `Bearer ${editor}` });
+        expect(defined.body.errors).toBeUndefined();
+        await db.query(`update cms.form set webhook_url = $1 where form_key = $2`, [webhookUrl, formKey]);
+      }
+      for (const [formKey, reason] of [['old-hook', /Refusing to fetch http:\/\/\[::1\]:\d+\/hook: ::1 \(loopback\) is not allowed/], ['redirecting-hook', /169\.254\.169\.254 \(linkLocal\) is not allowed \(redirected from/]] as const) {
+        const reply = await submit(formKey, { email: 'ssrf@example.com' }, '198.51.100.20');
+        expect(reply.status).toBe(201);
+        const row = await eventually(async () => {
+          const { rows } = await db.query('select webhook_attempts, webhook_last_error from cms.form_submission where id = $1', [reply.body.data.submissionId]);
+          return rows[0]?.webhook_attempts >= 1 ? rows[0] : undefined;
+        }, 10_000, `a refused attempt of ${formKey}`);
+        expect(row.webhook_last_error).toMatch(reason);
+      }
+      expect(inner.received).toEqual([]);
+    } finally {
+      await inner.close();
+      await redirector.close();
+    }
+  });
 });
+
+/** An allowed endpoint that answers 307 to `?to=`. */
+async function startRedirector() {
+  const server = createServer((req, res) => {
+    res.writeHead(307, { location: new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/' });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/redirect`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

@@ -22,6 +22,7 @@ export const cmsConfig = defineConfigSlice({
     cacheTtlSeconds: config.SVC_CMS_CACHE_TTL_SECONDS,
     formRateLimitPerMinute: config.SVC_FORM_RATE_LIMIT_PER_MINUTE,
     webhookRetryBaseMs: config.SVC_WEBHOOK_RETRY_BASE_MS,
+    outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),
   }),
 });

@@ -1,4 +1,4 @@
-import type { Agenda, Logger } from '@svc/kit';
+import type { Agenda, Logger, OutboundHttp } from '@svc/kit';
 import type { PublishScheduler, Publishing } from './service/publishing.js';
 import type { WebhookQueue } from './service/submit-form.js';
 import { deliverWebhook } from './service/webhook-delivery.js';
@@ -8,7 +8,7 @@ const PUBLISH = 'cms.publish-scheduled';
 const WEBHOOK = 'cms.form-webhook';
 
 /** The cms's durable jobs: scheduled publishing and form webhooks (both survive restarts). */
-export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, log: Logger, retryBaseMs: number) {
+export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, http: Pick<OutboundHttp, 'fetch'>, log: Logger, retryBaseMs: number) {
   const scheduler: PublishScheduler = {
     async schedule(contentId, version, at) {
       await agenda.create(PUBLISH, { contentId, version }).unique({ 'data.contentId': contentId }).schedule(at).save();
@@ -31,7 +31,7 @@ export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, log:
       });
       agenda.define(WEBHOOK, async (job: { attrs: { data: { submissionId: string } } }) => {
         const { submissionId } = job.attrs.data;
-        const outcome = await deliverWebhook(submissions, submissionId, retryBaseMs, log);
+        const outcome = await deliverWebhook(submissions, http, submissionId, retryBaseMs, log);
         if (outcome.retryAt) await agenda.schedule(outcome.retryAt, WEBHOOK, { submissionId });
       });
     },

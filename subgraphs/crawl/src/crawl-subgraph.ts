@@ -1,7 +1,6 @@
-import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier, createSsrfGuard } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
-import { createSsrfGuard } from './fetch/ssrf-guard.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
 import { createCrawlScheduler, type CrawlScheduler } from './service/crawl-scheduler.js';

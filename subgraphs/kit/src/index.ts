@@ -32,3 +32,6 @@ export * from './graph/router-client.js';
 export * from './http/stream-error.js';
 export * from './stdio-console.js';
 export * from './stdio-server.js';
+export * from './outbound/address-policy.js';
+export * from './outbound/ssrf-guard.js';
+export * from './outbound/outbound-http.js';

@@ -1,4 +1,4 @@
-import type { Logger } from '@svc/kit';
+import type { Logger, OutboundHttp } from '@svc/kit';
 import type { WebhookStatus } from '../domain/submission.js';
 import type { SubmissionStore } from '../store/submission-store.js';
 
@@ -13,8 +13,9 @@ export interface DeliveryOutcome {
 /**
  * Posts one stored submission to its form's webhook. Failures back off exponentially
  * (base, 2x base, 4x base, ...) and end as FAILED after {@link WEBHOOK_MAX_ATTEMPTS} attempts.
+ * The call goes through the SSRF guard (`http`): an address that is not allowed is a failed attempt.
  */
-export async function deliverWebhook(submissions: SubmissionStore, submissionId: string, retryBaseMs: number, log: Logger): Promise<DeliveryOutcome> {
+export async function deliverWebhook(submissions: SubmissionStore, http: Pick<OutboundHttp, 'fetch'>, submissionId: string, retryBaseMs: number, log: Logger): Promise<DeliveryOutcome> {
   const submission = await submissions.outgoing(submissionId);
   if (!submission || submission.webhookStatus !== 'PENDING' || !submission.webhookUrl) return {};
   const payload = {
@@ -28,7 +29,7 @@ export async function deliverWebhook(submissions: SubmissionStore, submissionId:
   const attempts = submission.webhookAttempts + 1;
   let status: WebhookStatus = submission.webhookStatus;
   try {
-    const response = await fetch(submission.webhookUrl, {
+    const response = await http.fetch(submission.webhookUrl, {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'user-agent': 'svc-platform-cms/1', 'x-svc-event': 'form.submission', 'x-svc-delivery': `${submission.id}:${attempts}` },
       body: JSON.stringify(payload),

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createAddressMatcher } from '../http/address-matcher.js';
+import { createAllowList } from '../outbound/address-policy.js';
 import type { ConfigRule } from './config-slice.js';
 import { envVar } from './env-var.js';
 
@@ -72,6 +73,13 @@ export const platformConfig = z.object({
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
   SVC_TRUSTED_PROXIES: envVar.list(['127.0.0.1', '::1']).pipe(
     z.array(z.string().refine((v) => { try { createAddressMatcher([v]); return true; } catch { return false; } }, 'must be IP addresses or CIDR ranges')),
+  ),
+  /**
+   * Hosts (exact or *.suffix), addresses or CIDR ranges that URLs set by users and editors (form
+   * webhooks, budget alerts) may reach although they are not public. Default none.
+   */
+  SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: envVar.list().pipe(
+    z.array(z.string().refine((v) => { try { createAllowList([v]); return true; } catch { return false; } }, 'must be hostnames, *.suffix, IP addresses or CIDR ranges')),
   ),
   /** MCP servers: the platform token their tools act with (a JWT). */
   SVC_TOKEN: z.string().min(1).optional(),
