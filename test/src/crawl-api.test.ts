@@ -127,7 +127,7 @@ interface CrawlResult {
   totalCount: number;
   elapsedTimeMs: number;
   selfHealingOccurred: boolean;
-  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null }[];
+  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null; vectorSyncError: string | null }[];
 }
 
 /** Polls GET /results until 200; fails at once when the execution FAILED. */
@@ -216,7 +216,7 @@ describe('crawl API shapes (spec examples)', () => {
         totalCount: 7,
         elapsedTimeMs: expect.any(Number),
         selfHealingOccurred: false,
-        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null })),
+        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null, vectorSyncError: null })),
       },
     });
     expect(Number.isInteger(res.body.data.elapsedTimeMs)).toBe(true);

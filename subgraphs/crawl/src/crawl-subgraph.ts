@@ -105,7 +105,7 @@ function parts(crawl?: CrawlService, jobs?: JobStore, items?: ItemStore): Schema
       CrawlItem: {
         async __resolveReference(reference: { id: string }, ctx: SvcContext) {
           const item = await items!.item(tenantOf(ctx), reference.id);
-          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId } : null;
+          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId, vectorSyncError: item.vectorSyncError } : null;
         },
       },
       CrawlExecution: {
