@@ -178,6 +178,14 @@ describe('loadPlatformConfig rules for the services a process runs', () => {
     expect(loadConfig({}, 'all').SVC_JWT_SECRET).toBeUndefined();
   });
 
+  it('refuses a login token lifetime the verifier would refuse (SVC_JWT_TTL_SECONDS over SVC_JWT_MAX_LIFETIME_SECONDS)', () => {
+    expect(ruleError({ SVC_JWT_TTL_SECONDS: '86401' }, 'insight')).toBe(
+      'Invalid configuration:\n  SVC_JWT_TTL_SECONDS: must not exceed SVC_JWT_MAX_LIFETIME_SECONDS (default 86400): the platform would refuse the tokens it issues',
+    );
+    expect(loadConfig({ SVC_JWT_TTL_SECONDS: '172800', SVC_JWT_MAX_LIFETIME_SECONDS: '172800' }, 'insight').SVC_JWT_MAX_LIFETIME_SECONDS).toBe(172_800);
+    expect(loadConfig({}, 'insight').SVC_JWT_MAX_LIFETIME_SECONDS).toBe(86_400);
+  });
+
   it('requires SVCLLM_MASTER_KEY outside embedded mode only where the gateway runs', () => {
     const env = { ...POSTGRES, SVC_JWT_SECRET: SECRET };
     expect(ruleError(env, 'llm')).toBe('Invalid configuration:\n  SVCLLM_MASTER_KEY: is required (at least 16 characters) outside embedded mode');

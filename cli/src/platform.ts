@@ -47,7 +47,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       databaseUrl = db.url;
     }
     const jwtSecret = config.SVC_JWT_SECRET ?? (config.SVC_JWKS_URL ? undefined : await embeddedSecret(config, EMBEDDED_JWT_SECRET, log));
-    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL });
+    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL, maxLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS });
     const start = (svc: string): ServiceStart => ({ databaseUrl: databaseUrl!, verifier, log: log.child({ svc }) });
     const host = config.SVC_HOST;
     const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };

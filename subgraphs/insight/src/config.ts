@@ -42,6 +42,14 @@ export const insightConfig = defineConfigSlice({
     /** Prometheus base URL; with it, metric lookups also read series through its HTTP API. Default none. */
     SVC_PROMETHEUS_URL: envVar.httpUrl().optional(),
   }),
+  rules: [
+    {
+      services: ['insight'],
+      variable: 'SVC_JWT_TTL_SECONDS',
+      message: 'must not exceed SVC_JWT_MAX_LIFETIME_SECONDS (default 86400): the platform would refuse the tokens it issues',
+      broken: (config) => config.SVC_JWT_TTL_SECONDS > config.SVC_JWT_MAX_LIFETIME_SECONDS,
+    },
+  ],
   fromConfig: (config, start: InsightStart): InsightOptions => ({
     ...serviceOptions(config, start),
     jwtSecret: start.jwtSecret,

@@ -52,6 +52,8 @@ export const platformConfig = z.object({
   SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** JWKS URL for RS256/ES256 tokens issued elsewhere (verification only). */
   SVC_JWKS_URL: envVar.httpUrl().optional(),
+  /** Longest accepted token lifetime (exp - iat) in seconds; tokens without exp are refused. Default 86400 (24 h). */
+  SVC_JWT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
 
   /**
    * The spec's model name: the upstream model id the gateway serves behind every alias (with
