@@ -205,6 +205,20 @@ describe('POST /api/v1/forms/{formKey}/submit', () => {
   });
 });
 
+describe('the client address a subgraph believes', () => {
+  it('ignores x-svc-client-ip sent straight to the subgraph (not signed by the router): the rate limit counts the socket address', async () => {
+    const direct = (client: string) =>
+      gql(platform.urls.cms!, `mutation($data: JSONObject!) { submitForm(siteKey: "demo", formKey: "newsletter", data: $data) { submissionId } }`, { data: { email: `${client}@example.com` } }, { 'x-svc-site-key': 'demo', 'x-svc-client-ip': client });
+    // newsletter allows 2 per minute per client; three forged addresses are still one client.
+    expect((await direct('203.0.113.1')).body.errors).toBeUndefined();
+    expect((await direct('203.0.113.2')).body.errors).toBeUndefined();
+    const third = await direct('203.0.113.3');
+    expect(third.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    const { rows } = await db.query(`select distinct client_ip from cms.form_submission where data->>'email' like '203.0.113.%'`);
+    expect(rows.map((r: { client_ip: string }) => r.client_ip)).toEqual([expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/)]);
+  });
+});
+
 /** An allowed endpoint that answers 307 to `?to=`. */
 async function startRedirector() {
   const server = createServer((req, res) => {

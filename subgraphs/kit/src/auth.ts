@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import { SvcError } from './errors.js';
+import { clientAddressKey, isSignedClientAddress } from './http/client-address.js';
 
 export const ROLES = ['admin', 'analyst', 'reviewer', 'editor', 'crawler'] as const;
 export type Role = (typeof ROLES)[number];
@@ -47,6 +48,8 @@ function checkLifetime(payload: JWTPayload, maxLifetimeSeconds: number): void {
 
 export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
+  /** Whether the router signed this client address (see http/client-address.ts); false without a shared secret. */
+  isRouterClientAddress(address: string | undefined, signature: string | undefined): boolean;
 }
 
 function scope(value: unknown, claim: string): readonly string[] | '*' {
@@ -69,7 +72,9 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   const jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
   if (!secret && !jwks) throw new Error('Token verification needs SVC_JWT_SECRET or SVC_JWKS_URL');
   const maxLifetimeSeconds = options.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+  const addressKey = options.secret ? clientAddressKey(options.secret) : undefined;
   return {
+    isRouterClientAddress: (address, signature) => isSignedClientAddress(addressKey, address, signature),
     async verify(token) {
       try {
         const { payload } = jwks

@@ -39,7 +39,7 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
     logger: log,
   });
-  const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log });
+  const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log }, req.socket.remoteAddress);
   const routes: Route[] = [
     // A subgraph always answers /ready: without a check it is ready once it listens.
     ...healthRoutes({ service: options.name, log, ready: options.ready ?? (async () => undefined) }),
