@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -53,7 +53,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   const limits = options.limits ?? {};
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth ?? 12 },
-    maxAliases: { n: limits.maxAliases ?? 30 },
+    // No allow list: aliased __typename fields count like any other (armor exempts them by default).
+    maxAliases: { n: limits.maxAliases ?? 30, allowList: [] },
     costLimit: { maxCost: limits.maxCost ?? 20_000 },
     maxTokens: { n: limits.maxTokens ?? 5000 },
     blockFieldSuggestion: { enabled: false },
@@ -70,7 +71,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     allowBatchedHttpRequests: false,
     logger: log,
     plugins: armorPlugins,
-    validationRules: [...protection.validationRules],
+    // armor's depth limit skips __schema; introspection gets its own bound (kit graph/introspection-limit.ts).
+    validationRules: [...protection.validationRules, introspectionDepthRule()],
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);

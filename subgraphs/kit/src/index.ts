@@ -36,3 +36,4 @@ export * from './stdio-server.js';
 export * from './outbound/address-policy.js';
 export * from './outbound/ssrf-guard.js';
 export * from './outbound/outbound-http.js';
+export * from './graph/introspection-limit.js';

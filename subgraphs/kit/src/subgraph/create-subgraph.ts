@@ -2,6 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import { createContext, type ContextOptions, type SvcContext } from '../context.js';
+import { introspectionDepthRule } from '../graph/introspection-limit.js';
 import { apolloHandler } from '../http/apollo-handler.js';
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
@@ -36,6 +37,8 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     formatError: maskError,
+    // The router bounds introspection too; a subgraph reached directly must not be deeper.
+    validationRules: [introspectionDepthRule()],
     plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
     logger: log,
   });
