@@ -19,7 +19,7 @@ const submit = (formKey: string, body: unknown, client: string, extra: Record<st
 
 beforeAll(async () => {
   // The webhook receivers listen on 127.0.0.1, which only the allow list opens.
-  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_WEBHOOK_SWEEP_MS: '300' });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   editor = await platform.token({ roles: ['editor'], sites: ['demo'] });
@@ -142,6 +142,22 @@ describe('POST /api/v1/forms/{formKey}/submit', () => {
       return rows[0]?.webhook_status === 'DELIVERED' ? rows[0] : undefined;
     }, 10_000, 'DELIVERED');
     expect(row).toEqual({ webhook_status: 'DELIVERED', webhook_attempts: 3 });
+  });
+
+  it('delivers a stored submission whose webhook job was never queued (crash or queue failure between the two): the row is the outbox', async () => {
+    // The state a crash right after the submission's commit leaves: a PENDING row, no agenda job.
+    const { rows: [form] } = await db.query(`select f.id from cms.form f join cms.site s on s.id = f.site_id where s.site_key = 'demo' and f.form_key = 'newsletter'`);
+    const { rows: [orphan] } = await db.query(
+      `insert into cms.form_submission (id, form_id, data, spam, client_ip, received_at, webhook_status, webhook_attempts, webhook_due_at)
+       values (gen_random_uuid(), $1, '{"email": "orphan@example.com"}', false, '198.51.100.30', now(), 'PENDING', 0, now()) returning id`,
+      [form.id],
+    );
+    const row = await eventually(async () => {
+      const { rows } = await db.query('select webhook_status, webhook_attempts from cms.form_submission where id = $1', [orphan.id]);
+      return rows[0]?.webhook_status === 'DELIVERED' ? rows[0] : undefined;
+    }, 15_000, 'the orphaned submission DELIVERED by the outbox sweep');
+    expect(row).toEqual({ webhook_status: 'DELIVERED', webhook_attempts: 3 });
+    expect(webhook.received.filter((r) => r.body.submissionId === orphan.id).map((r) => r.body.data)).toEqual([{ email: 'orphan@example.com' }, { email: 'orphan@example.com' }, { email: 'orphan@example.com' }]);
   });
 
   it('stores a honeypot submission as spam, answers 201, and does not forward it', async () => {

@@ -31,6 +31,8 @@ export interface CmsOptions {
   cacheTtlSeconds: number;
   formRateLimitPerMinute: number;
   webhookRetryBaseMs: number;
+  /** How often the webhook outbox is swept for deliveries without a queued job, ms. */
+  webhookSweepMs: number;
   /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts form webhooks may reach. */
   outboundAllow: readonly string[];
   maxBodyBytes: number;
@@ -92,6 +94,10 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   cmsJobs.define(publishing);
   await jobs.agenda.start();
   if (options.seedDemo) await seedDemo(orm, log);
+  const sweep = () => void cmsJobs.sweepWebhooks().catch((error: unknown) => log.error({ err: error }, 'webhook outbox sweep failed'));
+  sweep();
+  const sweeper = setInterval(sweep, options.webhookSweepMs);
+  sweeper.unref();
 
   const { schema } = await buildSubgraphSdl(schemaParts(authoring, sites, [new ContentResolver({ delivery, authoring, publishing, purge }), new FormResolver(forms, submitForm), new SiteResolver(sites)]));
   const subgraph = createSubgraphServer({
@@ -111,6 +117,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
     server,
     cache,
     async close() {
+      clearInterval(sweeper);
       await server.close();
       await jobs.close();
       await outbound.close();
