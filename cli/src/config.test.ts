@@ -142,6 +142,11 @@ describe('loadConfig errors name the variable', () => {
     expect(error.message).toContain('SVC_EDGE_PURGE_URLS');
   });
 
+  it('refuses a malformed SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS entry, naming the variable', () => {
+    expect(configError({ SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1,127.1' }).message).toContain('SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS.1: must be hostnames, *.suffix, IP addresses or CIDR ranges');
+    expect(loadConfig({ SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1, *.hooks.test, 10.0.0.0/8' }).SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS).toEqual(['127.0.0.1', '*.hooks.test', '10.0.0.0/8']);
+  });
+
   it('refuses an unknown LOG_LEVEL and a bad REDIS_URL', () => {
     expect(configError({ LOG_LEVEL: 'verbose' }).message).toContain('LOG_LEVEL:');
     expect(configError({ REDIS_URL: 'http://cache' }).message).toContain('REDIS_URL: must start with redis:// or rediss://');
