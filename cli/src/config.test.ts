@@ -142,6 +142,11 @@ describe('loadConfig errors name the variable', () => {
     expect(error.message).toContain('SVC_EDGE_PURGE_URLS');
   });
 
+  it('refuses a malformed SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS entry, naming the variable', () => {
+    expect(configError({ SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1,127.1' }).message).toContain('SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS.1: must be hostnames, *.suffix, IP addresses or CIDR ranges');
+    expect(loadConfig({ SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1, *.hooks.test, 10.0.0.0/8' }).SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS).toEqual(['127.0.0.1', '*.hooks.test', '10.0.0.0/8']);
+  });
+
   it('refuses an unknown LOG_LEVEL and a bad REDIS_URL', () => {
     expect(configError({ LOG_LEVEL: 'verbose' }).message).toContain('LOG_LEVEL:');
     expect(configError({ REDIS_URL: 'http://cache' }).message).toContain('REDIS_URL: must start with redis:// or rediss://');
@@ -176,6 +181,14 @@ describe('loadPlatformConfig rules for the services a process runs', () => {
     }
     expect(loadConfig({ ...POSTGRES, SVC_JWKS_URL: 'https://idp.example.com/jwks', SVCLLM_MASTER_KEY: MASTER_KEY }, 'all').SVC_JWT_SECRET).toBeUndefined();
     expect(loadConfig({}, 'all').SVC_JWT_SECRET).toBeUndefined();
+  });
+
+  it('refuses a login token lifetime the verifier would refuse (SVC_JWT_TTL_SECONDS over SVC_JWT_MAX_LIFETIME_SECONDS)', () => {
+    expect(ruleError({ SVC_JWT_TTL_SECONDS: '86401' }, 'insight')).toBe(
+      'Invalid configuration:\n  SVC_JWT_TTL_SECONDS: must not exceed SVC_JWT_MAX_LIFETIME_SECONDS (default 86400): the platform would refuse the tokens it issues',
+    );
+    expect(loadConfig({ SVC_JWT_TTL_SECONDS: '172800', SVC_JWT_MAX_LIFETIME_SECONDS: '172800' }, 'insight').SVC_JWT_MAX_LIFETIME_SECONDS).toBe(172_800);
+    expect(loadConfig({}, 'insight').SVC_JWT_MAX_LIFETIME_SECONDS).toBe(86_400);
   });
 
   it('requires SVCLLM_MASTER_KEY outside embedded mode only where the gateway runs', () => {

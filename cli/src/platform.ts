@@ -2,7 +2,7 @@ import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  clientAddressKey, ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
@@ -47,7 +47,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       databaseUrl = db.url;
     }
     const jwtSecret = config.SVC_JWT_SECRET ?? (config.SVC_JWKS_URL ? undefined : await embeddedSecret(config, EMBEDDED_JWT_SECRET, log));
-    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL });
+    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL, maxLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS });
     const start = (svc: string): ServiceStart => ({ databaseUrl: databaseUrl!, verifier, log: log.child({ svc }) });
     const host = config.SVC_HOST;
     const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };
@@ -92,6 +92,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           log: log.child({ svc: 'router' }),
           corsOrigins: config.SVC_CORS_ORIGINS,
           trustedProxies: config.SVC_TRUSTED_PROXIES,
+          clientAddressKey: jwtSecret ? clientAddressKey(jwtSecret) : undefined,
           maxBodyBytes: config.SVC_MAX_BODY_BYTES,
         },
         config.SVC_ROUTER_PORT,

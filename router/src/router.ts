@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, listen, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -18,6 +18,8 @@ export interface RouterOptions {
   log: Logger;
   corsOrigins: readonly string[];
   trustedProxies: readonly string[];
+  /** Signs the client address for the subgraphs (kit http/client-address.ts); unset without a shared secret. */
+  clientAddressKey?: ClientAddressKey;
   maxBodyBytes: number;
   /** Query depth, alias and cost limits. Defaults: depth 12, aliases 30, cost 20000, tokens 5000. */
   limits?: { maxDepth?: number; maxAliases?: number; maxCost?: number; maxTokens?: number };
@@ -51,16 +53,20 @@ export async function startRouter(options: RouterOptions, port: number, host: st
           if (!context.headers) return;
           for (const name of FORWARDED_HEADERS) {
             const value = context.headers[name];
-            if (typeof value === 'string' && name !== 'x-svc-client-ip') request.http?.headers.set(name, value);
+            if (typeof value === 'string') request.http?.headers.set(name, value);
           }
-          if (context.clientIp) request.http?.headers.set('x-svc-client-ip', context.clientIp);
+          if (context.clientIp) {
+            request.http?.headers.set(CLIENT_IP_HEADER, context.clientIp);
+            if (options.clientAddressKey) request.http?.headers.set(CLIENT_IP_SIGNATURE_HEADER, signClientAddress(options.clientAddressKey, context.clientIp));
+          }
         },
       }),
   });
   const limits = options.limits ?? {};
   const armor = new ApolloArmor({
     maxDepth: { n: limits.maxDepth ?? 12 },
-    maxAliases: { n: limits.maxAliases ?? 30 },
+    // No allow list: aliased __typename fields count like any other (armor exempts them by default).
+    maxAliases: { n: limits.maxAliases ?? 30, allowList: [] },
     costLimit: { maxCost: limits.maxCost ?? 20_000 },
     maxTokens: { n: limits.maxTokens ?? 5000 },
     blockFieldSuggestion: { enabled: false },
@@ -77,7 +83,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     allowBatchedHttpRequests: false,
     logger: log,
     plugins: armorPlugins,
-    validationRules: [...protection.validationRules, BadTextRule],
+    // armor's depth limit skips __schema; introspection gets its own bound (kit graph/introspection-limit.ts).
+    validationRules: [...protection.validationRules, introspectionDepthRule(), BadTextRule],
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);

@@ -1,4 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
@@ -16,7 +18,8 @@ const submit = (formKey: string, body: unknown, client: string, extra: Record<st
   call(`${platform.bridge}/api/v1/forms/${formKey}/submit`, { json: body, headers: { 'X-Svc-Site-Key': 'demo', 'X-Forwarded-For': client, ...extra } });
 
 beforeAll(async () => {
-  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5' });
+  // The webhook receivers listen on 127.0.0.1, which only the allow list opens.
+  platform = await startTestPlatform({ SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_FORM_RATE_LIMIT_PER_MINUTE: '5', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_WEBHOOK_SWEEP_MS: '300' });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   editor = await platform.token({ roles: ['editor'], sites: ['demo'] });
@@ -142,6 +145,22 @@ describe('POST /api/v1/forms/{formKey}/submit', () => {
     expect(row).toEqual({ webhook_status: 'DELIVERED', webhook_attempts: 3 });
   });
 
+  it('delivers a stored submission whose webhook job was never queued (crash or queue failure between the two): the row is the outbox', async () => {
+    // The state a crash right after the submission's commit leaves: a PENDING row, no agenda job.
+    const { rows: [form] } = await db.query(`select f.id from cms.form f join cms.site s on s.id = f.site_id where s.site_key = 'demo' and f.form_key = 'newsletter'`);
+    const { rows: [orphan] } = await db.query(
+      `insert into cms.form_submission (id, form_id, data, spam, client_ip, received_at, webhook_status, webhook_attempts, webhook_due_at)
+       values (gen_random_uuid(), $1, '{"email": "orphan@example.com"}', false, '198.51.100.30', now(), 'PENDING', 0, now()) returning id`,
+      [form.id],
+    );
+    const row = await eventually(async () => {
+      const { rows } = await db.query('select webhook_status, webhook_attempts from cms.form_submission where id = $1', [orphan.id]);
+      return rows[0]?.webhook_status === 'DELIVERED' ? rows[0] : undefined;
+    }, 15_000, 'the orphaned submission DELIVERED by the outbox sweep');
+    expect(row).toEqual({ webhook_status: 'DELIVERED', webhook_attempts: 3 });
+    expect(webhook.received.filter((r) => r.body.submissionId === orphan.id).map((r) => r.body.data)).toEqual([{ email: 'orphan@example.com' }, { email: 'orphan@example.com' }, { email: 'orphan@example.com' }]);
+  });
+
   it('stores a honeypot submission as spam, answers 201, and does not forward it', async () => {
     const before = webhook.received.length;
     const reply = await submit('newsletter', { email: 'bot@example.com', website: 'http://spam.example' }, '198.51.100.9');
@@ -161,4 +180,71 @@ describe('POST /api/v1/forms/{formKey}/submit', () => {
       { pointer: '/fields/0/options', detail: 'enum fields need at least one option' },
     ]);
   });
+
+  it('refuses webhook URLs to addresses that are not public when the form is defined (SSRF guard)', async () => {
+    for (const webhookUrl of ['http://169.254.169.254/latest/meta-data/', 'http://[::1]:8080/hook', 'http://0.0.0.0:8080/hook', 'http://127.0.0.2:8080/hook', 'http://2130706434/hook', 'file:///etc/passwd']) {
+      const reply = await gql(platform.router, `mutation($input: DefineFormInput!) { defineForm(input: $input) { formKey } }`, {
+        input: { siteKey: 'demo', formKey: 'ssrf', name: 'x', webhookUrl, fields: [{ name: 'email', type: 'email', required: true }] },
+      }, { authorization: `Bearer ${editor}` });
+      expect({ webhookUrl, errors: reply.body.errors?.[0]?.extensions?.errors }).toEqual({ webhookUrl, errors: [expect.objectContaining({ pointer: '/webhookUrl' })] });
+      expect(reply.body.errors?.[0]?.extensions?.status).toBe(422);
+    }
+    const { rows } = await db.query(`select count(*)::int as n from cms.form where form_key = 'ssrf'`);
+    expect(rows[0].n).toBe(0);
+  });
+
+  it('guards the webhook again when it is called: a stored private URL and a redirect to one are never reached', async () => {
+    const inner = await startWebhookReceiver();
+    const redirector = await startRedirector();
+    try {
+      // A form stored before the guard existed points at ::1; another form's allowed webhook redirects to the metadata address.
+      for (const [formKey, webhookUrl] of [['old-hook', `http://[::1]:${new URL(inner.url).port}/hook`], ['redirecting-hook', `${redirector.url}?to=${encodeURIComponent('http://169.254.169.254/latest/meta-data/')}`]] as const) {
+        const defined = await gql(platform.router, `mutation($input: DefineFormInput!) { defineForm(input: $input) { formKey } }`, {
+          input: { siteKey: 'demo', formKey, name: formKey, webhookUrl: webhook.url, fields: [{ name: 'email', type: 'email', required: true }] },
+        }, { authorization: `Bearer ${editor}` });
+        expect(defined.body.errors).toBeUndefined();
+        await db.query(`update cms.form set webhook_url = $1 where form_key = $2`, [webhookUrl, formKey]);
+      }
+      for (const [formKey, reason] of [['old-hook', /Refusing to fetch http:\/\/\[::1\]:\d+\/hook: ::1 \(loopback\) is not allowed/], ['redirecting-hook', /169\.254\.169\.254 \(linkLocal\) is not allowed \(redirected from/]] as const) {
+        const reply = await submit(formKey, { email: 'ssrf@example.com' }, '198.51.100.20');
+        expect(reply.status).toBe(201);
+        const row = await eventually(async () => {
+          const { rows } = await db.query('select webhook_attempts, webhook_last_error from cms.form_submission where id = $1', [reply.body.data.submissionId]);
+          return rows[0]?.webhook_attempts >= 1 ? rows[0] : undefined;
+        }, 10_000, `a refused attempt of ${formKey}`);
+        expect(row.webhook_last_error).toMatch(reason);
+      }
+      expect(inner.received).toEqual([]);
+    } finally {
+      await inner.close();
+      await redirector.close();
+    }
+  });
 });
+
+describe('the client address a subgraph believes', () => {
+  it('ignores x-svc-client-ip sent straight to the subgraph (not signed by the router): the rate limit counts the socket address', async () => {
+    const direct = (client: string) =>
+      gql(platform.urls.cms!, `mutation($data: JSONObject!) { submitForm(siteKey: "demo", formKey: "newsletter", data: $data) { submissionId } }`, { data: { email: `${client}@example.com` } }, { 'x-svc-site-key': 'demo', 'x-svc-client-ip': client });
+    // newsletter allows 2 per minute per client; three forged addresses are still one client.
+    expect((await direct('203.0.113.1')).body.errors).toBeUndefined();
+    expect((await direct('203.0.113.2')).body.errors).toBeUndefined();
+    const third = await direct('203.0.113.3');
+    expect(third.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
+    const { rows } = await db.query(`select distinct client_ip from cms.form_submission where data->>'email' like '203.0.113.%'`);
+    expect(rows.map((r: { client_ip: string }) => r.client_ip)).toEqual([expect.stringMatching(/^(::ffff:)?127\.0\.0\.1$|^::1$/)]);
+  });
+});
+
+/** An allowed endpoint that answers 307 to `?to=`. */
+async function startRedirector() {
+  const server = createServer((req, res) => {
+    res.writeHead(307, { location: new URL(req.url ?? '/', 'http://x').searchParams.get('to') ?? '/' });
+    res.end();
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/redirect`,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}

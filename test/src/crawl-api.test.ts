@@ -127,7 +127,7 @@ interface CrawlResult {
   totalCount: number;
   elapsedTimeMs: number;
   selfHealingOccurred: boolean;
-  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null }[];
+  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null; vectorSyncError: string | null }[];
 }
 
 /** Polls GET /results until 200; fails at once when the execution FAILED. */
@@ -216,7 +216,7 @@ describe('crawl API shapes (spec examples)', () => {
         totalCount: 7,
         elapsedTimeMs: expect.any(Number),
         selfHealingOccurred: false,
-        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null })),
+        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null, vectorSyncError: null })),
       },
     });
     expect(Number.isInteger(res.body.data.elapsedTimeMs)).toBe(true);
@@ -476,6 +476,30 @@ describe('self-healing through the API', () => {
     expect(again.selfHealingOccurred).toBe(false);
     expect(again.items).toEqual(healed.items);
     expect((await getJob(job.jobId)).body.data.selectorVersion).toBe(2);
+  });
+});
+
+describe('self-healing when the old selectors match different elements (issue #11)', () => {
+  it('relocates to the real list when the old classes moved to the sidebar, and fails the run rather than store look-alike rows', async () => {
+    site.serve('/moved/latest/', 'v1.html');
+    const job = await createJob(jobBody('/moved/latest/'));
+    const first = await result((await trigger(job.jobId)).executionId);
+    expect(strip(first.items)).toEqual(v1Items(site, '/moved/'));
+
+    // v7: the old selectors now match the "Most read" sidebar, whose rows have no date.
+    site.serve('/moved/latest/', 'v7-old-classes-in-sidebar.html');
+    const healed = await result((await trigger(job.jobId)).executionId);
+    expect(healed.selfHealingOccurred).toBe(true);
+    expect(strip(healed.items)).toEqual(v2Items(site, '/moved/'));
+    expect((await getJob(job.jobId)).body.data).toMatchObject({ selectorVersion: 2, selectors: V2_HEALED_SELECTORS });
+
+    // v9: the list is gone; only look-alike rows remain (the healed selectors match nothing, the old classes match the sidebar).
+    site.serve('/moved/latest/', 'v9-list-gone-old-classes-in-sidebar.html');
+    const execution = await trigger(job.jobId);
+    const done = await finished(job.jobId, execution.executionId);
+    expect(done).toMatchObject({ status: 'FAILED', totalCount: 0, error: expect.stringMatching(/^The page no longer has rows like the stored ones: listRow: /) });
+    const refused = await rest('GET', `/api/v1/crawl/results/${execution.executionId}`);
+    expect(refused.status).toBe(409);
   });
 });
 

@@ -107,4 +107,33 @@ describe('knowledge base sync and search', () => {
     const theirs = await gql(platform.router, '{ searchKnowledge(query: "storm") { url } }', {}, { authorization: `Bearer ${stranger}` });
     expect(theirs.body.data.searchKnowledge).toEqual([]);
   });
+
+  it('refuses an embedding model the gateway does not serve when the job is created (400 naming the field and the available models)', async () => {
+    const before = (await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: headers() })).body.data.length;
+    const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+      headers: headers(),
+      json: {
+        jobName: 'wrong-model',
+        targetUrl: site.url('/list'),
+        selectors: { listRow: 'ul.news > li.story', title: 'a', link: 'a::attr(href)' },
+        enableRagSync: true,
+        ragConfig: { embeddingModel: 'text-embedding-nope' },
+      },
+    });
+    expect(created.status).toBe(400);
+    expect(created.body.errors).toEqual([{ pointer: '/ragConfig/embeddingModel', detail: 'embeddingModel "text-embedding-nope" is not served by the model gateway; available: svc-local-embedding' }]);
+    expect((await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: headers() })).body.data).toHaveLength(before);
+  });
+
+  it('shows why an item failed to sync in the results', async () => {
+    site.serve('/list-empty', { content: { html: listPage([{ path: '/d/empty', title: 'A page without text', body: '' }]) } });
+    site.serve('/d/empty', { content: { html: '<html><body></body></html>' } });
+    const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+      headers: headers(),
+      json: { jobName: 'empty-pages', targetUrl: site.url('/list-empty'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.news > li.story', title: 'a', link: 'a::attr(href)' }, enableRagSync: true },
+    });
+    expect(created.status).toBe(201);
+    const result = await runJob(created.body.data.jobId);
+    expect(result.items).toEqual([expect.objectContaining({ vectorSyncStatus: 'FAILED', vectorId: null, vectorSyncError: `The detail page ${site.url('/d/empty')} has no readable text` })]);
+  });
 });

@@ -32,7 +32,8 @@ beforeAll(async () => {
     models: [{ name: 'metered', provider: 'fake', inputPerMTok: 1000, outputPerMTok: 1000, maxOutputTokens: MAX_OUTPUT_TOKENS }],
     aliases: { 'fast-track': ['metered'], 'deep-reasoning': ['metered'] },
   });
-  env = { SVCLLM_CONFIG: configFile };
+  // The alert receivers listen on 127.0.0.1, which only the allow list opens.
+  env = { SVCLLM_CONFIG: configFile, SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1' };
   platform = await startTestPlatform(env);
   running = true;
   db = new pg.Pool({ connectionString: platform.databaseUrl, max: 3 });
@@ -209,6 +210,11 @@ describe('model gateway budgets', () => {
       [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertThresholdPercent: 0 }, 'alertThresholdPercent'],
       [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertThresholdPercent: 150 }, 'alertThresholdPercent'],
       [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertWebhookUrl: 'not a url' }, 'alertWebhookUrl'],
+      // The SSRF guard: addresses that are not public (and not allow-listed) are refused when set.
+      [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertWebhookUrl: 'http://169.254.169.254/latest/meta-data/' }, 'alertWebhookUrl'],
+      [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertWebhookUrl: 'http://[::1]:8080/alert' }, 'alertWebhookUrl'],
+      [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertWebhookUrl: 'http://0.0.0.0:8080/alert' }, 'alertWebhookUrl'],
+      [{ agentCode: 'bad-budget', monthlyBudgetUsd: 1, alertWebhookUrl: 'http://127.0.0.2:8080/alert' }, 'alertWebhookUrl'],
     ];
     for (const [input, field] of invalid) {
       const reply = await setBudget(input);

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { getIntrospectionQuery } from 'graphql';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
@@ -92,6 +93,27 @@ describe('router', () => {
     const huge = await gql(platform.router, `{ ${'__typename '.repeat(6000)} }`);
     expect(huge.status).toBe(413);
     expect(huge.body.errors?.[0]?.message).toContain('4096 bytes');
+  });
+
+  it('bounds introspection and __typename like other fields, while the standard introspection query still works (no token)', async () => {
+    const standard = getIntrospectionQuery({ descriptions: true, specifiedByUrl: true, directiveIsRepeatable: true, schemaDescription: true, inputValueDeprecation: true });
+    const studio = await gql(platform.router, standard);
+    expect(studio.body.errors).toBeUndefined();
+    expect(studio.body.data.__schema.queryType.name).toBe('Query');
+
+    const chain = (levels: number) => `${'ofType { '.repeat(levels)}name${' }'.repeat(levels)}`;
+    // (A deep __type was already refused by the cost limit, which counts it; __schema was not.)
+    for (const query of [`{ __schema { types { ${chain(30)} } } }`, `{ __schema { types { fields { type { ${chain(12)} } } } } }`]) {
+      const deep = await gql(platform.router, query);
+      expect({ query, status: deep.status, message: deep.body.errors?.[0]?.message }).toEqual({ query, status: 400, message: expect.stringMatching(/^Introspection depth limit of 15 exceeded, found \d+\.$/) });
+      expect(deep.body.data).toBeUndefined();
+    }
+    // The same bound on a subgraph reached directly.
+    expect((await gql(platform.urls.cms!, `{ __type(name: "Content") { ${chain(30)} } }`)).body.errors?.[0]?.message).toMatch(/^Introspection depth limit/);
+
+    const typenames = await gql(platform.router, `{ ${Array.from({ length: 31 }, (_, i) => `t${i}: __typename`).join(' ')} }`);
+    expect(typenames.status).toBe(400);
+    expect(typenames.body.errors?.[0]?.message).toMatch(/Aliases limit of 30 exceeded, found 31/);
   });
 
   it('forwards the caller headers to the subgraphs (site key reaches cms through the router)', async () => {

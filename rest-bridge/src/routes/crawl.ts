@@ -67,7 +67,7 @@ export const crawlRoutes: RouteSpec[] = [
       type: 'object',
       properties: {
         executionId: s, totalCount: { type: 'integer' }, elapsedTimeMs: { type: 'integer' }, selfHealingOccurred: { type: 'boolean' },
-        items: { type: 'array', items: { type: 'object', properties: { id: s, title: s, publishedAt: { type: ['string', 'null'], format: 'date' }, detailUrl: s, vectorSyncStatus: s, vectorId: { type: ['string', 'null'] } } } },
+        items: { type: 'array', items: { type: 'object', properties: { id: s, title: s, publishedAt: { type: ['string', 'null'], format: 'date' }, detailUrl: s, vectorSyncStatus: s, vectorId: { type: ['string', 'null'] }, vectorSyncError: { type: ['string', 'null'] } } } },
       },
     },
     errors: { ...errors, 409: 'The execution is not COMPLETED (its status is in the message)' },

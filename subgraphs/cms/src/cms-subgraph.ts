@@ -1,4 +1,4 @@
-import { createCache, createJobs, createSubgraphServer, buildSubgraphSdl, openDatabase, type Cache, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { createCache, createJobs, createOutboundHttp, createSubgraphServer, buildSubgraphSdl, openDatabase, type Cache, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import DataLoader from 'dataloader';
 import { createCmsJobs } from './jobs.js';
 import { CMS_ENTITIES } from './store/entities.js';
@@ -31,6 +31,10 @@ export interface CmsOptions {
   cacheTtlSeconds: number;
   formRateLimitPerMinute: number;
   webhookRetryBaseMs: number;
+  /** How often the webhook outbox is swept for deliveries without a queued job, ms. */
+  webhookSweepMs: number;
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts form webhooks may reach. */
+  outboundAllow: readonly string[];
   maxBodyBytes: number;
   poolMax: number;
   seedDemo: boolean;
@@ -78,17 +82,22 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:cms`, log });
   const stores = { sites: createSiteStore(orm), contents: createContentStore(orm), forms: createFormStore(orm), submissions: createSubmissionStore(orm) };
-  const cmsJobs = createCmsJobs(jobs.agenda, stores.submissions, log, options.webhookRetryBaseMs);
+  const outbound = createOutboundHttp({ allow: options.outboundAllow });
+  const cmsJobs = createCmsJobs(jobs.agenda, stores.submissions, outbound, log, options.webhookRetryBaseMs);
   const purge = createCachePurge({ sites: stores.sites, cache, edge: createEdgePurger(options.edgePurgeUrls, log), log });
   const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
   const authoring = createAuthoring(stores);
   const publishing = createPublishing({ contents: stores.contents, purge, scheduler: cmsJobs.scheduler, log });
-  const forms = createForms(stores);
+  const forms = createForms({ ...stores, outbound });
   const submitForm = createSubmitForm({ ...stores, cache, webhooks: cmsJobs.webhooks, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
   const sites = createSites(stores.sites);
   cmsJobs.define(publishing);
   await jobs.agenda.start();
   if (options.seedDemo) await seedDemo(orm, log);
+  const sweep = () => void cmsJobs.sweepWebhooks().catch((error: unknown) => log.error({ err: error }, 'webhook outbox sweep failed'));
+  sweep();
+  const sweeper = setInterval(sweep, options.webhookSweepMs);
+  sweeper.unref();
 
   const { schema } = await buildSubgraphSdl(schemaParts(authoring, sites, [new ContentResolver({ delivery, authoring, publishing, purge }), new FormResolver(forms, submitForm), new SiteResolver(sites)]));
   const subgraph = createSubgraphServer({
@@ -109,8 +118,10 @@ export async function startCms(options: CmsOptions, port: number, host: string):
     server,
     cache,
     async close() {
+      clearInterval(sweeper);
       await server.close();
       await jobs.close();
+      await outbound.close();
       await cache.close();
       await orm.close();
     },

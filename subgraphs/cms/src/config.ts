@@ -13,6 +13,8 @@ export const cmsConfig = defineConfigSlice({
     SVC_FORM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
     /** First retry delay of form webhooks in ms; doubles per attempt, 6 attempts. Default 5000. */
     SVC_WEBHOOK_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+    /** How often the webhook outbox is swept for due deliveries whose job was never queued or was lost, ms. Default 30000. */
+    SVC_WEBHOOK_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
   }),
   fromConfig: (config, start: ServiceStart): CmsOptions => ({
     ...serviceOptions(config, start),
@@ -22,6 +24,8 @@ export const cmsConfig = defineConfigSlice({
     cacheTtlSeconds: config.SVC_CMS_CACHE_TTL_SECONDS,
     formRateLimitPerMinute: config.SVC_FORM_RATE_LIMIT_PER_MINUTE,
     webhookRetryBaseMs: config.SVC_WEBHOOK_RETRY_BASE_MS,
+    webhookSweepMs: config.SVC_WEBHOOK_SWEEP_MS,
+    outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),
   }),
 });

@@ -1,7 +1,6 @@
-import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier, createSsrfGuard } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
-import { createSsrfGuard } from './fetch/ssrf-guard.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
 import { createCrawlScheduler, type CrawlScheduler } from './service/crawl-scheduler.js';
@@ -106,7 +105,7 @@ function parts(crawl?: CrawlService, jobs?: JobStore, items?: ItemStore): Schema
       CrawlItem: {
         async __resolveReference(reference: { id: string }, ctx: SvcContext) {
           const item = await items!.item(tenantOf(ctx), reference.id);
-          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId } : null;
+          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId, vectorSyncError: item.vectorSyncError } : null;
         },
       },
       CrawlExecution: {

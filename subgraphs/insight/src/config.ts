@@ -55,6 +55,12 @@ export const insightConfig = defineConfigSlice({
       services: ['insight', 'worker'],
       broken: (config) => !!config.SVC_INSIGHT_REVIEW_WEBHOOK_URL && !config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET,
     },
+    {
+      services: ['insight'],
+      variable: 'SVC_JWT_TTL_SECONDS',
+      message: 'must not exceed SVC_JWT_MAX_LIFETIME_SECONDS (default 86400): the platform would refuse the tokens it issues',
+      broken: (config) => config.SVC_JWT_TTL_SECONDS > config.SVC_JWT_MAX_LIFETIME_SECONDS,
+    },
   ],
   fromConfig: (config, start: InsightStart): InsightOptions => ({
     ...serviceOptions(config, start),

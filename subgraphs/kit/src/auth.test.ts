@@ -118,6 +118,42 @@ describe('issueToken / createTokenVerifier', () => {
   });
 });
 
+describe('token lifetime (exp required, at most SVC_JWT_MAX_LIFETIME_SECONDS)', () => {
+  const verifier = createTokenVerifier({ secret: SECRET });
+  const now = () => Math.floor(Date.now() / 1000);
+  const raw = (claims: Record<string, unknown>) =>
+    new SignJWT({ roles: ['admin'], ...claims }).setProtectedHeader({ alg: 'HS256' }).setSubject('someone').setIssuer(ISSUER).sign(new TextEncoder().encode(SECRET));
+
+  it('refuses a token without exp, with or without iat', async () => {
+    for (const token of [await raw({}), await raw({ iat: now() })]) {
+      const error = await rejection(verifier.verify(token));
+      expect([error.code, error.message, error.extensions.slug]).toEqual(['UNAUTHENTICATED', 'Access token has no expiry (exp)', 'invalid-token']);
+    }
+  });
+
+  it('refuses a lifetime over the default 24 h, measured from iat or, without it, from now', async () => {
+    expect((await rejection(verifier.verify(await raw({ iat: now(), exp: now() + 86_401 })))).message).toBe('Access token lives longer than the allowed 86400 s (exp - iat)');
+    expect((await rejection(verifier.verify(await raw({ exp: now() + 10 * 365 * 86_400 })))).message).toMatch(/lives longer than the allowed 86400 s/);
+    expect((await verifier.verify(await raw({ iat: now(), exp: now() + 86_400 }))).subject).toBe('someone');
+    expect((await verifier.verify(await raw({ exp: now() + 3600 }))).subject).toBe('someone');
+  });
+
+  it('refuses an iat in the future (it would hide a long lifetime)', async () => {
+    expect((await rejection(verifier.verify(await raw({ iat: now() + 3600, exp: now() + 7200 })))).message).toBe('Access token is issued in the future (iat)');
+  });
+
+  it('takes the maximum from the options', async () => {
+    const strict = createTokenVerifier({ secret: SECRET, maxLifetimeSeconds: 600 });
+    await rejection(strict.verify((await issueToken(SECRET, editor, 601)).accessToken));
+    expect((await strict.verify((await issueToken(SECRET, editor, 600)).accessToken)).subject).toBe('eddie');
+  });
+
+  it('accepts the platform\'s own tokens: login tokens (default 1 h) and 5-minute service tokens acting for someone', async () => {
+    expect((await verifier.verify((await issueToken(SECRET, editor, 3600)).accessToken)).subject).toBe('eddie');
+    expect(await verifier.verify((await issueToken(SECRET, { ...editor, actor: 'ada' }, 300)).accessToken)).toMatchObject({ subject: 'eddie', actor: 'ada' });
+  });
+});
+
 describe('bearerToken', () => {
   it('is undefined without a header', () => {
     expect(bearerToken(undefined)).toBeUndefined();

@@ -1,5 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import { SvcError } from './errors.js';
+import { clientAddressKey, isSignedClientAddress } from './http/client-address.js';
 
 export const ROLES = ['admin', 'analyst', 'reviewer', 'editor', 'crawler'] as const;
 export type Role = (typeof ROLES)[number];
@@ -20,10 +21,35 @@ export interface AuthOptions {
   secret?: string;
   /** JWKS for RS256/ES256 verification of tokens issued elsewhere. */
   jwksUrl?: string;
+  /**
+   * Longest accepted token lifetime in seconds (SVC_JWT_MAX_LIFETIME_SECONDS), from `iat` (or,
+   * without one, from now) to `exp`. Default {@link DEFAULT_MAX_TOKEN_LIFETIME_SECONDS}.
+   */
+  maxLifetimeSeconds?: number;
+}
+
+/** 24 hours: a login token for a working day; service tokens live minutes. */
+export const DEFAULT_MAX_TOKEN_LIFETIME_SECONDS = 86_400;
+
+/**
+ * A token must say when it expires, and not too far ahead: a leaked token without `exp` (or
+ * with one years away) would be good forever. `iat` in the future is refused too (it would
+ * hide a long lifetime); 60 s of clock skew are tolerated.
+ */
+function checkLifetime(payload: JWTPayload, maxLifetimeSeconds: number): void {
+  const now = Math.floor(Date.now() / 1000);
+  if (typeof payload.exp !== 'number') throw new SvcError('UNAUTHENTICATED', 'Access token has no expiry (exp)', { slug: 'invalid-token' });
+  if (typeof payload.iat === 'number' && payload.iat > now + 60) throw new SvcError('UNAUTHENTICATED', 'Access token is issued in the future (iat)', { slug: 'invalid-token' });
+  const from = typeof payload.iat === 'number' ? payload.iat : now;
+  if (payload.exp - from > maxLifetimeSeconds) {
+    throw new SvcError('UNAUTHENTICATED', `Access token lives longer than the allowed ${maxLifetimeSeconds} s (exp - iat)`, { slug: 'invalid-token' });
+  }
 }
 
 export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
+  /** Whether the router signed this client address (see http/client-address.ts); false without a shared secret. */
+  isRouterClientAddress(address: string | undefined, signature: string | undefined): boolean;
 }
 
 function scope(value: unknown, claim: string): readonly string[] | '*' {
@@ -45,12 +71,16 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   const secret = options.secret ? new TextEncoder().encode(options.secret) : undefined;
   const jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
   if (!secret && !jwks) throw new Error('Token verification needs SVC_JWT_SECRET or SVC_JWKS_URL');
+  const maxLifetimeSeconds = options.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
+  const addressKey = options.secret ? clientAddressKey(options.secret) : undefined;
   return {
+    isRouterClientAddress: (address, signature) => isSignedClientAddress(addressKey, address, signature),
     async verify(token) {
       try {
         const { payload } = jwks
           ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
           : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] });
+        checkLifetime(payload, maxLifetimeSeconds);
         return principalFromClaims(payload);
       } catch (error) {
         if (error instanceof SvcError) throw error;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, type Principal, type TokenVerifier } from './auth.js';
 import { SvcError } from './errors.js';
+import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER } from './http/client-address.js';
 import type { Logger } from './logger.js';
 
 /** The per-request context every resolver receives. */
@@ -16,14 +17,15 @@ export interface SvcContext {
   bearer?: string;
   siteKey?: string;
   tenantId?: string;
+  /** The client's address: the router's signed `x-svc-client-ip`, else the socket peer. */
   clientIp?: string;
 }
 
 /** The caller's own headers: credential, tenant, site and request id. */
 export const CALLER_HEADERS = ['authorization', 'x-svc-tenant-id', 'x-svc-site-key', 'x-request-id'] as const;
 
-/** Headers the router forwards to every subgraph: the caller's, and the client address it derived. */
-export const FORWARDED_HEADERS = [...CALLER_HEADERS, 'x-svc-client-ip'] as const;
+/** Headers the router forwards to every subgraph: the caller's (it sets the signed client address itself). */
+export const FORWARDED_HEADERS = CALLER_HEADERS;
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
 
@@ -45,14 +47,20 @@ export interface ContextOptions {
   isOwnCredential?: (bearer: string) => boolean;
 }
 
-export async function createContext(headers: IncomingHttpHeaders, options: ContextOptions): Promise<SvcContext> {
+/** The router's signed client address, else the socket peer (a forged header is ignored). */
+function clientIpOf(headers: IncomingHttpHeaders, peer: string | undefined, verifier: TokenVerifier): string | undefined {
+  const claimed = header(headers, CLIENT_IP_HEADER);
+  return verifier.isRouterClientAddress(claimed, header(headers, CLIENT_IP_SIGNATURE_HEADER)) ? claimed : peer;
+}
+
+export async function createContext(headers: IncomingHttpHeaders, options: ContextOptions, peer?: string): Promise<SvcContext> {
   const requestId = requestIdFrom(headers);
   const context: SvcContext = {
     requestId,
     log: options.log.child({ requestId }),
     siteKey: header(headers, 'x-svc-site-key'),
     tenantId: header(headers, 'x-svc-tenant-id'),
-    clientIp: header(headers, 'x-svc-client-ip'),
+    clientIp: clientIpOf(headers, peer, options.verifier),
   };
   try {
     const token = bearerToken(header(headers, 'authorization'));

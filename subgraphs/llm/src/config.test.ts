@@ -6,7 +6,7 @@ const start = { databaseUrl: 'postgres://svc@db/svc', verifier: createTokenVerif
 
 describe('llmConfig', () => {
   it('turns the variables into the gateway options', () => {
-    const config = loadConfig({ LLM_BASE_URL: 'http://upstream:8080/v1', LLM_MODEL_NAME: 'm', SVCLLM_DEFAULT_INPUT_USD_PER_MTOK: '1.5', SVCLLM_CACHE_TTL_SECONDS: '0' }, [llmConfig]);
+    const config = loadConfig({ LLM_BASE_URL: 'http://upstream:8080/v1', LLM_MODEL_NAME: 'm', SVCLLM_DEFAULT_INPUT_USD_PER_MTOK: '1.5', SVCLLM_CACHE_TTL_SECONDS: '0', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '10.0.0.0/8' }, [llmConfig]);
     expect(llmConfig.fromConfig(config, start)).toMatchObject({
       databaseUrl: start.databaseUrl,
       masterKey: start.masterKey,
@@ -15,6 +15,7 @@ describe('llmConfig', () => {
       defaultPrice: { inputPerMTok: 1.5, outputPerMTok: 15 },
       cacheTtlSeconds: 0,
       alertRetryBaseMs: 5000,
+      outboundAllow: ['10.0.0.0/8'],
       env: start.env,
     });
   });

@@ -61,6 +61,7 @@ export const llmConfig = defineConfigSlice({
     defaultPrice: { inputPerMTok: config.SVCLLM_DEFAULT_INPUT_USD_PER_MTOK, outputPerMTok: config.SVCLLM_DEFAULT_OUTPUT_USD_PER_MTOK },
     cacheTtlSeconds: config.SVCLLM_CACHE_TTL_SECONDS,
     alertRetryBaseMs: config.SVCLLM_ALERT_RETRY_BASE_MS,
+    outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     env: start.env,
   }),
 });

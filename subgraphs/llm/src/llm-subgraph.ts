@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, createCache, createJobs, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, createCache, createJobs, createOutboundHttp, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import type { Price } from './domain/cost.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
@@ -6,6 +6,7 @@ import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
 import { GatewayResolver } from './schema/gateway-resolver.js';
 import { createAlertDelivery } from './service/alert-delivery.js';
+import { createAlertUrlCheck } from './service/alert-url-check.js';
 import { createBudgetService, type AlertQueue } from './service/budget-service.js';
 import { createCallerCheck } from './service/caller-check.js';
 import { createChatService } from './service/chat-service.js';
@@ -31,6 +32,8 @@ export interface LlmOptions {
   defaultPrice: Price;
   cacheTtlSeconds: number;
   alertRetryBaseMs: number;
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts budget alert URLs may reach. */
+  outboundAllow: readonly string[];
   maxBodyBytes: number;
   poolMax: number;
   workerName: string;
@@ -86,12 +89,14 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);
   const callers = createCallerCheck(keys);
-  const alertDelivery = createAlertDelivery(orm, options.webhookSecret, options.alertRetryBaseMs, log);
+  const outbound = createOutboundHttp({ allow: options.outboundAllow });
+  const alertDelivery = createAlertDelivery(orm, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
   const created = Math.floor(Date.now() / 1000);
   const services: GatewayServices = {
     chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, log }),
     embeddings: createEmbeddingService(router, budgets, metrics, log),
     budgets,
+    alertUrls: createAlertUrlCheck(outbound),
     keys,
     callers,
     modelList: () => ({
@@ -145,6 +150,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       clearInterval(sweeper);
       await server.close();
       await jobs.close();
+      await outbound.close();
       await cache.close();
       await orm.close();
     },

@@ -9,7 +9,10 @@ export type FixtureVersion =
   | 'v3-wrapper.html'
   | 'v4-reordered.html'
   | 'v5-unrelated.html'
-  | 'v6-date-class-reused.html';
+  | 'v6-date-class-reused.html'
+  | 'v7-old-classes-in-sidebar.html'
+  | 'v8-old-classes-on-topics.html'
+  | 'v9-list-gone-old-classes-in-sidebar.html';
 
 const FIXTURES = new URL('../../../../subgraphs/crawl/test/fixtures/', import.meta.url);
 

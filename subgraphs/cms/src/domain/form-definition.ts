@@ -1,4 +1,5 @@
 import { validationError, type FieldProblem } from '@svc/kit';
+import { compileFieldPattern } from './field-pattern.js';
 
 export const FIELD_TYPES = ['text', 'textarea', 'email', 'tel', 'url', 'enum'] as const;
 export type FieldType = (typeof FIELD_TYPES)[number];
@@ -10,7 +11,7 @@ export interface FormField {
   required: boolean;
   /** Characters; default 1000 (textarea 10000). */
   maxLength?: number;
-  /** Anchored regular expression the value must match. */
+  /** Anchored regular expression (RE2 syntax, linear-time; see field-pattern.ts) the value must match. */
   pattern?: string;
   /** Allowed values for `enum` fields. */
   options?: string[];
@@ -48,11 +49,8 @@ export function checkFormDefinition(def: FormDefinition): FormDefinition {
       problems.push({ pointer: `${at}/maxLength`, detail: `must be an integer from 1 to 100000; got ${field.maxLength}` });
     }
     if (field.pattern !== undefined) {
-      try {
-        new RegExp(field.pattern, 'u');
-      } catch {
-        problems.push({ pointer: `${at}/pattern`, detail: `is not a valid regular expression: ${JSON.stringify(field.pattern)}` });
-      }
+      const compiled = compileFieldPattern(field.pattern);
+      if ('problem' in compiled) problems.push({ pointer: `${at}/pattern`, detail: compiled.problem });
     }
   });
   if (def.honeypotField && seen.has(def.honeypotField)) problems.push({ pointer: '/honeypotField', detail: 'must not be one of the real fields' });

@@ -173,6 +173,33 @@ describe('validateSubmission: patterns', () => {
   });
 });
 
+describe('validateSubmission: linear time (issue #11: one pattern stalled the platform)', () => {
+  const within = (ms: number, run: () => void): void => {
+    const started = performance.now();
+    run();
+    expect(performance.now() - started).toBeLessThan(ms);
+  };
+
+  it.each(['(a+)+', '(a|a)*', '(a|aa)+b', '(\\w+\\s?)+$'])('checks a catastrophic-backtracking pattern %s against a long near-miss at once', (pattern) => {
+    const def = form([field('code', 'text', { pattern, maxLength: 100_000 })]);
+    expect(checkFormDefinition(def)).toBe(def);
+    for (const value of [`${'a'.repeat(30)}!`, `${'a'.repeat(99_999)}!`]) {
+      within(2_000, () => expect(pointersOf(thrown(() => validateSubmission(def, { code: value })))).toEqual(['/code']));
+    }
+  });
+
+  it('checks a long near-miss e-mail address in linear time', () => {
+    // Quadratic for a backtracking engine: every split of the domain before a final "@".
+    const def = form([field('email', 'email', { maxLength: 100_000 })]);
+    within(2_000, () => expect(pointersOf(thrown(() => validateSubmission(def, { email: `a@${'.'.repeat(99_990)}@` })))).toEqual(['/email']));
+  });
+
+  it('refuses, without crashing, a stored pattern that RE2 cannot compile (defined before patterns were checked)', () => {
+    const def = form([field('code', 'text', { pattern: '(?=a)a' })]);
+    expect(problemsOf(thrown(() => validateSubmission(def, { code: 'a' })))[0]!.detail).toMatch(/^code cannot be checked/);
+  });
+});
+
 describe('validateSubmission: unknown fields and reporting', () => {
   const def = form(
     [field('name', 'text', { required: true }), field('email', 'email', { required: true }), field('kind', 'enum', { options: ['A'] })],
@@ -287,8 +314,23 @@ describe('checkFormDefinition', () => {
   it('refuses an invalid regular expression', () => {
     const def = form([field('zip', 'text', { pattern: '[0-9' }), field('ok', 'text', { pattern: '(a|b)+' })]);
     expect(problemsOf(thrown(() => checkFormDefinition(def)))).toEqual([
-      { pointer: '/fields/0/pattern', detail: 'is not a valid regular expression: "[0-9"' },
+      { pointer: '/fields/0/pattern', detail: expect.stringContaining('is not a valid regular expression (RE2 syntax: no lookaround or backreferences): "[0-9"') },
     ]);
+  });
+
+  it.each([
+    ['a lookahead', '(?=a)a+'],
+    ['a backreference', '(a)\\1'],
+    ['a repeat count over 1000', 'a{1001}'],
+    ['nested repeats over 1000', '(a{100}){100}'],
+  ])('refuses %s, which RE2 cannot run in linear time', (_label, pattern) => {
+    const def = form([field('code', 'text', { pattern })]);
+    expect(problemsOf(thrown(() => checkFormDefinition(def)))[0]!.pointer).toBe('/fields/0/pattern');
+  });
+
+  it('refuses a pattern longer than 500 characters', () => {
+    const def = form([field('code', 'text', { pattern: 'a'.repeat(501) })]);
+    expect(problemsOf(thrown(() => checkFormDefinition(def)))).toEqual([{ pointer: '/fields/0/pattern', detail: 'must be at most 500 characters; got 501' }]);
   });
 
   it.each([0, -1, 1.5, 100_001])('refuses maxLength %p', (maxLength) => {

@@ -1,4 +1,4 @@
-import { canUseSite, checkWindow, requireRole, SvcError, type Principal } from '@svc/kit';
+import { canUseSite, checkWindow, requireRole, SvcError, validationError, type OutboundHttp, type Principal } from '@svc/kit';
 import { checkFormDefinition, type FormDefinition } from '../domain/form-definition.js';
 import type { Form } from '../domain/form.js';
 import { checkSiteKey } from '../domain/slug.js';
@@ -13,6 +13,8 @@ export interface FormsDeps {
   sites: SiteStore;
   forms: FormStore;
   submissions: SubmissionStore;
+  /** Judges webhook URLs when they are set (the SSRF guard; the delivery checks them again). */
+  outbound: Pick<OutboundHttp, 'refusal'>;
 }
 
 /** The longest window a daily-count query may span. */
@@ -23,13 +25,15 @@ const MAX_COUNT_DAYS = 1_100;
  * counts, which hold no submission content, also for analysts and reviewers of the site.
  */
 export function createForms(deps: FormsDeps) {
-  const { sites, forms, submissions } = deps;
+  const { sites, forms, submissions, outbound } = deps;
   return {
     /** Creates or replaces the form `definition.formKey` of the site. */
     async define(principal: Principal | undefined, siteKey: string, definition: FormDefinition): Promise<Form> {
       checkSiteKey(siteKey);
       requireAuthor(principal, siteKey);
       checkFormDefinition(definition);
+      const refused = definition.webhookUrl ? await outbound.refusal(definition.webhookUrl) : undefined;
+      if (refused) throw validationError([{ pointer: '/webhookUrl', detail: `webhookUrl is not allowed: ${refused}` }]);
       const saved = await forms.save(await siteOrFail(sites, siteKey), definition);
       if (!saved) throw new SvcError('CONFLICT', `Form ${definition.formKey} was defined concurrently; retry`);
       return saved;

@@ -7,7 +7,10 @@ import type { SubmissionStore } from '../store/submission-store.js';
 import { formNotFound, requireSiteKey, siteOrFail } from './not-found.js';
 
 export interface WebhookQueue {
-  /** Durably queues delivery of a stored submission to its form's webhook. */
+  /**
+   * Asks for prompt delivery of a stored submission's webhook. The stored PENDING row is what
+   * makes it durable (the outbox): when this fails, the periodic sweep delivers it.
+   */
   enqueue(submissionId: string): Promise<void>;
 }
 
@@ -28,7 +31,7 @@ export function createSubmitForm(deps: SubmitFormDeps) {
   return {
     /**
      * Rate-limits per client, validates every field, stores the submission, and only then
-     * answers; the webhook is queued durably and never delays the response.
+     * answers; the webhook is part of the stored row (one commit) and never delays the response.
      */
     async submit(givenSiteKey: string | undefined, formKey: string, data: Record<string, unknown>, clientIp: string | undefined): Promise<SubmissionReceipt> {
       const siteKey = requireSiteKey(givenSiteKey);
@@ -49,7 +52,7 @@ export function createSubmitForm(deps: SubmitFormDeps) {
       const stored = await submissions.insert(form, { data: checked.values, spam: checked.spam, clientIp: clientIp ?? null, webhookStatus: forward ? 'PENDING' : 'NONE' });
       if (checked.spam) log.info({ submissionId: stored.id, formKey, siteKey }, 'honeypot filled: submission stored as spam');
       if (forward) {
-        await deps.webhooks.enqueue(stored.id).catch((error: unknown) => log.error({ err: error, submissionId: stored.id }, 'could not queue webhook; the submission stays PENDING'));
+        await deps.webhooks.enqueue(stored.id).catch((error: unknown) => log.warn({ err: error, submissionId: stored.id }, 'could not queue webhook; the outbox sweep delivers it'));
       }
       return { submissionId: stored.id, receivedAt: stored.receivedAt.toISOString() };
     },

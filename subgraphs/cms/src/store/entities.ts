@@ -87,6 +87,8 @@ export const FormSubmissionEntity = defineEntity({
     webhookStatus: p.text(),
     webhookAttempts: p.integer().default(0),
     webhookLastError: p.text().nullable(),
+    /** When a PENDING webhook is next due (the outbox, see migrations.ts); null otherwise. */
+    webhookDueAt: p.datetime().nullable(),
   },
 });
 

@@ -67,8 +67,24 @@ create index form_submission_form_received on cms.form_submission (form_id, rece
   }
 }
 
+/**
+ * The webhook outbox: a PENDING submission row is the delivery to make, due at
+ * `webhook_due_at` (stored in the same INSERT as the submission, so no commit can separate
+ * them); delivering claims it by moving the due time ahead (a lease).
+ */
+class WebhookOutbox extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table cms.form_submission add column webhook_due_at timestamptz;
+update cms.form_submission set webhook_due_at = received_at where webhook_status = 'PENDING';
+create index form_submission_webhook_due on cms.form_submission (webhook_due_at) where webhook_status = 'PENDING';
+`);
+  }
+}
+
 /** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
 export const CMS_MIGRATIONS = [
   { name: '0001_initial_schema', class: InitialSchema },
   idempotentChangeMigration('0002_idempotent_change', 'cms'),
+  { name: '0003_webhook_outbox', class: WebhookOutbox },
 ];

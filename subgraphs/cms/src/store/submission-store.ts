@@ -28,7 +28,8 @@ export function createSubmissionStore(orm: MikroORM) {
   return {
     async insert(form: Form, submission: { data: Record<string, string>; spam: boolean; clientIp: string | null; webhookStatus: WebhookStatus }): Promise<Submission> {
       const fork = em();
-      const row = fork.create(FormSubmissionEntity, { form: form.id, ...submission });
+      // The outbox entry is the row itself: PENDING and due now, in the same INSERT.
+      const row = fork.create(FormSubmissionEntity, { form: form.id, ...submission, webhookDueAt: submission.webhookStatus === 'PENDING' ? new Date() : null });
       await fork.flush();
       return toSubmission(row, form.formKey);
     },
@@ -57,8 +58,31 @@ export function createSubmissionStore(orm: MikroORM) {
       return row ? { ...toSubmission(row, row.form.formKey), siteKey: row.form.site.siteKey, webhookUrl: row.form.webhookUrl ?? null } : undefined;
     },
 
-    async recordWebhookAttempt(id: string, attempt: { attempts: number; status: WebhookStatus; lastError: string | null }): Promise<void> {
-      await em().nativeUpdate(FormSubmissionEntity, { id }, { webhookAttempts: attempt.attempts, webhookStatus: attempt.status, webhookLastError: attempt.lastError });
+    /**
+     * Takes a due PENDING webhook for delivery by moving its due time `leaseMs` ahead, so no
+     * other worker takes it meanwhile (and it is due again if this one dies). False when it is
+     * not PENDING, not due, or already taken.
+     */
+    async claimWebhook(id: string, leaseMs: number): Promise<boolean> {
+      const now = new Date();
+      const taken = await em().nativeUpdate(FormSubmissionEntity, { id, webhookStatus: 'PENDING', webhookDueAt: { $lte: now } }, { webhookDueAt: new Date(now.getTime() + leaseMs) });
+      return taken === 1;
+    },
+
+    /** PENDING webhooks that are due, oldest first. */
+    async dueWebhooks(limit: number): Promise<string[]> {
+      const rows = await em().find(FormSubmissionEntity, { webhookStatus: 'PENDING', webhookDueAt: { $lte: new Date() } }, { fields: ['id'], orderBy: { webhookDueAt: 'asc' }, limit });
+      return rows.map((r) => r.id);
+    },
+
+    /** `retryAt`: when the next attempt is due (PENDING only). */
+    async recordWebhookAttempt(id: string, attempt: { attempts: number; status: WebhookStatus; lastError: string | null; retryAt?: Date }): Promise<void> {
+      await em().nativeUpdate(FormSubmissionEntity, { id }, {
+        webhookAttempts: attempt.attempts,
+        webhookStatus: attempt.status,
+        webhookLastError: attempt.lastError,
+        webhookDueAt: attempt.status === 'PENDING' ? (attempt.retryAt ?? new Date()) : null,
+      });
     },
   };
 }

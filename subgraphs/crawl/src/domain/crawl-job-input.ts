@@ -22,8 +22,8 @@
  * (day/month order of numeric dates, see published-date.ts). `ragConfig` members default
  * individually to `pgvector`, `svc-local-embedding`, 512 and 64 tokens (overlap 64 or an eighth of
  * a given chunkSize, whichever is smaller); it is filled in when `enableRagSync` is true and kept
- * (validated) when given without it. `embeddingModel` is any name of 1–200 characters: the model
- * gateway decides which exist.
+ * (validated) when given without it. `embeddingModel` is any name of 1–200 characters here; whether
+ * the model gateway serves it is checked by the service (service/embedding-model-check.ts).
  */
 import { parseSelector, type ParsedSelector } from '../extract/selector.js';
 import { JSDOM } from 'jsdom';

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { JSDOM } from 'jsdom';
 import { extractItems, type ListSelectors } from './extract-items.js';
-import { fingerprintElement, fingerprintSelectors, SAMPLE_ROWS, textShape } from './fingerprint.js';
+import { FILL_HISTORY_RUNS, fillHistoryOf, fingerprintElement, fingerprintSelectors, SAMPLE_ROWS, textShape, withFillHistory } from './fingerprint.js';
 
 const PAGE_URL = 'https://news.example.com/latest/';
 
@@ -125,3 +125,26 @@ describe('fingerprintSelectors on the v1 fixture', () => {
     expect(() => fingerprintSelectors(fixture('v1.html'), rows, V1_SELECTORS)).toThrow(/same|belong/);
   });
 });
+
+describe('withFillHistory', () => {
+  const doc = fixture('v1.html');
+  const run = () => fingerprintSelectors(doc, extractItems(doc, PAGE_URL, V1_SELECTORS).rows, V1_SELECTORS);
+
+  it('appends each field\'s fill rate to those of the earlier runs, keeping the last runs only', () => {
+    const first = withFillHistory(run(), null);
+    expect(fillHistoryOf(first.fields.title!)).toEqual([8 / 9]);
+    const previous = { ...first, fields: { ...first.fields, publishedAt: { ...first.fields.publishedAt!, fillHistory: [0.5, 1] } } };
+    const second = withFillHistory(run(), previous);
+    expect(second.fields.publishedAt!.fillHistory).toEqual([0.5, 1, 8 / 9]);
+    expect(second.fields.title!.fillHistory).toEqual([8 / 9, 8 / 9]);
+    let many = first;
+    for (let i = 0; i < FILL_HISTORY_RUNS + 3; i += 1) many = withFillHistory(run(), many);
+    expect(many.fields.link!.fillHistory).toHaveLength(FILL_HISTORY_RUNS);
+  });
+
+  it('reads fingerprints stored before the history was kept as one run', () => {
+    const { fillHistory: _none, ...legacy } = withFillHistory(run(), null).fields.link!;
+    expect(fillHistoryOf(legacy)).toEqual([legacy.coverage]);
+  });
+});
+

@@ -71,6 +71,11 @@ export interface StoredFieldFingerprints {
   coverage: number;
   /** True when every sampled value contained a digit (dates do): a candidate's value must too. */
   valueHasDigits: boolean;
+  /**
+   * `coverage` of the last runs, oldest first, this run's last (at most FILL_HISTORY_RUNS).
+   * Absent in fingerprints stored before it was kept: read as `[coverage]`.
+   */
+  fillHistory?: number[];
 }
 
 export interface StoredFingerprints {
@@ -81,6 +86,27 @@ export interface StoredFingerprints {
 
 /** How many rows (and field matches) are sampled per selector. */
 export const SAMPLE_ROWS = 5;
+/** How many runs' fill rates are kept per field. */
+export const FILL_HISTORY_RUNS = 10;
+
+/** The fill rates of a field over the runs recorded, oldest first. */
+export function fillHistoryOf(field: StoredFieldFingerprints): number[] {
+  return field.fillHistory?.length ? field.fillHistory : [field.coverage];
+}
+
+/**
+ * This run's fingerprints with each field's fill rate appended to those of the earlier runs
+ * (from `previous`, the fingerprints stored before this run), so that a field every earlier run
+ * filled is known as such (heal.ts uses it to recognise rows that are not the list).
+ */
+export function withFillHistory(next: StoredFingerprints, previous: StoredFingerprints | null | undefined): StoredFingerprints {
+  const fields: StoredFingerprints['fields'] = {};
+  for (const [name, field] of Object.entries(next.fields) as [FieldName, StoredFieldFingerprints][]) {
+    const before = previous?.fields[name];
+    fields[name] = { ...field, fillHistory: [...(before ? fillHistoryOf(before) : []), field.coverage].slice(-FILL_HISTORY_RUNS) };
+  }
+  return { ...next, fields };
+}
 
 const VOLATILE_ATTRIBUTES = new Set([
   'href',

@@ -260,3 +260,58 @@ describe('healSelectors: mismatches and partial failures', () => {
     });
   });
 });
+
+describe('healSelectors: the old selectors match different elements (issue #11)', () => {
+  const sidebarTitles = ['Local bakery wins national bread award', 'City council approves new bike lanes on Harbour Road', 'New playground opens in Eastside Park', 'Ferry timetable changes for the winter season'];
+
+  it('v7: the old classes moved to the sidebar, whose rows lack the dates every earlier run had: relocates to the real list', () => {
+    const doc = page(html('v7-old-classes-in-sidebar.html'));
+    // What the run used to store: the sidebar's items, silently.
+    expect(extractItems(doc, PAGE_URL, V1_SELECTORS).items.map((i) => i.title)).toEqual(sidebarTitles);
+    const result = healSelectors(doc, PAGE_URL, V1_SELECTORS, STORED_V1);
+    expect(result.healedFields).toContain('listRow');
+    expect(result.selectors.listRow).toBe('li.article-card');
+    expect(result.failedFields).toEqual([]);
+    expect(extractItems(doc, PAGE_URL, result.selectors).items).toEqual(V2_ITEMS);
+  });
+
+  it('v8: the old classes reused by a topics block in <main> (no links, no dated spans): relocates to the real list', () => {
+    const doc = page(html('v8-old-classes-on-topics.html'));
+    expect(extractItems(doc, PAGE_URL, V1_SELECTORS).rows).toHaveLength(5);
+    const result = healSelectors(doc, PAGE_URL, V1_SELECTORS, STORED_V1);
+    expect(result.selectors.listRow).toBe('li.article-card');
+    expect(extractItems(doc, PAGE_URL, result.selectors).items).toEqual(V2_ITEMS);
+  });
+
+  it('v9: the list is gone and only look-alike rows without dates remain: fails the rows, so no item is extracted', () => {
+    const doc = page(html('v9-list-gone-old-classes-in-sidebar.html'));
+    expect(extractItems(doc, PAGE_URL, V1_SELECTORS).items.map((i) => i.title)).toEqual(sidebarTitles);
+    const result = healSelectors(doc, PAGE_URL, V1_SELECTORS, STORED_V1);
+    expect(result.healed).toBe(false);
+    expect(result.failedFields[0]).toEqual({
+      field: 'listRow',
+      reason:
+        'the 4 rows that "ul.news-list > li.news-item" matches lack fields every earlier run filled (publishedAt in 0 % of them, earlier runs at least 89 %) ' +
+        'and sit elsewhere on the page (<html > body > aside > ul>, the stored rows under <html > body > main > ul>), ' +
+        "and no other list on the page looks like the stored rows with those fields: not storing items that are probably not the list's",
+    });
+    expect(extractItems(doc, PAGE_URL, result.selectors).items.filter((i) => i.detailUrl !== null)).toEqual([]);
+  });
+
+  it('v1 with the dates removed from the list itself: keeps the rows (same place) and leaves only the dates empty', () => {
+    const doc = page(html('v1.html').replace(/<span class="date">[^<]*<\/span>/g, ''));
+    const result = healSelectors(doc, PAGE_URL, V1_SELECTORS, STORED_V1);
+    expect(result.failedFields.map((f) => f.field)).toEqual(['publishedAt']);
+    expect(extractItems(doc, PAGE_URL, result.selectors).items.map((i) => i.title)).toEqual(V1_ITEMS.map((i) => i.title));
+  });
+
+  it('judges by the fill rate of every earlier run: a field some run left mostly empty does not make rows suspect', () => {
+    const sometimesDated: StoredFingerprints = {
+      ...STORED_V1,
+      fields: { ...STORED_V1.fields, publishedAt: { ...STORED_V1.fields.publishedAt!, fillHistory: [0.89, 0.1, 0.89] } },
+    };
+    const result = healSelectors(page(html('v7-old-classes-in-sidebar.html')), PAGE_URL, V1_SELECTORS, sometimesDated);
+    expect(result.selectors.listRow).toBe(V1_SELECTORS.listRow);
+  });
+});
+

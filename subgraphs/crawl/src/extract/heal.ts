@@ -24,6 +24,18 @@
 //    exactly the recovered set (else the best Jaccard overlap, which scales the confidence).
 //    Row confidence = mean similarity of the recovered rows (× overlap); below the threshold the
 //    row selector fails.
+// 1b. Rows that are not the list. Look-alikes can pass step 1: a redesign that moves the list
+//    to new classes and reuses the old ones elsewhere (a sidebar, a topics block) leaves the old
+//    selector matching rows that resemble the stored ones. What gives them away is what they
+//    lack: a field every earlier run filled (its lowest fill rate over the recorded runs,
+//    `fillHistory`, at least FILLED_BEFORE = 50 %) found — by its selector with an acceptable
+//    value, or by a look-alike scoring ≥ threshold inside the row — in less than LACKING_SHARE
+//    (half) of that rate. Then the best other lists on the page (up to 5 candidates outside the
+//    rows, recovered and given an exact selector as in step 1) are tried; the first that scores
+//    ≥ threshold and lacks nothing becomes the rows (healed). Without one, the rows FAIL (so
+//    no item is stored) when they were relocated in step 1 or none of them sits under a stored
+//    row's ancestor path; rows still where the list was keep going and only the missing fields
+//    fail below (the list itself dropped them, e.g. dates removed).
 // 2. Fields, within the kept or healed rows (similarity with the field weights, fingerprints
 //    relative to the row). A candidate value must be acceptable: non-empty; for `link` an http(s)
 //    URL once resolved; for text fields whose stored values all had digits (dates) it must have
@@ -74,6 +86,7 @@ import {
   type ListSelectors,
 } from './extract-items.js';
 import {
+  fillHistoryOf,
   fingerprintElement,
   type ElementFingerprint,
   type StoredFieldFingerprints,
@@ -94,6 +107,12 @@ export const FIELD_AGREEMENT = 0.8;
 export const RIVAL_MARGIN = 0.05;
 /** Rows checked when deciding whether the current listRow selector still fits. */
 const ROWS_CHECKED = 50;
+/** A field filled in at least this share of the rows in every recorded run counts as one every earlier run filled. */
+export const FILLED_BEFORE = 0.5;
+/** Rows filling such a field in less than this share of its lowest earlier fill rate lack it. */
+export const LACKING_SHARE = 0.5;
+/** Other lists tried when the rows in hand lack fields every earlier run filled. */
+const RIVAL_LISTS_TRIED = 5;
 
 export type HealField = 'listRow' | FieldName;
 
@@ -301,6 +320,24 @@ function deriveFieldSelector(matches: readonly FieldMatch[], parsed: ParsedSelec
   return best && best.agreement >= FIELD_AGREEMENT ? best : null;
 }
 
+/** Whether an element's value can be the field's: non-empty, a link an http(s) URL, digits when the stored values all had them. */
+function acceptableValue(field: FieldName, parsed: ParsedSelector, fieldStore: StoredFieldFingerprints, pageUrl: string): (el: Element) => boolean {
+  return (el) => {
+    const value = extractValue(el, parsed, field);
+    if (value === null) return false;
+    if (field === 'link' && resolveLink(value, pageUrl) === null) return false;
+    if (fieldStore.valueHasDigits && !/\d/.test(value)) return false;
+    return true;
+  };
+}
+
+/** Tags of an element's ancestors, outermost first (as fingerprints store them). */
+function pathOf(el: Element): string[] {
+  const path: string[] = [];
+  for (let a = el.parentElement; a; a = a.parentElement) path.unshift(a.localName);
+  return path;
+}
+
 function round(n: number): number {
   return Math.round(n * 100) / 100;
 }
@@ -327,6 +364,33 @@ export function healSelectors(
     return { selectors: out, healed: false, healedFields: [], failedFields, confidence };
   };
 
+  // Fields every earlier run filled, and how to tell whether a set of rows has them.
+  const filledBefore = presentFields.flatMap((field) => {
+    const fieldStore = stored.fields[field];
+    if (!fieldStore || fieldStore.samples.length === 0) return [];
+    const earlier = Math.min(...fillHistoryOf(fieldStore));
+    if (earlier < FILLED_BEFORE) return [];
+    let parsed: ParsedSelector;
+    try {
+      parsed = parseSelector(selectors[field]!);
+    } catch {
+      return [];
+    }
+    return [{ field, fieldStore, parsed, earlier, acceptable: acceptableValue(field, parsed, fieldStore, pageUrl) }];
+  });
+  /** The fields filled before that `rows` have (current selector, or a look-alike in the row) in fewer than half as many rows. */
+  const lackingFields = (rows: readonly Element[]): { field: FieldName; fill: number; earlier: number }[] =>
+    filledBefore.flatMap(({ field, fieldStore, parsed, earlier, acceptable }) => {
+      const filled = rows.filter((row) => {
+        const el = safeSelectWithin(row, parsed.css);
+        if (el && acceptable(el)) return true;
+        const top = scoreCandidates(document, fieldStore.samples, { within: row, accept: acceptable, weights: FIELD_WEIGHTS })[0];
+        return top !== undefined && top.score >= threshold;
+      }).length;
+      const fill = rows.length ? filled / rows.length : 0;
+      return fill < earlier * LACKING_SHARE ? [{ field, fill, earlier }] : [];
+    });
+
   // 1. Rows.
   const rowSamples = stored.listRow.samples;
   let rowCss = selectors.listRow;
@@ -343,6 +407,34 @@ export function healSelectors(
   const currentBest = Math.max(0, ...checkedScores);
   let ranked: ScoredElement[] | null = null;
   const rankRows = (): ScoredElement[] => (ranked ??= scoreCandidates(document, rowSamples));
+  /** Whether none of `rows` sits under the ancestor path of a stored row. */
+  const movedAway = (rows: readonly Element[]): boolean => {
+    const storedPaths = new Set(rowSamples.map((sample) => sample.path.join(' > ')));
+    return !rows.slice(0, ROWS_CHECKED).some((row) => storedPaths.has(pathOf(row).join(' > ')));
+  };
+  /**
+   * Another list on the page that looks like the stored rows (score ≥ threshold, a selector
+   * selecting exactly it) and has the fields every earlier run filled: the real list when the
+   * rows in hand are look-alikes. The best few candidates outside `rows` are tried.
+   */
+  const rivalList = (impostors: readonly Element[]): { rows: Element[]; css: string; score: number } | null => {
+    const excluded = new Set<Element>(impostors);
+    let tried = 0;
+    for (const candidate of rankRows()) {
+      if (candidate.score < threshold || tried >= RIVAL_LISTS_TRIED) break;
+      const el = candidate.element;
+      if (excluded.has(el) || impostors.some((row) => row.contains(el) || el.contains(row))) continue;
+      tried += 1;
+      const recovered = recoverRows(document, el);
+      for (const row of recovered) excluded.add(row);
+      if (recovered.some((row) => impostors.includes(row))) continue;
+      const derived = deriveRowSelector(document, recovered);
+      if (!derived || derived.overlap < 1) continue;
+      const score = meanSimilarity(recovered.slice(0, ROWS_CHECKED), rowSamples);
+      if (score >= threshold && lackingFields(recovered).length === 0) return { rows: recovered, css: derived.css, score };
+    }
+    return null;
+  };
   let rows: Element[] | null = null;
   let what = `"${selectors.listRow}" matches nothing`;
   if (currentRows.length > 0 && rowSamples.length === 0) {
@@ -388,6 +480,26 @@ export function healSelectors(
     if (out.listRow !== selectors.listRow) healedFields.push('listRow');
   }
 
+  // 1b. Rows that are not the list: they lack fields every earlier run filled.
+  const lacking = lackingFields(rows);
+  if (lacking.length > 0) {
+    const relocatedRows = healedFields.includes('listRow');
+    const problem =
+      `the ${rows.length} rows ${relocatedRows ? `relocated to "${out.listRow}"` : `that "${selectors.listRow}" matches`} lack fields every earlier run filled ` +
+      `(${lacking.map((l) => `${l.field} in ${Math.round(l.fill * 100)} % of them, earlier runs at least ${Math.round(l.earlier * 100)} %`).join('; ')})`;
+    const rival = rivalList(rows);
+    if (rival) {
+      rows = rival.rows;
+      out.listRow = rival.css;
+      confidence.listRow = rival.score;
+      if (rival.css !== selectors.listRow && !healedFields.includes('listRow')) healedFields.push('listRow');
+    } else if (relocatedRows || movedAway(rows)) {
+      const where = relocatedRows ? '' : ` and sit elsewhere on the page (<${pathOf(rows[0]!).join(' > ')}>, the stored rows under <${rowSamples[0]!.path.join(' > ')}>)`;
+      return failEverything(`${problem}${where}, and no other list on the page looks like the stored rows with those fields: not storing items that are probably not the list's`);
+    }
+    // Else the list itself is where it was and lost those fields: they fail below and stay empty.
+  }
+
   // 2. Fields, within the rows.
   for (const field of presentFields) {
     const spec = selectors[field]!;
@@ -403,13 +515,7 @@ export function healSelectors(
       failedFields.push({ field, reason: (error as Error).message });
       continue;
     }
-    const acceptable = (el: Element): boolean => {
-      const value = extractValue(el, parsed, field);
-      if (value === null) return false;
-      if (field === 'link' && resolveLink(value, pageUrl) === null) return false;
-      if (fieldStore.valueHasDigits && !/\d/.test(value)) return false;
-      return true;
-    };
+    const acceptable = acceptableValue(field, parsed, fieldStore, pageUrl);
     const minRows = Math.max(1, Math.ceil(rows.length * fieldStore.coverage * 0.5));
 
     // Per row, the best candidate with an acceptable value (the row and its descendants).

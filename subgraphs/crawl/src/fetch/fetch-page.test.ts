@@ -2,12 +2,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { createServer, type IncomingHttpHeaders, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
-import { SvcError } from '@svc/kit';
+import { SvcError, createSsrfGuard, type ResolvedAddress, type Resolver } from '@svc/kit';
 import { createHostLimiter, type HostLimiter } from '../domain/host-politeness.js';
 import { SVC_USER_AGENT } from '../domain/robots.js';
 import { decodeBody, parseContentType, sniffMetaCharset } from './charset.js';
 import { createPageFetcher, parseRetryAfter, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
-import { createSsrfGuard, type ResolvedAddress, type Resolver } from './ssrf-guard.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixture website: one node:http server on 127.0.0.1, routes keyed by "<hostname> <path>" (or

@@ -3,11 +3,10 @@ import { Agent as HttpAgent, STATUS_CODES, type IncomingHttpHeaders } from 'node
 import { Agent as HttpsAgent } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
 import got, { type Request as GotRequest } from 'got';
-import { SvcError } from '@svc/kit';
+import { SvcError, type SsrfGuard } from '@svc/kit';
 import { ROBOTS_MAX_BYTES, SVC_USER_AGENT, productToken, robotsPolicyFromFetch, type RobotsFetchResult } from '../domain/robots.js';
 import type { HostLimiter } from '../domain/host-politeness.js';
 import { createRobotsCache, type RobotsCacheEntry } from './robots-cache.js';
-import type { SsrfGuard } from './ssrf-guard.js';
 
 /**
  * The crawler's page fetcher: one function from a URL to a decoded HTML (or plain text) page,

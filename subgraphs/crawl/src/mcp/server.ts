@@ -1,7 +1,6 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
-import { createRouterClient, loadOperations, type Logger } from '@svc/kit';
+import { createRouterClient, loadOperations, type Logger, createSsrfGuard } from '@svc/kit';
 import { createPageFetcher } from '../fetch/fetch-page.js';
-import { createSsrfGuard } from '../fetch/ssrf-guard.js';
 import { createChromiumPool } from './browser/browser-pool.js';
 import { registerCollectPageTool } from './tools/collect-page.js';
 import { registerQueryKnowledgeTool } from './tools/query-knowledge.js';

@@ -40,6 +40,7 @@ export class CrawlItem {
   @Field(() => String) detailUrl!: string;
   @Field(() => String, { description: 'NOT_REQUESTED, PENDING, INDEXED or FAILED' }) vectorSyncStatus!: string;
   @Field(() => String, { nullable: true }) vectorId!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why the knowledge sync of this item FAILED (null otherwise).' }) vectorSyncError!: string | null;
 }
 
 @ObjectType({ description: 'What a completed execution collected.' })

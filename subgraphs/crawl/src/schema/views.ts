@@ -35,4 +35,5 @@ export const itemView = (i: ExecutionItem): CrawlItem => ({
   detailUrl: i.detailUrl,
   vectorSyncStatus: i.vectorSyncStatus,
   vectorId: i.vectorId,
+  vectorSyncError: i.vectorSyncError,
 });

@@ -4,7 +4,7 @@ import { SvcError, type Logger } from '@svc/kit';
 import type { CrawlSelectors } from '../domain/crawl-job-input.js';
 import { normalizePublishedDate } from '../domain/published-date.js';
 import { extractItems } from '../extract/extract-items.js';
-import { fingerprintSelectors } from '../extract/fingerprint.js';
+import { fingerprintSelectors, withFillHistory } from '../extract/fingerprint.js';
 import { healSelectors } from '../extract/heal.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore } from '../store/item-store.js';
@@ -74,7 +74,7 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
       runLog.info(synced, 'knowledge sync done');
     }
     if (collected.length) {
-      const fingerprints = fingerprintSelectors(document, extraction.rows, selectors);
+      const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
     await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed });

@@ -3,6 +3,7 @@ import { firstRunAt, parseCrawlJobInput, parseCrawlSelectors } from '../domain/c
 import { nextRunAt } from '../domain/cron.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
+import { checkEmbeddingModel } from './embedding-model-check.js';
 import type { Embedder } from './gateway-embedder.js';
 import type { ExecutionRow, ItemDay, JobRow, JobStore } from '../store/job-store.js';
 import type { CrawlScheduler } from './crawl-scheduler.js';
@@ -39,6 +40,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     async create(ctx: SvcContext, body: unknown): Promise<JobRow> {
       const tenantId = writerTenant(ctx);
       const input = parseCrawlJobInput(body);
+      if (input.ragConfig) await checkEmbeddingModel(deps.embedder, input.ragConfig.embeddingModel);
       const job = await jobs.insertJob(tenantId, input, firstRunAt(input));
       await scheduler.schedule(tenantId, job.id, input.cronExpression ?? null, input.runAt ?? null);
       log.info({ tenantId, jobId: job.id, cron: input.cronExpression ?? null, runAt: input.runAt ?? null }, 'crawl job created');

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createAddressMatcher } from '../http/address-matcher.js';
+import { createAllowList } from '../outbound/address-policy.js';
 import type { ConfigRule } from './config-slice.js';
 import { envVar } from './env-var.js';
 
@@ -51,6 +52,8 @@ export const platformConfig = z.object({
   SVC_JWT_SECRET: z.string().min(32, 'must be at least 32 characters').optional(),
   /** JWKS URL for RS256/ES256 tokens issued elsewhere (verification only). */
   SVC_JWKS_URL: envVar.httpUrl().optional(),
+  /** Longest accepted token lifetime (exp - iat) in seconds; tokens without exp are refused. Default 86400 (24 h). */
+  SVC_JWT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
 
   /**
    * The spec's model name: the upstream model id the gateway serves behind every alias (with
@@ -72,6 +75,13 @@ export const platformConfig = z.object({
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
   SVC_TRUSTED_PROXIES: envVar.list(['127.0.0.1', '::1']).pipe(
     z.array(z.string().refine((v) => { try { createAddressMatcher([v]); return true; } catch { return false; } }, 'must be IP addresses or CIDR ranges')),
+  ),
+  /**
+   * Hosts (exact or *.suffix), addresses or CIDR ranges that URLs set by users and editors (form
+   * webhooks, budget alerts) may reach although they are not public. Default none.
+   */
+  SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: envVar.list().pipe(
+    z.array(z.string().refine((v) => { try { createAllowList([v]); return true; } catch { return false; } }, 'must be hostnames, *.suffix, IP addresses or CIDR ranges')),
   ),
   /** MCP servers: the platform token their tools act with (a JWT). */
   SVC_TOKEN: z.string().min(1).optional(),

@@ -2,6 +2,7 @@ import { ApolloServer } from '@apollo/server';
 import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import { createContext, type ContextOptions, type SvcContext } from '../context.js';
+import { introspectionDepthRule } from '../graph/introspection-limit.js';
 import { apolloHandler } from '../http/apollo-handler.js';
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
@@ -36,11 +37,12 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
     formatError: maskError,
+    // The router bounds introspection too; a subgraph reached directly must not be deeper.
+    validationRules: [introspectionDepthRule(), BadTextRule],
     plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
-    validationRules: [BadTextRule],
     logger: log,
   });
-  const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log });
+  const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log }, req.socket.remoteAddress);
   const routes: Route[] = [
     // A subgraph always answers /ready: without a check it is ready once it listens.
     ...healthRoutes({ service: options.name, log, ready: options.ready ?? (async () => undefined) }),

@@ -1,6 +1,7 @@
 import { IDEMPOTENCY_KEY_DOC, openAiErrors, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { parseBudgetChange } from '../domain/budget.js';
 import type { GatewayServices } from '../service/gateway-services.js';
 import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, SetBudgetInput, UsageRow } from './types.js';
 
@@ -59,6 +60,7 @@ export class GatewayResolver {
     @Ctx() ctx: SvcContext,
   ): Promise<Budget> {
     await this.admin(ctx);
+    await this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl);
     return this.services.budgets.set(input, idempotencyKey);
   }
 

@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { Logger, MikroORM } from '@svc/kit';
+import type { Logger, MikroORM, OutboundHttp } from '@svc/kit';
 import { ALERT_MAX_ATTEMPTS, alertRetryDelayMs, type AlertKey } from '../domain/budget-alert.js';
 import { createAlertStore } from '../store/alert-store.js';
 
@@ -8,8 +8,11 @@ export function signAlert(secret: string, timestamp: string, body: string): stri
   return `sha256=${createHmac('sha256', secret).update(`${timestamp}.${body}`).digest('hex')}`;
 }
 
-/** Posts stored budget alerts to their agent's webhook, signed with `secret`. */
-export function createAlertDelivery(orm: MikroORM, secret: string, retryBaseMs: number, log: Logger) {
+/**
+ * Posts stored budget alerts to their agent's webhook, signed with `secret`, through the SSRF
+ * guard (`http`): an address that is not allowed is a failed attempt.
+ */
+export function createAlertDelivery(orm: MikroORM, http: Pick<OutboundHttp, 'fetch'>, secret: string, retryBaseMs: number, log: Logger) {
   const alerts = createAlertStore(orm);
   return {
     /** Posts one stored alert; returns when to retry, if it should. */
@@ -20,7 +23,7 @@ export function createAlertDelivery(orm: MikroORM, secret: string, retryBaseMs: 
       const timestamp = String(Math.floor(Date.now() / 1000));
       const attempt = alert.attempts + 1;
       try {
-        const response = await fetch(alert.url, {
+        const response = await http.fetch(alert.url, {
           method: 'POST',
           headers: { 'content-type': 'application/json', 'user-agent': 'svc-platform-llm/1', 'x-svc-event': `budget.${key.event.toLowerCase()}`, 'x-svc-timestamp': timestamp, 'x-svc-signature': signAlert(secret, timestamp, body) },
           body,

@@ -1,3 +1,4 @@
+import type { AlertUrlCheck } from './alert-url-check.js';
 import type { BudgetService } from './budget-service.js';
 import type { CallerCheck } from './caller-check.js';
 import type { ChatService } from './chat-service.js';
@@ -9,6 +10,7 @@ export interface GatewayServices {
   chat: ChatService;
   embeddings: ReturnType<typeof createEmbeddingService>;
   budgets: BudgetService;
+  alertUrls: AlertUrlCheck;
   keys: KeyService;
   callers: CallerCheck;
   modelList(): Record<string, unknown>;

@@ -1,7 +1,6 @@
 import { existsSync } from 'node:fs';
 import { chromium, type Browser } from 'playwright-core';
-import type { Logger } from '@svc/kit';
-import type { SsrfGuard } from '../../fetch/ssrf-guard.js';
+import type { Logger, SsrfGuard } from '@svc/kit';
 import { startGuardedProxy, type GuardedProxy } from './guarded-proxy.js';
 
 /**

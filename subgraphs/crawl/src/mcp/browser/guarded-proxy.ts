@@ -1,7 +1,6 @@
 import { createServer, request as httpRequest, type IncomingMessage, type OutgoingHttpHeaders } from 'node:http';
 import { connect as netConnect, type AddressInfo, type Socket } from 'node:net';
-import type { Logger } from '@svc/kit';
-import type { SsrfGuard } from '../../fetch/ssrf-guard.js';
+import type { Logger, SsrfGuard } from '@svc/kit';
 
 /**
  * The loopback HTTP proxy headless Chromium is launched behind. Playwright's request

@@ -1,7 +1,6 @@
-import { SvcError, type Logger } from '@svc/kit';
+import { SvcError, type Logger, type SsrfGuard } from '@svc/kit';
 import { SVC_USER_AGENT } from '../../domain/robots.js';
 import type { FetchedPage } from '../../fetch/fetch-page.js';
-import type { SsrfGuard } from '../../fetch/ssrf-guard.js';
 import type { ChromiumPool } from './browser-pool.js';
 
 /**

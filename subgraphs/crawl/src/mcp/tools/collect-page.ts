@@ -1,10 +1,9 @@
 import type { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import * as z from 'zod';
-import { SvcError, type Logger } from '@svc/kit';
+import { SvcError, type Logger, type SsrfGuard } from '@svc/kit';
 import { digestPage, LIMITS, parseFieldSelectors, type PageDigest } from '../../extract/page-digest.js';
 import type { PageFetcher } from '../../fetch/fetch-page.js';
-import type { SsrfGuard } from '../../fetch/ssrf-guard.js';
 import type { ChromiumPool } from '../browser/browser-pool.js';
 import { renderPage } from '../browser/render-page.js';
 

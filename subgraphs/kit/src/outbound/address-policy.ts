@@ -3,8 +3,9 @@ import { isIP } from 'node:net';
 import ipaddr from 'ipaddr.js';
 
 /**
- * Which IP addresses the crawler may connect to: the address half of the SSRF defence
- * (`fetch/ssrf-guard.ts` applies it to URLs, DNS answers and redirects).
+ * Which IP addresses the platform may connect to on a user's behalf (the crawler's fetches,
+ * form webhooks, budget alerts): the address half of the SSRF defence
+ * (`ssrf-guard.ts` applies it to URLs, DNS answers and redirects).
  *
  * Decisions:
  * - Ranges come from ipaddr.js (`range()`), a maintained implementation of the IANA
@@ -26,7 +27,8 @@ import ipaddr from 'ipaddr.js';
  *   site-specific, so the embedded address cannot be located or judged.
  * - Text that is not an IP address is never public. Lenient IPv4 forms ipaddr.js accepts
  *   (`0x7f.1`, `2130706433`) are judged by the address they denote.
- * - The allow list (SVC_CRAWL_ALLOW_PRIVATE_HOSTS) opens non-public addresses deliberately,
+ * - The allow list (SVC_CRAWL_ALLOW_PRIVATE_HOSTS for the crawler, SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS
+ *   for webhooks and alerts) opens non-public addresses deliberately,
  *   e.g. test fixture sites on 127.0.0.1. Entries are exact hostnames (`fixtures.test`),
  *   subdomain wildcards (`*.example.test`: any name below example.test, not example.test
  *   itself), IP addresses (`127.0.0.1`, `::1`, `[::1]`) or CIDR ranges (`10.0.0.0/8`).

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer, get, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { SvcError } from '@svc/kit';
+import { SvcError } from '../errors.js';
 import { createSsrfGuard, type ResolvedAddress, type Resolver } from './ssrf-guard.js';
 
 /** A resolver over a fixed table; unknown names fail like getaddrinfo does. Records each query. */

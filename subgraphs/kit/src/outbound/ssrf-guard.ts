@@ -1,8 +1,8 @@
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { lookup as dnsLookup } from 'node:dns/promises';
 import { isIP, type LookupFunction } from 'node:net';
-import { SvcError } from '@svc/kit';
-import { checkAddress, createAllowList, normalizeHost, type AllowList } from '../domain/address-policy.js';
+import { SvcError } from '../errors.js';
+import { checkAddress, createAllowList, normalizeHost, type AllowList } from './address-policy.js';
 
 /**
  * Server-side request forgery guard for every URL the crawler fetches: the seed, each
@@ -46,7 +46,7 @@ export interface ResolvedAddress {
 export type Resolver = (host: string) => Promise<ResolvedAddress[]>;
 
 export interface SsrfGuardOptions {
-  /** SVC_CRAWL_ALLOW_PRIVATE_HOSTS entries (see address-policy.ts), or a prepared allow list. */
+  /** Allow-list entries (see address-policy.ts: SVC_CRAWL_ALLOW_PRIVATE_HOSTS, SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS), or a prepared allow list. */
   allow?: readonly string[] | AllowList;
   /** Defaults to `dns.promises.lookup(host, { all: true, order: 'verbatim' })` (the system resolver, /etc/hosts included). */
   resolve?: Resolver;
