@@ -1,7 +1,7 @@
 /** Jest runs the compiled tests (tsc -b type-checks them like source). */
 export default {
   testEnvironment: 'node',
-  roots: ['<rootDir>/subgraphs', '<rootDir>/router', '<rootDir>/rest-bridge', '<rootDir>/cli', '<rootDir>/test'],
+  roots: ['<rootDir>/subgraphs', '<rootDir>/router', '<rootDir>/rest-bridge', '<rootDir>/dashboard', '<rootDir>/cli', '<rootDir>/test'],
   testMatch: ['**/dist/**/*.test.js'],
   testPathIgnorePatterns: ['/node_modules/'],
   transform: {},

@@ -384,6 +384,7 @@ async function main() {
       SVC_LLM_PORT: '0',
       SVC_CRAWL_PORT: '0',
       SVC_CMS_PORT: '0',
+      SVC_DASHBOARD_PORT: '0',
       SVC_DATA_DIR: configDir,
     }, 'all');
     const platformLog = createLogger({ level: 'silent', name: 'bench' });

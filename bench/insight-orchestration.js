@@ -48,7 +48,7 @@ async function main() {
   await setup.end();
   const config = loadPlatformConfig({
     DATABASE_URL: url, SVC_JWT_SECRET: SECRET, SVCLLM_MASTER_KEY: 'sk-svc-master-bench-key-0123456789', SVC_SEED_DEMO: 'true',
-    LOG_LEVEL: 'silent', SERVER_PORT: '0', SVC_ROUTER_PORT: '0', SVC_INSIGHT_PORT: '0', SVC_LLM_PORT: '0', SVC_CRAWL_PORT: '0', SVC_CMS_PORT: '0',
+    LOG_LEVEL: 'silent', SERVER_PORT: '0', SVC_ROUTER_PORT: '0', SVC_INSIGHT_PORT: '0', SVC_LLM_PORT: '0', SVC_CRAWL_PORT: '0', SVC_CMS_PORT: '0', SVC_DASHBOARD_PORT: '0',
     SVCLLM_CACHE_TTL_SECONDS: '0', SVC_INSIGHT_CONCURRENCY: String(CONCURRENCY),
   }, 'all');
   const platform = await startPlatform(config, 'all', createLogger({ level: 'silent', name: 'bench' }));

@@ -2,21 +2,22 @@ import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  clientAddressKey, ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  bridgeUrl, clientAddressKey, ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
 import { startRouter } from '@svc/router';
 import { ROUTES, startBridge } from '@svc/rest-bridge';
+import { startDashboard } from '@svc/dashboard';
 import { readFile } from 'node:fs/promises';
 import type { Config } from './config.js';
 import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 import { servicesRunBy, type Service } from './services.js';
 
-const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker'];
+const AVAILABLE: readonly Service[] = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard'];
 
 export interface Platform {
-  urls: Partial<Record<'bridge' | 'router' | ServiceName, string>>;
+  urls: Partial<Record<'bridge' | 'router' | 'dashboard' | ServiceName, string>>;
   log: Logger;
   close(): Promise<void>;
 }
@@ -119,6 +120,20 @@ export async function startPlatform(config: Config, service: Service, log = crea
       );
       closers.push({ name: 'bridge', close: () => bridge.close() });
       urls.bridge = bridge.url;
+    }
+    if (runs('dashboard')) {
+      const dashboard = await startDashboard(
+        {
+          bridgeUrl: urls.bridge ?? bridgeUrl(config),
+          routerUrl: urls.router ?? routerUrl(config),
+          log: log.child({ svc: 'dashboard' }),
+          defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin',
+        },
+        config.SVC_DASHBOARD_PORT,
+        host,
+      );
+      closers.push({ name: 'dashboard', close: () => dashboard.close() });
+      urls.dashboard = `${dashboard.url}/`;
     }
     return { urls, log, close };
   } catch (error) {

@@ -3,7 +3,7 @@ export const SERVICES = ['all', 'router', 'bridge', 'insight', 'llm', 'crawl', '
 export type Service = (typeof SERVICES)[number];
 
 /** What `svc all` starts in its one process (crawl runs on the crawl service's in-process worker). */
-const ALL: readonly Service[] = ['insight', 'llm', 'crawl', 'cms', 'router', 'bridge'];
+const ALL: readonly Service[] = ['insight', 'llm', 'crawl', 'cms', 'router', 'bridge', 'dashboard'];
 
 /** The platform services `svc <service>` starts in its process; the MCP servers start none (they are clients). */
 export function servicesRunBy(service: Service): readonly Service[] {

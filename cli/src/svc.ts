@@ -34,9 +34,9 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const platform = await startPlatform(config, service);
-  const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(8)} ${url}`);
-  if (platform.urls.bridge) lines.push(`  apidocs  ${platform.urls.bridge}/apidocs-ui.html`);
-  if (platform.urls.router) lines.push(`  graphiql ${platform.urls.router.replace(/\/graphql$/, '/')}`);
+  const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(9)} ${url}`);
+  if (platform.urls.bridge) lines.push(`  ${'apidocs'.padEnd(9)} ${platform.urls.bridge}/apidocs-ui.html`);
+  if (platform.urls.router) lines.push(`  ${'graphiql'.padEnd(9)} ${platform.urls.router.replace(/\/graphql$/, '/')}`);
   process.stderr.write(`\nSvc Platform (${service}) is up:\n${lines.join('\n')}\n\n`);
   let stopping = false;
   const stop = (signal: string) => {

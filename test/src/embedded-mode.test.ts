@@ -17,7 +17,7 @@ afterAll(async () => {
 
 /** Starts `svc all` exactly as a person would, with no database or Redis configured. */
 async function startEmbedded(dataDir: string) {
-  const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CRAWL_PORT: await freePort(), SVC_CMS_PORT: await freePort() };
+  const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CRAWL_PORT: await freePort(), SVC_CMS_PORT: await freePort(), SVC_DASHBOARD_PORT: await freePort() };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);
   const child = spawn(process.execPath, [SVC, 'all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -44,7 +44,7 @@ async function startEmbedded(dataDir: string) {
       child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');
     });
-  return { bridge: `http://127.0.0.1:${ports.SERVER_PORT}`, output: () => output, stop };
+  return { bridge: `http://127.0.0.1:${ports.SERVER_PORT}`, dashboard: `http://127.0.0.1:${ports.SVC_DASHBOARD_PORT}/`, output: () => output, stop };
 }
 
 describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)', () => {
@@ -53,6 +53,11 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     dirs.push(dataDir);
     const first = await startEmbedded(dataDir);
     expect(first.output()).toContain('DEFAULT CREDENTIALS IN USE');
+    expect(first.output()).toContain(`dashboard ${first.dashboard}`);
+    const page = await fetch(first.dashboard);
+    expect(page.status).toBe(200);
+    expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");
+    expect(await (await fetch(`${first.dashboard}session`)).json()).toMatchObject({ defaultCredentials: true });
     const content = await call(`${first.bridge}/api/v1/contents/welcome`, { headers: { 'X-Svc-Site-Key': 'demo', Accept: 'application/json' } });
     expect(content.status).toBe(200);
     expect(content.body.data).toMatchObject({ slug: 'welcome', status: 'PUBLISHED', version: 1 });

@@ -46,6 +46,7 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     SVC_CRAWL_PORT: '0',
     SVCLLM_ALERT_RETRY_BASE_MS: '50',
     SVC_CMS_PORT: '0',
+    SVC_DASHBOARD_PORT: '0',
     ...env,
   }, 'all');
   let platform: Platform;

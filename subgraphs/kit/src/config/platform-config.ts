@@ -24,6 +24,8 @@ export const platformConfig = z.object({
   SVC_DASHBOARD_PORT: envVar.port(3000),
   /** Router GraphQL endpoint used by the bridge, MCP servers and the dashboard. */
   SVC_ROUTER_URL: envVar.httpUrl().optional(),
+  /** The REST bridge's base URL, for the dashboard; default http://127.0.0.1:<SERVER_PORT>. */
+  SVC_BRIDGE_URL: envVar.httpUrl().optional(),
   /** Subgraph URLs used by the router; default http://127.0.0.1:<port>/graphql. */
   SVC_INSIGHT_URL: envVar.httpUrl().optional(),
   SVC_LLM_URL: envVar.httpUrl().optional(),
@@ -131,6 +133,10 @@ export function subgraphUrl(config: PlatformConfig, name: ServiceName): string {
 
 export function routerUrl(config: PlatformConfig): string {
   return config.SVC_ROUTER_URL ?? `http://127.0.0.1:${config.SVC_ROUTER_PORT}/graphql`;
+}
+
+export function bridgeUrl(config: PlatformConfig): string {
+  return (config.SVC_BRIDGE_URL ?? `http://127.0.0.1:${config.SERVER_PORT}`).replace(/\/$/, '');
 }
 
 /** The name this process's job workers record on the jobs they lock. */

@@ -1,0 +1,1 @@
+export { startDashboard, CONTENT_SECURITY_POLICY, type DashboardOptions } from './dashboard-server.js';

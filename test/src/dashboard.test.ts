@@ -1,0 +1,182 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import pg from 'pg';
+import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { launchChromium, watchPage } from './support/browser.js';
+import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
+import { call, gql } from './support/http.js';
+import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
+
+/**
+ * The dashboard in headless Chromium against the whole platform: sign in, start an analysis and
+ * watch its steps stream in, reload mid-run without duplicates, read the report with its charts,
+ * approve one proposal and reject another, see a second reviewer's late decision answered 409,
+ * text from the model shown as text, sign out. The model is a local fake that answers slowly
+ * enough (150 ms a call) for a person to watch. Screenshots go to test/output/dashboard/.
+ */
+
+const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'output', 'dashboard');
+const PROMPT = 'Is our model budget enough, and is the pricing page hurting conversion?';
+let platform: TestPlatform;
+let upstream: Awaited<ReturnType<typeof startFakeOpenAi>>;
+let browser: Browser;
+let db: pg.Client;
+let dashboard: string;
+let admin: string;
+const problems: string[] = [];
+
+async function signIn(context: BrowserContext): Promise<Page> {
+  const page = await context.newPage();
+  problems.push(...watchPage(page));
+  await page.goto(dashboard);
+  await page.getByLabel('Username').fill('admin');
+  await page.getByLabel('Password').fill('test-admin-password');
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('button', { name: 'Sign out' }).waitFor();
+  return page;
+}
+
+const stepNumbers = (page: Page) => page.locator('ol.steps li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-seq'))));
+
+beforeAll(async () => {
+  await mkdir(OUT, { recursive: true });
+  upstream = await startFakeOpenAi({ delayMs: 150 });
+  const config = await writeGatewayConfig({
+    providers: [{ name: 'slow', kind: 'openai-compatible', baseUrl: upstream.url }],
+    models: [{ name: 'slow-model', provider: 'slow', inputPerMTok: 5, outputPerMTok: 15 }],
+    aliases: { 'auto-route': ['slow-model'], 'fast-track': ['slow-model'], 'deep-reasoning': ['slow-model'] },
+  });
+  platform = await startTestPlatform({ SVCLLM_CONFIG: config, LLM_MODEL_NAME: 'slow-model' });
+  dashboard = platform.urls.dashboard!;
+  db = new pg.Client({ connectionString: platform.databaseUrl });
+  await db.connect();
+  admin = await platform.token({ subject: 'root' });
+  // A tiny budget the agent's thinking outgrows, and a draft waiting on the pricing page: the report proposes both.
+  await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, { authorization: `Bearer ${TEST_MASTER_KEY}` });
+  const contents = await gql(platform.router, '{ contents(siteKey: "demo") { id slug } }', {}, { authorization: `Bearer ${admin}` });
+  const pricing = contents.body.data.contents.find((c: { slug: string }) => c.slug === 'pricing');
+  await gql(platform.router, 'mutation($id: ID!) { updateContentDraft(id: $id, input: {title: "Pricing, simpler"}) { latestVersion } }', { id: pricing.id }, { authorization: `Bearer ${admin}` });
+  browser = await launchChromium();
+});
+afterAll(async () => {
+  await browser?.close();
+  await db?.end();
+  await platform?.close();
+  await upstream?.close();
+});
+
+describe('the analysis dashboard', () => {
+  let reviewer: Page;
+  let second: Page;
+  let jobId: string;
+
+  it('serves its page with a strict Content-Security-Policy and keeps the token from scripts', async () => {
+    const page = await call(dashboard);
+    expect(page.status).toBe(200);
+    const csp = page.headers.get('content-security-policy')!;
+    expect(csp).toContain("script-src 'self'");
+    expect(csp).not.toContain('unsafe-inline');
+    expect(csp).toContain("frame-ancestors 'none'");
+    reviewer = await signIn(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
+    expect(await reviewer.evaluate(() => (globalThis as unknown as { document: { cookie: string } }).document.cookie)).toBe('');
+    const cookies = await reviewer.context().cookies();
+    expect(cookies.find((c) => c.name === 'svc_session')).toMatchObject({ httpOnly: true, sameSite: 'Strict' });
+    // This platform has its own admin password: no default-credentials warning.
+    expect(await reviewer.locator('#banner').isHidden()).toBe(true);
+    expect((await call(`${dashboard}session`)).body).toMatchObject({ defaultCredentials: false });
+  });
+
+  it('shows the steps while the agent works, and resumes after a reload without duplicates', async () => {
+    await reviewer.getByLabel('Analysis topic').fill(PROMPT);
+    await reviewer.getByRole('button', { name: 'Start analysis' }).click();
+    await reviewer.locator('ol.steps li').first().waitFor({ timeout: 10_000 });
+    jobId = /job=([0-9a-f-]{36})/.exec(reviewer.url())![1]!;
+    const status = (await db.query('select status from insight.job where id = $1', [jobId])).rows[0].status;
+    expect(['PENDING', 'RUNNING']).toContain(status); // steps were on screen before the job ended
+    await reviewer.locator('ol.steps li').nth(3).waitFor();
+    await reviewer.screenshot({ path: join(OUT, 'canvas.png'), fullPage: true });
+    await reviewer.reload();
+    await reviewer.locator('ol.steps li').nth(4).waitFor({ timeout: 15_000 });
+    await reviewer.locator('.badge.COMPLETED').first().waitFor({ timeout: 60_000 });
+    const seqs = await stepNumbers(reviewer);
+    expect(new Set(seqs).size).toBe(seqs.length);
+    expect(seqs).toEqual(Array.from({ length: seqs.length }, (_, i) => i + 1));
+    const written = (await db.query('select count(*)::int as n from insight.job_step where job_id = $1', [jobId])).rows[0].n;
+    expect(seqs.length).toBe(written);
+  });
+
+  it('draws the report with its charts', async () => {
+    await reviewer.locator('.report .judgment').waitFor();
+    expect((await reviewer.locator('.report .judgment').textContent())!.length).toBeGreaterThan(20);
+    const charts = reviewer.locator('.chart canvas');
+    expect(await charts.count()).toBeGreaterThan(0);
+    type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
+    const inked = await charts.first().evaluate((canvas) => {
+      const c = canvas as unknown as Canvas;
+      const pixels = c.getContext('2d')!.getImageData(0, 0, c.width, c.height).data;
+      let painted = 0;
+      for (let i = 3; i < pixels.length; i += 4) if (pixels[i]! > 0) painted++;
+      return painted;
+    });
+    expect(inked).toBeGreaterThan(500);
+    expect(await reviewer.locator('.chart[data-kind=FORECAST]').count()).toBeGreaterThan(0);
+    await reviewer.locator('.report').screenshot({ path: join(OUT, 'report.png') });
+  });
+
+  it('approves one proposal and rejects another with comments; a late second reviewer sees 409', async () => {
+    second = await signIn(await browser.newContext({ viewport: { width: 600, height: 900 } }));
+    await second.goto(`${dashboard}#job=${jobId}`);
+    const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: 'BUDGET_CHANGE' });
+    const contentCard = (page: Page) => page.locator('.actions article.card', { hasText: 'CONTENT_PUBLISH' });
+    await budgetCard(second).getByRole('button', { name: 'Approve' }).waitFor();
+
+    await budgetCard(reviewer).getByLabel(/Comment on/).fill('Raise it, thinking is worth it');
+    await budgetCard(reviewer).getByRole('button', { name: 'Approve' }).click();
+    await budgetCard(reviewer).locator('.badge.EXECUTED').waitFor({ timeout: 30_000 });
+    expect(await budgetCard(reviewer).textContent()).toContain('Raise it, thinking is worth it');
+
+    await contentCard(reviewer).getByLabel(/Comment on/).fill('Not before the copy review');
+    await contentCard(reviewer).getByRole('button', { name: 'Reject' }).click();
+    await contentCard(reviewer).locator('.badge.REJECTED').waitFor();
+
+    await budgetCard(second).getByRole('button', { name: 'Approve' }).click();
+    await budgetCard(second).locator('.result.conflict').waitFor();
+    expect(await budgetCard(second).locator('.result.conflict').textContent()).toContain('409');
+    await reviewer.locator('.actions').screenshot({ path: join(OUT, 'action-cards.png') });
+    await second.screenshot({ path: join(OUT, 'narrow-409.png'), fullPage: true });
+
+    const stored = (await db.query('select kind, status, review_comment from insight.action where job_id = $1 order by kind', [jobId])).rows;
+    expect(stored).toEqual([
+      { kind: 'BUDGET_CHANGE', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
+      { kind: 'CONTENT_PUBLISH', status: 'REJECTED', review_comment: 'Not before the copy review' },
+    ]);
+  });
+
+  it('renders text from the model and from people as text, never as HTML', async () => {
+    const payload = '<img src=x onerror="window.__xss=1">';
+    await db.query(`update insight.job set report = jsonb_set(report, '{judgment}', to_jsonb($2::text)), prompt = $2 where id = $1`, [jobId, payload]);
+    await reviewer.reload();
+    await reviewer.locator('.report .judgment').waitFor();
+    expect(await reviewer.locator('.report .judgment').textContent()).toBe(payload);
+    expect(await reviewer.locator('img[src=x]').count()).toBe(0);
+    expect(await reviewer.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
+  });
+
+  it('shows the analysis agent\'s budget from the gateway', async () => {
+    const budget = reviewer.getByRole('region', { name: 'Analysis budget' });
+    await budget.locator('dl.budget').waitFor();
+    expect(await budget.textContent()).toMatch(/Used this month\$\d/);
+  });
+
+  it('signs out with a clear message, and the session is gone', async () => {
+    await reviewer.getByRole('button', { name: 'Sign out' }).click();
+    await reviewer.getByText('You signed out.').waitFor();
+    const cookies = await reviewer.context().cookies();
+    expect(cookies.find((c) => c.name === 'svc_session')).toBeUndefined();
+    await reviewer.reload();
+    await reviewer.getByRole('button', { name: 'Sign in' }).waitFor();
+    expect(problems.filter((p) => !/HTTP (401|409)/.test(p))).toEqual([]);
+  });
+});
