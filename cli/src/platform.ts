@@ -10,6 +10,7 @@ import { startRouter } from '@svc/router';
 import { ROUTES, startBridge } from '@svc/rest-bridge';
 import { startDashboard } from '@svc/dashboard';
 import { readFile } from 'node:fs/promises';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
 import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 import { servicesRunBy, type Service } from './services.js';
@@ -59,6 +60,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
     // Services call each other through the router; in one process its port is known only once it listens.
     let routerGraphql = routerUrl(config);
     let issuedGatewayKey: string | undefined;
+    /** Services whose native HTTP paths the bridge hands over without a socket when they run here. */
+    const inProcess: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<boolean>> = {};
     let issuedInsightKey: string | undefined;
     const crawlStart = (svc: string): CrawlStart => ({ ...start(svc), routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedGatewayKey });
     const insightStart = (svc: string): InsightStart => ({ ...start(svc), jwtSecret, routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedInsightKey });
@@ -73,6 +76,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       const masterKey = config.SVCLLM_MASTER_KEY ?? (await embeddedSecret(config, EMBEDDED_MASTER_KEY, log));
       const llm = await startLlm(llmConfig.fromConfig(config, { ...start('llm'), masterKey, env: process.env }), config.SVC_LLM_PORT, host);
       serve('llm', llm);
+      inProcess.llm = llm.openAi;
       if (runs('crawl') && !config.SVC_CRAWL_GATEWAY_KEY) issuedGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
       if (runs('insight') && !config.SVC_INSIGHT_GATEWAY_KEY) issuedInsightKey = await llm.issueServiceKey('insight', 'svc-insight-service');
     }
@@ -114,6 +118,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           trustedProxies: config.SVC_TRUSTED_PROXIES,
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
           streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, ''), insight: subgraphUrls.insight!.replace(/\/graphql$/, '') },
+          inProcess,
         },
         config.SERVER_PORT,
         host,

@@ -207,7 +207,6 @@ export function createBridge(options: BridgeOptions) {
         const value = req.headers[name];
         if (value) headers[name] = value;
       }
-      if (route.stream && (body as { stream?: unknown } | undefined)?.stream === true) return await relayStream(req, route, headers, body);
       let result: GraphQLResult;
       try {
         result = await options.execute({ query: options.operations.get(route.operation)!, operationName: route.operation, variables: variablesOf(route, req, params, body) }, headers);
@@ -230,10 +229,6 @@ export function createBridge(options: BridgeOptions) {
     const lastEventId = req.headers['last-event-id'];
     const path = route.events!.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
     return relay(req, route, route.events!.service, path, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
-  }
-
-  function relayStream(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, body: unknown): Promise<RestResponse> {
-    return relay(req, route, route.stream!.service, route.stream!.path, { method: 'POST', headers, body: JSON.stringify(body) });
   }
 
   /** Opens a subgraph's event stream and relays it; errors before the first byte come as a GraphQL result. */

@@ -74,6 +74,10 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
         const integer = where === 'query' && route.integers?.some((v) => route.variables[v] === s);
         return { name: name.join('.'), in: where, required, schema: { type: integer ? 'integer' : 'string' } };
       });
+    // A native route reads its path itself: its template parameters are documented from the path.
+    for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
+      if (!parameters.some((p) => p.in === 'path' && p.name === name)) parameters.push({ name: name!, in: 'path', required: true, schema: { type: 'string' } });
+    }
     if (route.events) parameters.push({ name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } });
     const errorSchema = ERROR_SCHEMAS[route.style];
     const errors = { ...DEFAULT_ERRORS, ...(route.errors ?? {}) };
@@ -92,7 +96,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
     }
     paths[route.path] ??= {};
     paths[route.path]![route.method.toLowerCase()] = {
-      operationId: route.operation,
+      operationId: route.operationId ?? route.operation,
       summary: route.summary,
       ...(route.description ? { description: route.description } : {}),
       tags: [route.tag],

@@ -14,6 +14,8 @@ export interface RouteSpec {
   style: Style;
   /** Named operation in `schema/operations/*.graphql`. */
   operation: string;
+  /** The OpenAPI operationId when it is not the operation's name (a native route with no GraphQL twin of its own). */
+  operationId?: string;
   variables: Record<string, Source>;
   /** Root field of the operation's result. */
   result: string;
@@ -38,10 +40,12 @@ export interface RouteSpec {
   /** Return the payload wrapped in an object under this member (`{budgets: [...]}`). */
   wrap?: string;
   /**
-   * Requests whose body has `stream: true` are passed to this subgraph HTTP route as they
-   * are (the gateway cannot stream GraphQL) and its Server-Sent Events are relayed.
+   * Served natively by this service's own HTTP route at the same path (the model gateway's
+   * OpenAI wire format): the bridge passes the request through untouched over a keep-alive
+   * pool, or, in one process, hands it to the service's handler with no socket at all. The
+   * operation then names the GraphQL equivalent, for the OpenAPI document.
    */
-  stream?: { service: string; path: string };
+  native?: { service: string };
   /**
    * A GET relayed as Server-Sent Events from this subgraph HTTP route (`{param}` filled from the
    * path), with the caller's credentials and `Last-Event-ID`; the operation documents the route.

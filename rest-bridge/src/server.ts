@@ -1,6 +1,7 @@
 import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBridge, type RestRequest } from './bridge.js';
+import { createNativePass, type InProcessHandler } from './native-pass.js';
 import { openApiDocument } from './openapi.js';
 import type { RouteSpec } from './route-spec.js';
 
@@ -14,8 +15,10 @@ export interface BridgeServerOptions {
   /** Peers whose X-Forwarded-For is kept; every other client's is replaced by its address. */
   trustedProxies: readonly string[];
   publicBaseUrl?: string;
-  /** Base URLs of subgraphs serving streamed routes (the llm subgraph). */
+  /** Base URLs of subgraphs serving event streams and native routes (insight, llm), by service. */
   streamTargets?: Record<string, string>;
+  /** Services in this process that serve their native routes themselves (no socket), by service. */
+  inProcess?: Record<string, InProcessHandler>;
 }
 
 /** undici's default limit on a router answer, which the bridge's calls always had. */
@@ -46,6 +49,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     execute: (request, headers) => router.raw(request.operationName, request.variables, { headers }),
     openStream: (url, init) => fetch(url, init),
   });
+  const native = createNativePass({ routes: options.routes, targets: options.streamTargets ?? {}, inProcess: options.inProcess, log });
   const isTrusted = createAddressMatcher(options.trustedProxies);
   const openapi = JSON.stringify(openApiDocument(options.routes, { title: 'Svc Platform', version: '1.0.0' }));
 
@@ -100,7 +104,9 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
         '/apidocs/swagger-ui-bundle.js': 'swagger-ui-dist/swagger-ui-bundle.js',
       }),
     ],
-    fallback: handleRest,
+    fallback: async (req, res) => {
+      if (!(await native.handle(req, res))) await handleRest(req, res);
+    },
   });
   const running = await listen(server, port, host);
   log.info({ url: running.url, apidocs: `${running.url}/apidocs-ui.html` }, 'REST bridge listening');
@@ -109,6 +115,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     close: async (graceMs) => {
       await running.close(graceMs);
       await router.close();
+      await native.close();
     },
   };
 }

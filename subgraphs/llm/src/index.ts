@@ -1,5 +1,4 @@
 export { startLlm, llmSdl, type LlmOptions } from './llm-subgraph.js';
-export { STREAM_PATH } from './stream-route.js';
 export { LOCAL_MODEL, LOCAL_EMBEDDING_MODEL } from './domain/gateway-config.js';
 export { signAlert } from './service/alert-delivery.js';
 export { llmConfig, EMBEDDED_MASTER_KEY, type LlmStart } from './config.js';

@@ -14,7 +14,7 @@ import { createEmbeddingService } from './service/embedding-service.js';
 import type { GatewayServices } from './service/gateway-services.js';
 import { createKeyService } from './service/key-service.js';
 import { createGatewayMetrics } from './service/metrics.js';
-import { streamRoute } from './stream-route.js';
+import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
 import { LLM_MIGRATIONS } from './store/migrations.js';
 
 export interface LlmOptions {
@@ -63,6 +63,8 @@ export async function llmSdl(): Promise<string> {
 /** The model gateway subgraph: routing, budgets, keys, cache, PII masking, metrics and the SSE route. */
 export interface LlmRuntime {
   server: RunningServer;
+  /** The OpenAI paths' handler, for a bridge in the same process (no socket). */
+  openAi: OpenAiHandler;
   /** A fresh key for an in-process service's agent; earlier keys of that name are revoked. */
   issueServiceKey(agentCode: string, name: string): Promise<string>;
   close(): Promise<void>;
@@ -114,6 +116,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   sweeper.unref();
 
   const { schema } = await buildSubgraphSdl(parts(services));
+  const openAi = openAiHandler(services, options.maxBodyBytes, log);
   const server = await createSubgraphServer({
     name: 'llm',
     schema,
@@ -122,7 +125,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     maxBodyBytes: options.maxBodyBytes,
     isOwnCredential: keys.isGatewayCredential,
     routes: [
-      streamRoute(services, options.maxBodyBytes, log),
+      ...openAiRoutes(openAi),
       {
         method: 'GET',
         path: '/metrics',
@@ -142,6 +145,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   }).listen(port, host);
   return {
     server,
+    openAi,
     async issueServiceKey(agentCode, name) {
       for (const old of await keys.list(agentCode)) if (old.name === name && !old.revokedAt) await keys.revoke(old.id);
       return (await keys.create(agentCode, name)).key;

@@ -115,6 +115,7 @@ export function parseChatRequest(body: unknown): ChatRequest {
   if (b.stream !== undefined && b.stream !== null && typeof b.stream !== 'boolean') throw invalid(`stream must be a boolean; got ${JSON.stringify(b.stream)}`, 'stream');
   const streamOptions = b.stream_options as { include_usage?: unknown } | undefined | null;
   if (b.top_p !== undefined && (typeof b.top_p !== 'number' || b.top_p < 0 || b.top_p > 1)) throw invalid(`top_p must be a number from 0 to 1; got ${JSON.stringify(b.top_p)}`, 'top_p');
+  if (b.n !== undefined && b.n !== null && b.n !== 1) throw invalid(`n must be 1: this gateway answers one choice per request; got ${JSON.stringify(b.n)}`, 'n', 'unsupported_parameter');
   const tools = checkTools(b.tools);
   const toolChoice = checkToolChoice(b.tool_choice);
   const stop = checkStop(b.stop);
@@ -144,6 +145,8 @@ export interface EmbeddingRequest {
   input: string[];
   /** `base64` (little-endian float32, the OpenAI SDK's default) or `float`. */
   encoding: 'float' | 'base64';
+  /** Ask the model for vectors of this size (models that support it); others answer 400 naming it. */
+  dimensions?: number;
 }
 
 export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
@@ -157,5 +160,8 @@ export function parseEmbeddingRequest(body: unknown): EmbeddingRequest {
   if (b.encoding_format !== undefined && b.encoding_format !== 'float' && b.encoding_format !== 'base64') {
     throw invalid(`encoding_format must be "float" or "base64"; got ${JSON.stringify(b.encoding_format)}`, 'encoding_format');
   }
-  return { model: b.model.trim(), input: input as string[], encoding: b.encoding_format === 'base64' ? 'base64' : 'float' };
+  if (b.dimensions !== undefined && b.dimensions !== null && (typeof b.dimensions !== 'number' || !Number.isInteger(b.dimensions) || b.dimensions < 1 || b.dimensions > 8192)) {
+    throw invalid(`dimensions must be a whole number from 1 to 8192; got ${JSON.stringify(b.dimensions)}`, 'dimensions');
+  }
+  return { model: b.model.trim(), input: input as string[], encoding: b.encoding_format === 'base64' ? 'base64' : 'float', ...(typeof b.dimensions === 'number' ? { dimensions: b.dimensions } : {}) };
 }

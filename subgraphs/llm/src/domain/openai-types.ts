@@ -108,7 +108,8 @@ export interface Provider {
   chat(request: UpstreamChatRequest, signal: AbortSignal): Promise<ChatCompletion>;
   /** Chunks in OpenAI shape; when `include_usage` is set the last chunk carries `usage` with empty `choices`. */
   chatStream(request: UpstreamChatRequest, signal: AbortSignal): AsyncIterable<ChatCompletionChunk>;
-  embed(model: string, input: string[], signal: AbortSignal): Promise<EmbeddingResult>;
+  /** `dimensions`: ask for vectors of that size (providers that cannot give it answer otherwise; the service checks). */
+  embed(model: string, input: string[], signal: AbortSignal, dimensions?: number): Promise<EmbeddingResult>;
 }
 
 /** Text content of a message, whatever its shape. */

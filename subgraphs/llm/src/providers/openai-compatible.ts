@@ -101,8 +101,8 @@ export function createOpenAiCompatibleProvider(options: OpenAiCompatibleOptions)
       }
     },
 
-    async embed(model, input, signal) {
-      const body = await postJson({ url: embeddingsUrl, headers, body: { model, input }, timeoutMs, signal, label: 'embeddings' });
+    async embed(model, input, signal, dimensions) {
+      const body = await postJson({ url: embeddingsUrl, headers, body: { model, input, ...(dimensions !== undefined ? { dimensions } : {}) }, timeoutMs, signal, label: 'embeddings' });
       return toEmbeddingResult(body, input.length);
     },
   };

@@ -46,9 +46,10 @@ export function createModelRouter(config: GatewayConfig, makeProvider: ProviderF
   const embeddingModels = new Map(config.embeddings.map((e) => [e.name, deployment(e)]));
   const cooldownUntil = new Map<string, number>();
 
-  function unknownModel(name: string, kind: string): SvcError {
+  function unknownModel(name: string): SvcError {
+    if (embeddingModels.has(name)) return openAiErrors.notFound(`${JSON.stringify(name)} is an embedding model, not a chat model; use auto-route, fast-track, deep-reasoning or one of: ${[...chatModels.keys()].join(', ')}`, 'model', 'model_not_found', { details: { kind: 'chat' } });
     return openAiErrors.notFound(`The model ${JSON.stringify(name)} does not exist; use auto-route, fast-track, deep-reasoning or one of: ${[...chatModels.keys()].join(', ')}`, 'model', 'model_not_found', {
-      details: { kind },
+      details: { kind: 'chat' },
     });
   }
 
@@ -75,7 +76,7 @@ export function createModelRouter(config: GatewayConfig, makeProvider: ProviderF
         return { requested, reason: reason ?? alias, targets: config.aliases[alias].map((name) => chatModels.get(name)!) };
       }
       const model = chatModels.get(requested);
-      if (!model) throw unknownModel(requested, 'chat');
+      if (!model) throw unknownModel(requested);
       return { requested, targets: [model] };
     },
 
@@ -85,7 +86,10 @@ export function createModelRouter(config: GatewayConfig, makeProvider: ProviderF
       if (config.embeddingPassThrough) {
         return { name: requested, model: requested, providerName: config.embeddingPassThrough, provider: providers.get(config.embeddingPassThrough)!, price: config.defaultPrice, maxOutputTokens: 0, supportsTools: false };
       }
-      throw unknownModel(requested, 'embedding');
+      if (requested === 'auto-route' || requested === 'fast-track' || requested === 'deep-reasoning' || chatModels.has(requested)) {
+        throw openAiErrors.notFound(`${JSON.stringify(requested)} is a chat model, not an embedding model; embedding models here: ${[...embeddingModels.keys()].join(', ') || '(none configured)'}`, 'model', 'model_not_found', { details: { kind: 'embedding' } });
+      }
+      throw openAiErrors.notFound(`The embedding model ${JSON.stringify(requested)} does not exist; embedding models here: ${[...embeddingModels.keys()].join(', ') || '(none configured)'}`, 'model', 'model_not_found', { details: { kind: 'embedding' } });
     },
 
     /** Runs `call` on the targets in turn until one succeeds; non-retryable errors stop at once. */

@@ -44,7 +44,7 @@ export class GatewayResolver {
   @Query(() => GraphQLJSONObject, { description: 'OpenAI model list: the aliases, then every configured chat and embedding model.' })
   async models(@Ctx() ctx: SvcContext): Promise<Record<string, unknown>> {
     await this.services.callers.identify(ctx);
-    return this.services.modelList();
+    return { ...this.services.modelList() };
   }
 
   @Query(() => [Budget])

@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { openAiErrors, type Cache, type Logger } from '@svc/kit';
 import type { Reservation } from '../domain/budget.js';
 import { chatCacheKey } from '../domain/cache-key.js';
@@ -61,6 +62,12 @@ function unmaskCompletion(completion: ChatCompletion, vault: PiiVault): ChatComp
 }
 
 /** Replays a stored completion as the chunks a stream would have produced. */
+/** A completion id unique to one answer (OpenAI's shape: `chatcmpl-` and a random suffix). */
+const completionId = () => `chatcmpl-${randomUUID().replace(/-/g, '')}`;
+
+/** The answer as this response: its own id and the current time (a cache hit is a new answer too). */
+const fresh = (completion: ChatCompletion): ChatCompletion => ({ ...completion, id: completionId(), created: Math.floor(Date.now() / 1000) });
+
 async function* replay(completion: ChatCompletion, includeUsage: boolean): AsyncGenerator<ChatCompletionChunk> {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
   const choice = completion.choices[0];
@@ -163,7 +170,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const p = await prepare(agentCode, body);
       if (p.cached) {
         await recordHit(agentCode, p, requestId);
-        return { completion: p.cached, model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
+        return { completion: fresh(p.cached), model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
       }
       const reservation = await reserveFor(agentCode, p, requestId);
       let answered: { result: ChatCompletion; deployment: Deployment };
@@ -181,7 +188,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
       await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
-      const completion: ChatCompletion = { ...result, model: deployment.name, usage };
+      const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
       // The cache write does not hold the answer back; its failures are logged and ignored.
       if (!p.vault) void storeInCache(p, completion);
       return { completion: p.vault ? unmaskCompletion(completion, p.vault) : completion, model: deployment.name, cacheStatus: p.cacheStatus, routeReason: p.routeReason };
@@ -198,7 +205,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const p = await prepare(agentCode, body);
       if (p.cached) {
         await recordHit(agentCode, p, requestId);
-        return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(p.cached, p.request.include_usage) };
+        return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(fresh(p.cached), p.request.include_usage) };
       }
       const reservation = await reserveFor(agentCode, p, requestId);
       let opened: { result: { first: IteratorResult<ChatCompletionChunk>; rest: AsyncIterator<ChatCompletionChunk> }; deployment: Deployment };
@@ -219,17 +226,16 @@ export function createChatService(deps: ChatServiceDeps) {
         let usage: Usage | undefined;
         let finish: ChatCompletion['choices'][number]['finish_reason'] = null;
         let outcome: 'ok' | 'error' | 'aborted' = 'aborted';
-        let id = '';
-        let created = Math.floor(Date.now() / 1000);
+        // Every answer gets the gateway's own id and the real time, whatever the provider sent.
+        const id = completionId();
+        const created = Math.floor(Date.now() / 1000);
         const toolCalls: NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']> = [];
         try {
           let step = first;
           while (!step.done) {
             const chunk = step.value;
-            id ||= chunk.id;
-            created = chunk.created ?? created;
             if (chunk.usage) usage = chunk.usage;
-            const out: ChatCompletionChunk = { ...chunk, model: deployment.name, choices: chunk.choices.map((c) => ({ ...c, delta: { ...c.delta } })) };
+            const out: ChatCompletionChunk = { ...chunk, id, created, model: deployment.name, choices: chunk.choices.map((c) => ({ ...c, delta: { ...c.delta } })) };
             for (const choice of out.choices) {
               if (typeof choice.delta.content === 'string') {
                 text += choice.delta.content;

@@ -1,4 +1,4 @@
-import type { Logger } from '@svc/kit';
+import { openAiErrors, type Logger } from '@svc/kit';
 import { parseEmbeddingRequest } from '../domain/chat-request.js';
 import { costUsd } from '../domain/cost.js';
 import { UpstreamError } from '../domain/openai-types.js';
@@ -29,7 +29,12 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       const reservation = await budgets.reserve(agentCode, costUsd(bound, 0, deployment.price), requestId);
       let result;
       try {
-        result = await deployment.provider.embed(deployment.model, request.input, AbortSignal.timeout(120_000));
+        result = await deployment.provider.embed(deployment.model, request.input, AbortSignal.timeout(120_000), request.dimensions);
+        // Never ignore a parameter silently: a model that cannot give the size asked for is the caller's 400.
+        const size = result.vectors[0]?.length;
+        if (request.dimensions !== undefined && size !== request.dimensions) {
+          throw openAiErrors.invalidRequest(`${deployment.name} returns ${size}-dimensional vectors and cannot give ${request.dimensions}; leave dimensions out or ask a model that supports it`, 'dimensions', 'unsupported_parameter');
+        }
       } catch (error) {
         await budgets.release(reservation, { kind: 'embedding', requestedModel: request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
         log.warn({ err: error, model: request.model }, 'embedding failed');

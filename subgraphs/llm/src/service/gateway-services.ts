@@ -6,6 +6,12 @@ import type { createEmbeddingService } from './embedding-service.js';
 import type { KeyService } from './key-service.js';
 
 /** Everything the llm resolvers and HTTP routes use, wired once in llm-subgraph.ts. */
+/** GET /v1/models: the aliases, then every configured chat and embedding model. */
+export interface ModelList {
+  object: 'list';
+  data: { id: string; object: 'model'; created: number; owned_by: string }[];
+}
+
 export interface GatewayServices {
   chat: ChatService;
   embeddings: ReturnType<typeof createEmbeddingService>;
@@ -13,5 +19,5 @@ export interface GatewayServices {
   alertUrls: AlertUrlCheck;
   keys: KeyService;
   callers: CallerCheck;
-  modelList(): Record<string, unknown>;
+  modelList(): ModelList;
 }
