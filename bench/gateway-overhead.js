@@ -32,8 +32,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url';
 import pg from 'pg';
 import { Redis } from 'ioredis';
 import { loadPlatformConfig, startPlatform, OPERATIONS_DIR } from '../cli/dist/src/index.js';
-import { createCache, createLogger, openDatabase } from '../subgraphs/kit/dist/src/index.js';
-import { loadOperations } from '../rest-bridge/dist/src/index.js';
+import { createCache, createLogger, loadOperations, openDatabase } from '../subgraphs/kit/dist/src/index.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
+import { eventually } from './support/eventually.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
@@ -21,9 +22,13 @@ async function agent(code: string): Promise<string> {
   return key.body.key;
 }
 
+/** What the agent has spent once nothing is held any more (settlement follows the answer). */
 async function spent(code: string): Promise<number> {
-  const reply = await gql(platform.router, '{ budgets { agentCode currentUsageUsd } }', {}, master);
-  return reply.body.data.budgets.find((b: { agentCode: string }) => b.agentCode === code).currentUsageUsd;
+  return eventually(async () => {
+    const reply = await gql(platform.router, '{ budgets { agentCode currentUsageUsd reservedUsd } }', {}, master);
+    const budget = reply.body.data.budgets.find((b: { agentCode: string }) => b.agentCode === code);
+    return budget.reservedUsd === 0 ? { usd: budget.currentUsageUsd as number } : undefined;
+  }, 5000, `the settlements of ${code}`).then((r) => r.usd);
 }
 
 const chat = (key: string, content: unknown) =>

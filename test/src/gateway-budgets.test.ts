@@ -403,14 +403,15 @@ describe('model gateway budgets', () => {
     expect(unknown.body.error).toMatchObject({ message: expect.stringContaining('No API key') });
   });
 
-  it('the sweeper releases expired reservations when the gateway starts', async () => {
+  it('the sweeper charges expired holds in full when the gateway starts (a crash over-charges, never under-charges)', async () => {
     const agentCode = 'sweep-agent';
     expect((await setBudget({ agentCode, monthlyBudgetUsd: 5, hardLimitEnabled: true })).status).toBe(200);
     const { key } = await createKey(agentCode);
     expect((await chat(key, 'hi', { max_tokens: 10 })).status).toBe(200);
     const period = currentPeriod();
-    const before = await periodRow(agentCode);
-    expect(before).toMatchObject({ spent: 0.02, reserved: 0 });
+    // Settlement follows the answer.
+    await eventually(async () => ((await periodRow(agentCode)).reserved === 0 ? true : undefined), 5000, 'the settlement');
+    expect(await periodRow(agentCode)).toMatchObject({ spent: 0.02, reserved: 0 });
     // A crashed request's hold (expired) and a live one (not yet expired).
     const stale = randomUUID();
     const live = randomUUID();
@@ -429,9 +430,12 @@ describe('model gateway budgets', () => {
 
     const { rows } = await db.query('select id from llm.reservation where agent_code = $1', [agentCode]);
     expect(rows.map((r) => r.id)).toEqual([live]);
-    expect(await periodRow(agentCode)).toMatchObject({ spent: 0.02, reserved: 0.1 });
+    expect(await periodRow(agentCode)).toMatchObject({ spent: 0.27, reserved: 0.1 });
+    const unsettled = await db.query("select cost_usd from llm.usage_ledger where agent_code = $1 and outcome = 'unsettled'", [agentCode]);
+    expect(unsettled.rows.map((r) => Number(r.cost_usd))).toEqual([0.25]);
     // The restarted gateway still serves the agent, with the remaining hold counted.
     expect((await chat(key, 'hi', { max_tokens: 10 })).status).toBe(200);
-    expect(await periodRow(agentCode)).toMatchObject({ spent: 0.04, reserved: 0.1 });
+    await eventually(async () => ((await periodRow(agentCode)).spent === 0.29 ? true : undefined), 5000, 'the settlement');
+    expect(await periodRow(agentCode)).toMatchObject({ spent: 0.29, reserved: 0.1 });
   });
 });

@@ -153,6 +153,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     async close() {
       clearInterval(sweeper);
       await server.close();
+      await budgets.drain();
       await jobs.close();
       await outbound.close();
       await cache.close();

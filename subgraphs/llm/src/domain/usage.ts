@@ -10,7 +10,8 @@ export interface UsageEntry {
   completionTokens: number;
   costUsd: number;
   cached: boolean;
-  outcome: 'ok' | 'error' | 'aborted' | 'refused';
+  /** `unsettled`: a hold charged in full because its request never settled (its process died). */
+  outcome: 'ok' | 'error' | 'aborted' | 'refused' | 'unsettled';
   requestId?: string;
 }
 

@@ -23,6 +23,7 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
   const usage = createUsageStore(orm);
   const alerts = createBudgetAlerts({ budgets, alerts: createAlertStore(orm), queue, log, clock });
 
+  const settling = new Set<Promise<unknown>>();
   const view = (agentCode: string, period = periodOf(clock())): Promise<Budget | undefined> => budgets.budget(agentCode, period);
 
   return {
@@ -93,6 +94,23 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
       if (pastThreshold(budgetRecord(reservation.agentCode, spent.allocatedUsd, spent.spentUsd, spent.alertThresholdPercent))) await alerts.raise(reservation.agentCode, reservation.period, 'THRESHOLD_CROSSED');
     },
 
+    /**
+     * Settles after the answer has gone: nothing on the request path waits for it. Should it
+     * fail (the database unreachable), the hold stays and the sweep charges it in full, so the
+     * agent may be over-charged by at most that hold, never under-charged.
+     */
+    settleAfter(reservation: Reservation, entry: UsageEntry): void {
+      const pending = this.settle(reservation, entry)
+        .catch((error: unknown) => log.error({ agentCode: reservation.agentCode, reservationId: reservation.id, reason: (error as Error).message }, 'settlement failed; the sweep will charge the hold in full'))
+        .finally(() => settling.delete(pending));
+      settling.add(pending);
+    },
+
+    /** Waits for the settlements still in flight (a graceful stop, before the pool closes). */
+    async drain(): Promise<void> {
+      await Promise.all([...settling]);
+    },
+
     /** Frees a hold without charging (the request failed before any output). */
     async release(reservation: Reservation, entry?: UsageEntry): Promise<void> {
       await budgets.release(reservation);
@@ -104,11 +122,14 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
       await usage.record(agentCode, periodOf(clock()), entry);
     },
 
-    /** Releases holds whose request never settled (crashed process). Returns how many. */
+    /**
+     * Charges holds whose request never settled (a crashed process) in full: a crash may
+     * over-charge, never under-charge. Returns how many.
+     */
     async sweepExpired(): Promise<number> {
-      const released = await budgets.releaseExpired(clock());
-      if (released) log.warn({ released }, 'released expired budget reservations');
-      return released;
+      const charged = await budgets.chargeExpired(clock());
+      if (charged) log.warn({ charged }, 'charged expired budget holds in full (their requests never settled)');
+      return charged;
     },
 
     usage: (filter: UsageFilter): Promise<UsageRow[]> => usage.daily(filter),

@@ -186,7 +186,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
-      await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      budgets.settleAfter(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
       // The cache write does not hold the answer back; its failures are logged and ignored.
@@ -272,7 +272,7 @@ export function createChatService(deps: ChatServiceDeps) {
           await rest.return?.().catch(() => undefined);
           const charged = usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
-          await budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
+          budgets.settleAfter(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
           if (outcome === 'ok' && !p.vault) {
             await storeInCache(p, {

@@ -42,7 +42,7 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       }
       const promptTokens = result.promptTokens || request.input.reduce((n, s) => n + estimateTextTokens(s), 0);
       const cost = costUsd(promptTokens, 0, deployment.price);
-      await budgets.settle(reservation, { kind: 'embedding', requestedModel: request.model, model: deployment.name, deployment: deployment.providerName, promptTokens, completionTokens: 0, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      budgets.settleAfter(reservation, { kind: 'embedding', requestedModel: request.model, model: deployment.name, deployment: deployment.providerName, promptTokens, completionTokens: 0, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens }, cost, (performance.now() - started) / 1000);
       return {
         object: 'list',

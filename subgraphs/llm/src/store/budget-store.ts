@@ -136,14 +136,21 @@ export function createBudgetStore(orm: MikroORM) {
     },
 
     /** Frees every hold that expired before `now`, in one transaction. Returns how many. */
-    async releaseExpired(now: Date): Promise<number> {
+    /**
+     * Charges every hold that expired before `now` in full (its request was answered, or not,
+     * by a process that died before settling), with an `unsettled` ledger row each, in one
+     * transaction. Returns how many.
+     */
+    async chargeExpired(now: Date): Promise<number> {
       return orm.em.fork().transactional(async (tx) => {
-        const rows = await tx.execute<{ agent_code: string; period: string; amount_usd: string }[]>(
-          'delete from llm.reservation where expires_at < ? returning agent_code, period, amount_usd',
+        const rows = await tx.execute<{ agent_code: string; period: string; amount_usd: string; request_id: string | null }[]>(
+          'delete from llm.reservation where expires_at < ? returning agent_code, period, amount_usd, request_id',
           [now],
         );
         for (const row of rows) {
-          await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?) where agent_code = ? and period = ?', [num(row.amount_usd), row.agent_code, row.period]);
+          const amount = num(row.amount_usd);
+          await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?), spent_usd = spent_usd + ? where agent_code = ? and period = ?', [amount, amount, row.agent_code, row.period]);
+          await tx.execute(LEDGER_INSERT, ledgerValues(row.agent_code, row.period, { kind: 'chat', requestedModel: '-', promptTokens: 0, completionTokens: 0, costUsd: amount, cached: false, outcome: 'unsettled', requestId: row.request_id ?? undefined }));
         }
         return rows.length;
       });

@@ -75,7 +75,20 @@ create table llm.alert_event (
   }
 }
 
+/**
+ * Settlement follows the answer: a hold whose request never settled (its process died) is
+ * charged in full by the sweep, recorded as `unsettled` so an admin sees the over-charge.
+ */
+class UnsettledOutcome extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table llm.usage_ledger drop constraint if exists usage_ledger_outcome_check;
+alter table llm.usage_ledger add constraint usage_ledger_outcome_check check (outcome in ('ok', 'error', 'aborted', 'refused', 'unsettled'));`);
+  }
+}
+
 export const LLM_MIGRATIONS = [
   { name: '0001_gateway', class: Gateway },
   idempotentChangeMigration('0002_idempotent_change', 'llm'),
+  { name: '0003_unsettled_outcome', class: UnsettledOutcome },
 ];
