@@ -421,7 +421,7 @@ async function main() {
     const agentAuth = { authorization: `Bearer ${agentKey}` };
     const targets = {
       direct: { label: 'fake upstream, direct', url: `${upstreamUrl}/v1/chat/completions`, headers: { authorization: 'Bearer sk-fake' }, body: bypassBody },
-      svc: { label: 'svc gateway (bridge → router → llm), cacheBypass', url: `${bridge}/v1/chat/completions`, headers: agentAuth, body: bypassBody, checkHeader: 'x-svc-cache', expectHeader: 'BYPASS' },
+      svc: { label: 'svc gateway (bridge → llm native, one process), cacheBypass', url: `${bridge}/v1/chat/completions`, headers: agentAuth, body: bypassBody, checkHeader: 'x-svc-cache', expectHeader: 'BYPASS' },
       portkey: {
         label: `Portkey gateway ${portkeyVersion}`,
         url: `${portkey.url}/v1/chat/completions`,
@@ -800,7 +800,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   const counted = results.svc[1].perRequest;
   const countedHit = results.svcHit[1].perRequest;
   if (counted) {
-    md.push(`Round trips per request inside the platform, counted during the concurrency-1 runs: cacheBypass **${fmt(counted.statements, 1)} SQL statements** (${fmt(counted.begins, 1)} BEGIN, ${fmt(counted.writes, 1)} writes, ${fmt(counted.commits, 1)} commits) and **${fmt(counted.redis, 1)} Redis commands**; cache hit ${fmt(countedHit.statements, 1)} SQL statements and ${fmt(countedHit.redis, 1)} Redis commands; and the request crosses 3 HTTP servers in the platform (bridge, router, llm subgraph) before the one call to the upstream. (Background jobs polling the database during the run are counted too; they add well under 0.1 per request.)`);
+    md.push(`Round trips per request inside the platform, counted during the concurrency-1 runs: cacheBypass **${fmt(counted.statements, 1)} SQL statements** (${fmt(counted.begins, 1)} BEGIN, ${fmt(counted.writes, 1)} writes, ${fmt(counted.commits, 1)} commits) and **${fmt(counted.redis, 1)} Redis commands**; cache hit ${fmt(countedHit.statements, 1)} SQL statements and ${fmt(countedHit.redis, 1)} Redis commands; and the request crosses one HTTP server in the platform (the bridge, which hands the OpenAI paths to the llm service's handler in the same process) before the one call to the upstream; the settlement's statement runs after the answer. (Background jobs polling the database during the run are counted too; they add well under 0.1 per request.)`);
     md.push('');
   }
   md.push('CPU time per request by party, measured phase only (ms; from /proc, 10 ms ticks, so small values are coarse). PostgreSQL = the backends of the benchmark database plus the server\'s background processes; Redis is the shared server; "other" = machine-wide busy time not spent by any listed party, i.e. unrelated processes on the machine:');

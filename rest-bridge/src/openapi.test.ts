@@ -30,6 +30,11 @@ describe('openApiDocument', () => {
     );
   });
 
+  it('documents both answers of a chat completion: JSON, and Server-Sent Events when streamed', () => {
+    const content = (operationOf('/v1/chat/completions', 'POST').responses as Record<string, { content: Record<string, unknown> }>)['200']!.content;
+    expect(Object.keys(content).sort()).toEqual(['application/json', 'text/event-stream']);
+  });
+
   it('has unique operationIds', () => {
     const ids = ROUTES.map((r) => operationOf(r.path, r.method).operationId);
     expect(new Set(ids).size).toBe(ids.length);

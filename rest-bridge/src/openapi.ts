@@ -90,6 +90,10 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
         ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: route.response } } }
         : { description: 'Success', content: { 'application/json': { schema: envelope(route.style, route.response) } } },
     };
+    if (route.native && route.path === '/v1/chat/completions') {
+      // stream: true answers Server-Sent Events of chat.completion.chunk, ending with `data: [DONE]`.
+      (responses[route.status] as { content: Record<string, unknown> }).content['text/event-stream'] = { schema: { type: 'string', description: 'data: {chat.completion.chunk}\\n\\n ... data: [DONE]' } };
+    }
     if (route.cache) responses['304'] = { description: 'Not modified (If-None-Match matched the ETag)' };
     for (const [status, description] of Object.entries(errors)) {
       responses[status] = { description, content: { [errorSchema.mediaType]: { schema: errorSchema.schema } } };

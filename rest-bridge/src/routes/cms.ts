@@ -64,7 +64,7 @@ export const cmsRoutes: RouteSpec[] = [
     result: 'purgeCache',
     status: 200,
     summary: 'Invalidate the delivery cache (Redis) and every configured edge cache for one content',
-    description: 'Needs a token with role editor or admin whose `sites` include siteKey. 200 when every layer purged; 502 problem (purge-incomplete) with `layers` when an edge cache failed.',
+    description: 'Needs a token with role editor or admin whose `sites` include siteKey. 200 when every layer purged; 502 problem (purge-incomplete) with `layers` when an edge cache failed; 503 when the delivery cache is unreachable.',
     tag: 'content',
     security: 'bearer',
     body: { type: 'object', required: ['siteKey', 'contentSlug'], properties: { siteKey: str, contentSlug: str } },
@@ -81,6 +81,6 @@ export const cmsRoutes: RouteSpec[] = [
         },
       },
     },
-    errors: { 404: 'Unknown site key', 502: 'An edge cache did not confirm the purge' },
+    errors: { 404: 'Unknown site key', 422: 'Validation failed (siteKey or contentSlug missing or malformed); errors[] names each field', 502: 'An edge cache did not confirm the purge', 503: 'The delivery cache (Redis) is unreachable; nothing was purged (Retry-After)' },
   },
 ];

@@ -125,7 +125,7 @@ export const insightRoutes: RouteSpec[] = [
     description: 'Role reviewer. One decision per action: a second decision, or one on an expired action, is 409 naming the current status and changes nothing.',
     body: decision,
     response: action,
-    errors: { ...auth, 404: 'No such action', 409: 'Already decided, expired, or its parameters changed' },
+    errors: { ...auth, 404: 'No such action', 409: 'Already decided, expired, or its parameters changed', 422: 'Validation failed (reviewedBy or comment); errors[] names each field' },
   },
   {
     ...common,
@@ -138,7 +138,7 @@ export const insightRoutes: RouteSpec[] = [
     summary: 'Reject a proposed action',
     body: decision,
     response: action,
-    errors: { ...auth, 404: 'No such action', 409: 'Already decided or expired' },
+    errors: { ...auth, 404: 'No such action', 409: 'Already decided or expired', 422: 'Validation failed (reviewedBy or comment); errors[] names each field' },
   },
   {
     ...common,
