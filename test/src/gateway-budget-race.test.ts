@@ -15,6 +15,7 @@ beforeAll(async () => {
   budgets = createBudgetService(orm, { enqueue: async () => undefined }, log);
 });
 afterAll(async () => {
+  await budgets?.drain();
   await orm?.close();
   await db?.drop();
 });

@@ -78,11 +78,17 @@ async function createKey(agentCode: string, name = 'test'): Promise<{ id: string
   return reply.body;
 }
 
-function chat(key: string, content: string, extra: Record<string, unknown> = {}): Promise<Reply> {
-  return call(`${platform.bridge}/v1/chat/completions`, {
+/** One chat request; an answered one is returned once its settlement is written (it follows the answer, in a batch). */
+async function chat(key: string, content: string, extra: Record<string, unknown> = {}): Promise<Reply> {
+  const reply = await call(`${platform.bridge}/v1/chat/completions`, {
     headers: bearer(key),
     json: { model: 'fast-track', messages: [{ role: 'user', content }], svcllm_options: { cacheBypass: true }, ...extra },
   });
+  const requestId = reply.headers.get('x-request-id');
+  if (reply.status === 200 && requestId && !extra.stream) {
+    await eventually(async () => ((await db.query('select 1 from llm.usage_ledger where request_id = $1', [requestId])).rowCount ? true : undefined), 5000, `the settlement of ${requestId}`);
+  }
+  return reply;
 }
 
 async function budgetOf(agentCode: string): Promise<Record<string, any>> {
@@ -409,8 +415,8 @@ describe('model gateway budgets', () => {
     const { key } = await createKey(agentCode);
     expect((await chat(key, 'hi', { max_tokens: 10 })).status).toBe(200);
     const period = currentPeriod();
-    // Settlement follows the answer.
-    await eventually(async () => ((await periodRow(agentCode)).reserved === 0 ? true : undefined), 5000, 'the settlement');
+    // Settlement follows the answer, and the idle lease is given back.
+    await eventually(async () => ((await periodRow(agentCode)).reserved === 0 ? true : undefined), 8000, 'the idle lease to be given back');
     expect(await periodRow(agentCode)).toMatchObject({ spent: 0.02, reserved: 0 });
     // A crashed request's hold (expired) and a live one (not yet expired).
     const stale = randomUUID();
@@ -435,7 +441,8 @@ describe('model gateway budgets', () => {
     expect(unsettled.rows.map((r) => Number(r.cost_usd))).toEqual([0.25]);
     // The restarted gateway still serves the agent, with the remaining hold counted.
     expect((await chat(key, 'hi', { max_tokens: 10 })).status).toBe(200);
-    await eventually(async () => ((await periodRow(agentCode)).spent === 0.29 ? true : undefined), 5000, 'the settlement');
+    // The request's lease is given back once idle (2 s): then only the live hold is left.
+    await eventually(async () => ((await periodRow(agentCode)).reserved === 0.1 ? true : undefined), 8000, 'the idle lease to be given back');
     expect(await periodRow(agentCode)).toMatchObject({ spent: 0.29, reserved: 0.1 });
   });
 });

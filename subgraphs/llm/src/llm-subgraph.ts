@@ -86,7 +86,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
   const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
-  const budgets = createBudgetService(orm, alerts, log);
+  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);

@@ -2,10 +2,7 @@ import { validationError, type FieldProblem } from '@svc/kit';
 import { AGENT_CODE } from './agent.js';
 import { budgetRecord, type BudgetRecord } from './budget-status.js';
 
-/** How long a reservation may stay open before the sweeper releases it (a crashed request). */
-export const RESERVATION_TTL_MS = 15 * 60_000;
-
-/** An agent's budget this month: the record, its settings and the money held by requests in flight. */
+/** An agent's budget this month: the record, its settings and the money held (gateway instances' leases, covering requests in flight). */
 export interface Budget extends BudgetRecord {
   hardLimitEnabled: boolean;
   alertWebhookUrl: string | null;
@@ -39,6 +36,8 @@ export interface Reservation {
   agentCode: string;
   period: string;
   amountUsd: number;
+  /** The budget lease that holds it. */
+  leaseId: string;
 }
 
 const micro = (usd: number) => Math.round(usd * 1e6) / 1e6;

@@ -1,29 +1,42 @@
-import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import { checkIdempotencyKey, openAiErrors, type Logger, type MikroORM } from '@svc/kit';
 import type { Agent } from '../domain/agent.js';
-import { parseBudgetChange, RESERVATION_TTL_MS, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
+import { parseBudgetChange, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
 import { budgetRecord, pastThreshold } from '../domain/budget-status.js';
 import { periodBounds, periodOf } from '../domain/period.js';
 import type { UsageEntry, UsageFilter, UsageRow } from '../domain/usage.js';
 import { createAlertStore } from '../store/alert-store.js';
 import { createBudgetStore } from '../store/budget-store.js';
+import { createLeaseStore } from '../store/lease-store.js';
+import { createLeaseBook } from './budget-leases.js';
 import { createUsageStore } from '../store/usage-store.js';
 import { createBudgetAlerts, type AlertQueue } from './budget-alerts.js';
 
 export type { AlertQueue } from './budget-alerts.js';
 
 /**
- * Money never leaks: before an upstream call the worst-case cost is reserved with one
- * conditional UPDATE on the agent's period row (the row lock serialises concurrent requests
- * and the condition is re-checked after the lock), then settled to the actual cost or
- * released, in the same statement as the ledger entry.
+ * Money never leaks: before an upstream call the worst-case cost is held against this
+ * instance's lease on the agent's period budget (see budget-leases.ts: leases grow with one
+ * conditional UPDATE under the hard limit), then settled to the actual cost in batches after
+ * the answer, or released.
  */
-export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, clock: () => Date = () => new Date()) {
+export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string } = {}) {
+  const clock = options.clock ?? (() => new Date());
   const budgets = createBudgetStore(orm);
   const usage = createUsageStore(orm);
   const alerts = createBudgetAlerts({ budgets, alerts: createAlertStore(orm), queue, log, clock });
+  const recording = new Set<Promise<unknown>>();
+  const leases = createLeaseBook({
+    store: createLeaseStore(orm),
+    instance: options.instance ?? `${hostname()}:${process.pid}`,
+    log,
+    onSettled: (spent) => {
+      if (pastThreshold(budgetRecord(spent.agentCode, spent.allocatedUsd, spent.spentUsd, spent.alertThresholdPercent))) {
+        void alerts.raise(spent.agentCode, spent.period, 'THRESHOLD_CROSSED').catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not raise a budget alert'));
+      }
+    },
+  });
 
-  const settling = new Set<Promise<unknown>>();
   const view = (agentCode: string, period = periodOf(clock())): Promise<Budget | undefined> => budgets.budget(agentCode, period);
 
   return {
@@ -48,6 +61,9 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
       const changed = await budgets.save(change, key ? { key, operation: 'setBudget', target: change.agentCode } : undefined);
       const period = periodOf(clock());
       if (changed) {
+        // New limits apply to this instance's next request at once; other instances' leases are
+        // given back within idleMs of their last use (each covers at most a slice of requests).
+        await leases.retire(change.agentCode);
         await alerts.checkThreshold(change.agentCode, period);
         log.info({ agentCode: change.agentCode, monthlyBudgetUsd: change.monthlyBudgetUsd, hardLimitEnabled: change.hardLimitEnabled, idempotencyKey: key }, 'budget set');
       }
@@ -55,21 +71,15 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
     },
 
     /**
-     * Holds `amountUsd` for one request, or refuses with 429 insufficient_quota when the hard
-     * limit would be passed.
+     * Holds `amountUsd` for one request against this instance's lease on the agent's budget
+     * (growing it under the hard limit when needed), or refuses with 429 insufficient_quota
+     * when the hard limit would be passed.
      */
     async reserve(agentCode: string, amountUsd: number, requestId?: string): Promise<Reservation> {
       const period = periodOf(clock());
-      const reservation: Reservation = { id: randomUUID(), agentCode, period, amountUsd };
-      const hold = () => budgets.hold(reservation, requestId, new Date(clock().getTime() + RESERVATION_TTL_MS));
-      let held = await hold();
-      if (!held) {
-        // Maybe the month's row does not exist yet (first requests of a month, possibly many at
-        // once): make sure it does, then try once more whoever created it.
-        await budgets.openPeriod(agentCode, period);
-        held = await hold();
-      }
-      if (!held) {
+      const reservation = await leases.admit(agentCode, period, amountUsd, () => budgets.openPeriod(agentCode, period));
+      if (!reservation) {
+        await leases.flush(); // what was answered counts in what the refusal reports
         const budget = await view(agentCode, period);
         await usage.recordRefusal(agentCode, period, requestId);
         await alerts.raise(agentCode, period, 'HARD_LIMIT_REACHED');
@@ -82,44 +92,37 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
       return reservation;
     },
 
-    /** Replaces the hold by the actual cost and records the usage, atomically (one statement). */
-    async settle(reservation: Reservation, entry: UsageEntry): Promise<void> {
+    /**
+     * The request was answered: its cost replaces its hold and is written with its ledger line in
+     * the next batch, after the answer has gone (nothing on the request path waits for it).
+     */
+    settle(reservation: Reservation, entry: UsageEntry): void {
       if (entry.costUsd > reservation.amountUsd) {
-        // Reservations bound prompts by bytes and output by max_tokens, so only an upstream that
-        // ignores max_tokens or over-reports lands here: charged truthfully, and said loudly.
+        // Reservations bound prompts and output, so only an upstream that ignores max_tokens or
+        // over-reports lands here: charged truthfully (the agent may then be blocked), and said loudly.
         log.error({ agentCode: reservation.agentCode, reservedUsd: reservation.amountUsd, costUsd: entry.costUsd, model: entry.model }, 'actual cost exceeded the reservation');
       }
-      const spent = await budgets.settle(reservation, entry);
-      if (!spent || entry.costUsd <= 0) return;
-      if (pastThreshold(budgetRecord(reservation.agentCode, spent.allocatedUsd, spent.spentUsd, spent.alertThresholdPercent))) await alerts.raise(reservation.agentCode, reservation.period, 'THRESHOLD_CROSSED');
-    },
-
-    /**
-     * Settles after the answer has gone: nothing on the request path waits for it. Should it
-     * fail (the database unreachable), the hold stays and the sweep charges it in full, so the
-     * agent may be over-charged by at most that hold, never under-charged.
-     */
-    settleAfter(reservation: Reservation, entry: UsageEntry): void {
-      const pending = this.settle(reservation, entry)
-        .catch((error: unknown) => log.error({ agentCode: reservation.agentCode, reservationId: reservation.id, reason: (error as Error).message }, 'settlement failed; the sweep will charge the hold in full'))
-        .finally(() => settling.delete(pending));
-      settling.add(pending);
-    },
-
-    /** Waits for the settlements still in flight (a graceful stop, before the pool closes). */
-    async drain(): Promise<void> {
-      await Promise.all([...settling]);
+      leases.settle(reservation, entry);
     },
 
     /** Frees a hold without charging (the request failed before any output). */
-    async release(reservation: Reservation, entry?: UsageEntry): Promise<void> {
-      await budgets.release(reservation);
-      if (entry) await usage.record(reservation.agentCode, reservation.period, entry);
+    release(reservation: Reservation, entry?: UsageEntry): void {
+      leases.release(reservation, entry);
     },
 
-    /** Records usage that held no money (cache hits). */
-    async record(agentCode: string, entry: UsageEntry): Promise<void> {
-      await usage.record(agentCode, periodOf(clock()), entry);
+    /** Writes what was answered and gives this instance's leases back (a graceful stop). */
+    async drain(): Promise<void> {
+      await leases.close();
+      await Promise.all([...recording]);
+    },
+
+    /** Records usage that held no money (cache hits), after the answer: nothing waits for it. */
+    record(agentCode: string, entry: UsageEntry): void {
+      const pending = usage
+        .record(agentCode, periodOf(clock()), entry)
+        .catch((error: unknown) => log.warn({ agentCode, reason: (error as Error).message }, 'could not record a cache hit in the ledger'))
+        .finally(() => recording.delete(pending));
+      recording.add(pending);
     },
 
     /**

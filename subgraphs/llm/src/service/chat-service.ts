@@ -135,9 +135,9 @@ export function createChatService(deps: ChatServiceDeps) {
     await cache.set(p.cacheKey, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
   }
 
-  async function recordHit(agentCode: string, p: Prepared, requestId?: string) {
+  function recordHit(agentCode: string, p: Prepared, requestId?: string): void {
     metrics.cacheHit(agentCode);
-    await budgets.record(agentCode, { kind: 'chat', requestedModel: p.request.model, model: p.cached!.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: true, outcome: 'ok', requestId });
+    budgets.record(agentCode, { kind: 'chat', requestedModel: p.request.model, model: p.cached!.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: true, outcome: 'ok', requestId });
   }
 
   /** The most output tokens deployment `d` may bill for this request: what it is asked for and reserved. */
@@ -158,7 +158,7 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   async function fail(agentCode: string, reservation: Reservation, p: Prepared, error: unknown, requestId?: string): Promise<never> {
-    await budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
+    budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
     metrics.request(agentCode, p.request.model, 'error');
     if (error instanceof UpstreamError) throw upstreamFailure(error);
     throw error;
@@ -169,7 +169,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const started = performance.now();
       const p = await prepare(agentCode, body);
       if (p.cached) {
-        await recordHit(agentCode, p, requestId);
+        recordHit(agentCode, p, requestId);
         return { completion: fresh(p.cached), model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
       }
       const reservation = await reserveFor(agentCode, p, requestId);
@@ -186,7 +186,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
-      budgets.settleAfter(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
       // The cache write does not hold the answer back; its failures are logged and ignored.
@@ -204,7 +204,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const started = performance.now();
       const p = await prepare(agentCode, body);
       if (p.cached) {
-        await recordHit(agentCode, p, requestId);
+        recordHit(agentCode, p, requestId);
         return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(fresh(p.cached), p.request.include_usage) };
       }
       const reservation = await reserveFor(agentCode, p, requestId);
@@ -272,7 +272,7 @@ export function createChatService(deps: ChatServiceDeps) {
           await rest.return?.().catch(() => undefined);
           const charged = usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
-          budgets.settleAfter(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
+          budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
           if (outcome === 'ok' && !p.vault) {
             await storeInCache(p, {

@@ -36,13 +36,13 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
           throw openAiErrors.invalidRequest(`${deployment.name} returns ${size}-dimensional vectors and cannot give ${request.dimensions}; leave dimensions out or ask a model that supports it`, 'dimensions', 'unsupported_parameter');
         }
       } catch (error) {
-        await budgets.release(reservation, { kind: 'embedding', requestedModel: request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
+        budgets.release(reservation, { kind: 'embedding', requestedModel: request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
         log.warn({ err: error, model: request.model }, 'embedding failed');
         throw error instanceof UpstreamError ? upstreamFailure(error) : error;
       }
       const promptTokens = result.promptTokens || request.input.reduce((n, s) => n + estimateTextTokens(s), 0);
       const cost = costUsd(promptTokens, 0, deployment.price);
-      budgets.settleAfter(reservation, { kind: 'embedding', requestedModel: request.model, model: deployment.name, deployment: deployment.providerName, promptTokens, completionTokens: 0, costUsd: cost, cached: false, outcome: 'ok', requestId });
+      budgets.settle(reservation, { kind: 'embedding', requestedModel: request.model, model: deployment.name, deployment: deployment.providerName, promptTokens, completionTokens: 0, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, { prompt_tokens: promptTokens, completion_tokens: 0, total_tokens: promptTokens }, cost, (performance.now() - started) / 1000);
       return {
         object: 'list',

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, type IdempotentCall, type MikroORM } from '@svc/kit';
-import { budgetOf, type Budget, type BudgetChange, type Reservation } from '../domain/budget.js';
-import type { UsageEntry } from '../domain/usage.js';
+import { budgetOf, type Budget, type BudgetChange } from '../domain/budget.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
 
 type Row = Record<string, unknown>;
@@ -82,64 +81,15 @@ export function createBudgetStore(orm: MikroORM) {
       });
     },
 
-    /**
-     * Holds the reservation's amount on its period row and records it, in one statement;
-     * false when the hard limit would be passed or the period row does not exist yet.
-     */
-    async hold(reservation: Reservation, requestId: string | undefined, expiresAt: Date): Promise<boolean> {
-      const { id, agentCode, period, amountUsd } = reservation;
-      const rows = await em().execute<unknown[]>(
-        `with held as (
-             update llm.budget_period bp set reserved_usd = bp.reserved_usd + ?
-               from llm.agent a
-              where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
-                and (not a.hard_limit_enabled or bp.spent_usd + bp.reserved_usd + ? <= a.monthly_budget_usd)
-              returning bp.agent_code)
-           insert into llm.reservation (id, agent_code, period, amount_usd, request_id, expires_at)
-           select ?, agent_code, ?, ?, ?, ? from held returning id`,
-        [amountUsd, agentCode, period, amountUsd, id, period, amountUsd, requestId ?? null, expiresAt],
-      );
-      return rows.length > 0;
-    },
-
     /** Creates the agent's row for the period unless it exists. */
     async openPeriod(agentCode: string, period: string): Promise<void> {
       await em().execute('insert into llm.budget_period (agent_code, period) values (?, ?) on conflict do nothing', [agentCode, period]);
     },
 
     /**
-     * Replaces the hold by the actual cost and writes the ledger line, in one statement.
-     * Returns the period's spending with the agent's allocation and threshold.
-     */
-    async settle(reservation: Reservation, usage: UsageEntry): Promise<{ allocatedUsd: number; spentUsd: number; alertThresholdPercent: number } | undefined> {
-      const rows = await em().execute<{ spent_usd: string; monthly_budget_usd: string; alert_threshold_percent: string }[]>(
-        `with released as (delete from llm.reservation where id = ? returning amount_usd),
-              charged as (
-                update llm.budget_period set reserved_usd = greatest(0, reserved_usd - coalesce((select amount_usd from released), 0)), spent_usd = spent_usd + ?
-                 where agent_code = ? and period = ? returning spent_usd),
-              ledger as (${LEDGER_INSERT})
-         select c.spent_usd, a.monthly_budget_usd, a.alert_threshold_percent from charged c join llm.agent a on a.code = ?`,
-        [reservation.id, usage.costUsd, reservation.agentCode, reservation.period, ...ledgerValues(reservation.agentCode, reservation.period, usage), reservation.agentCode],
-      );
-      const row = rows[0];
-      return row ? { allocatedUsd: num(row.monthly_budget_usd), spentUsd: num(row.spent_usd), alertThresholdPercent: num(row.alert_threshold_percent) } : undefined;
-    },
-
-    /** Frees a hold without charging, in one statement (nothing when it was already freed). */
-    async release(reservation: Reservation): Promise<void> {
-      await em().execute(
-        `with released as (delete from llm.reservation where id = ? returning amount_usd)
-         update llm.budget_period set reserved_usd = greatest(0, reserved_usd - (select amount_usd from released))
-          where agent_code = ? and period = ? and exists (select 1 from released)`,
-        [reservation.id, reservation.agentCode, reservation.period],
-      );
-    },
-
-    /** Frees every hold that expired before `now`, in one transaction. Returns how many. */
-    /**
-     * Charges every hold that expired before `now` in full (its request was answered, or not,
-     * by a process that died before settling), with an `unsettled` ledger row each, in one
-     * transaction. Returns how many.
+     * Charges every hold and lease that expired before `now` in full (its requests were
+     * answered, or not, by a process that died before settling), with an `unsettled` ledger row
+     * each, in one transaction. Returns how many.
      */
     async chargeExpired(now: Date): Promise<number> {
       return orm.em.fork().transactional(async (tx) => {
@@ -147,6 +97,8 @@ export function createBudgetStore(orm: MikroORM) {
           'delete from llm.reservation where expires_at < ? returning agent_code, period, amount_usd, request_id',
           [now],
         );
+        // Leases of instances that stopped touching them (dead) are charged the same way.
+        rows.push(...(await tx.execute<typeof rows>('delete from llm.budget_lease where expires_at < ? returning agent_code, period, amount_usd, null as request_id', [now])));
         for (const row of rows) {
           const amount = num(row.amount_usd);
           await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?), spent_usd = spent_usd + ? where agent_code = ? and period = ?', [amount, amount, row.agent_code, row.period]);

@@ -87,8 +87,26 @@ alter table llm.usage_ledger add constraint usage_ledger_outcome_check check (ou
   }
 }
 
+/** Budget leases: a slice of an agent's period budget held by one gateway instance. */
+class BudgetLeases extends Migration {
+  override up(): void {
+    this.addSql(`
+create table llm.budget_lease (
+  id uuid primary key,
+  agent_code text not null,
+  period text not null,
+  instance text not null,
+  amount_usd numeric(18, 8) not null check (amount_usd >= 0),
+  created_at timestamptz not null default now(),
+  expires_at timestamptz not null
+);
+create index budget_lease_expires on llm.budget_lease (expires_at);`);
+  }
+}
+
 export const LLM_MIGRATIONS = [
   { name: '0001_gateway', class: Gateway },
   idempotentChangeMigration('0002_idempotent_change', 'llm'),
   { name: '0003_unsettled_outcome', class: UnsettledOutcome },
+  { name: '0004_budget_leases', class: BudgetLeases },
 ];

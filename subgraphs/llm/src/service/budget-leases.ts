@@ -1,0 +1,224 @@
+import { randomUUID } from 'node:crypto';
+import type { Logger } from '@svc/kit';
+import type { Reservation } from '../domain/budget.js';
+import type { UsageEntry } from '../domain/usage.js';
+import type { LeaseKey, LeaseSettlement, LeaseStore } from '../store/lease-store.js';
+
+/** How long a lease lives without its instance touching it; then the sweep charges it in full. */
+export const LEASE_TTL_MS = 60_000;
+
+export interface LeaseBookOptions {
+  store: LeaseStore;
+  /** This process, as recorded on its leases. */
+  instance: string;
+  log: Logger;
+  /** A lease is grown by this many times the request's worst case (then single requests near the limit). Default 32. */
+  sliceFactor?: number;
+  /** Answered requests are settled in batches at most this long after the answer, ms. Default 20. */
+  flushMs?: number;
+  /** A lease nothing uses for this long is given back, ms. Default 2000. */
+  idleMs?: number;
+  /** Told each agent's spending after a flush (for threshold alerts). */
+  onSettled?: (spent: { agentCode: string; period: string; allocatedUsd: number; spentUsd: number; alertThresholdPercent: number }) => void;
+}
+
+interface Lease {
+  key: LeaseKey;
+  /** What PostgreSQL holds for this lease (in `reserved_usd`). */
+  grantedUsd: number;
+  /** Worst cases of requests in flight. */
+  heldUsd: number;
+  /** Cost of answered requests not written yet. */
+  pendingUsd: number;
+  entries: UsageEntry[];
+  lastUsed: number;
+}
+
+/**
+ * Hard budgets without a database round trip per request. An instance grows a lease on an
+ * agent's period budget in one statement (under the hard limit, so several instances sharing one
+ * database never overspend) and admits requests against it in memory; near the limit a lease
+ * grows by single requests only, so one instance admits exactly as many requests as fit.
+ * Answers are settled in batches after they have gone (one transaction: spending, lease, ledger).
+ * Leases unused for `idleMs`, and all of them on a graceful stop, are given back. A process that
+ * dies leaves its leases to expire; the sweep then charges each in full: a crash can over-charge
+ * an agent by at most its leases (visible as `unsettled` ledger lines), never under-charge it.
+ */
+export function createLeaseBook(options: LeaseBookOptions) {
+  const { store, log } = options;
+  const sliceFactor = options.sliceFactor ?? 32;
+  const flushMs = options.flushMs ?? 20;
+  const idleMs = options.idleMs ?? 2000;
+  /** The lease each agent's new requests are admitted against, by `agent|period`. */
+  const leases = new Map<string, Lease>();
+  /** Every lease this instance holds, current or retired (a changed budget retires them), by id. */
+  const byId = new Map<string, Lease>();
+  const growing = new Map<string, Promise<unknown>>();
+  let flushTimer: NodeJS.Timeout | undefined;
+  let flushing: Promise<void> = Promise.resolve();
+  const expiry = () => new Date(Date.now() + LEASE_TTL_MS);
+  // Sums of many small floats drift by ~1e-17; money is counted in micro-dollars, so a nano-dollar is equality.
+  const fits = (lease: Lease, amountUsd: number) => lease.grantedUsd - lease.heldUsd - lease.pendingUsd + 1e-9 >= amountUsd;
+  const free = (lease: Lease) => Math.max(0, lease.grantedUsd - lease.heldUsd - lease.pendingUsd);
+
+  /** Grows (or opens) the agent's lease so `amountUsd` fits; false when the hard limit refuses even one request. */
+  async function grow(agentCode: string, period: string, amountUsd: number, openPeriod: () => Promise<void>): Promise<boolean> {
+    const name = `${agentCode}|${period}`;
+    let lease = leases.get(name);
+    if (!lease) {
+      lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now() };
+      leases.set(name, lease);
+      byId.set(lease.key.id, lease);
+    }
+    const needed = Math.max(0, amountUsd - free(lease));
+    for (const want of [Math.max(needed, amountUsd * sliceFactor), needed]) {
+      let ok = await store.grow(lease.key, want, expiry());
+      if (!ok) {
+        // The month's row may not exist yet (the first request of a month): open it, try again.
+        await openPeriod();
+        ok = await store.grow(lease.key, want, expiry());
+      }
+      if (ok) {
+        lease.grantedUsd += want;
+        return true;
+      }
+    }
+    return false;
+  }
+
+  /** Runs `work` for one agent at a time, so concurrent requests grow a lease once, not each. */
+  async function serialised<T>(name: string, work: () => Promise<T>): Promise<T> {
+    const before = growing.get(name) ?? Promise.resolve();
+    const run = before.then(work, work);
+    growing.set(name, run.catch(() => undefined));
+    return run;
+  }
+
+  function scheduleFlush(): void {
+    if (flushTimer) return;
+    flushTimer = setTimeout(() => {
+      flushTimer = undefined;
+      void flush();
+    }, flushMs);
+    flushTimer.unref(); // a graceful stop flushes; the timer must not keep a process alive
+  }
+
+  /** Writes what was answered since the last flush, one transaction; leases in use are kept alive. */
+  function flush(): Promise<void> {
+    flushing = flushing.then(async () => {
+      const batch: LeaseSettlement[] = [];
+      for (const lease of byId.values()) {
+        if (!lease.entries.length) continue;
+        batch.push({ lease: lease.key, costUsd: lease.pendingUsd, entries: lease.entries });
+        lease.entries = [];
+      }
+      if (!batch.length) return;
+      try {
+        const spent = await store.settle(batch, expiry());
+        for (const { lease: key, costUsd } of batch) {
+          const lease = byId.get(key.id);
+          if (!lease) continue;
+          lease.pendingUsd -= costUsd;
+          lease.grantedUsd = Math.max(0, lease.grantedUsd - costUsd);
+        }
+        for (const s of spent) options.onSettled?.(s);
+      } catch (error) {
+        // The answered requests stay unsettled; their lease holds their cost, and if this process
+        // dies before a later flush succeeds, the sweep charges the lease in full.
+        for (const { lease: key, entries } of batch) byId.get(key.id)?.entries.unshift(...entries);
+        log.error({ reason: (error as Error).message, leases: batch.length }, 'budget settlement failed; retrying');
+        scheduleFlush();
+      }
+    });
+    return flushing;
+  }
+
+  /** Gives back leases nothing uses any more (retired ones as soon as they are empty), and keeps the others alive. */
+  async function tidy(): Promise<void> {
+    const now = Date.now();
+    const alive: string[] = [];
+    for (const [id, lease] of byId) {
+      const name = `${lease.key.agentCode}|${lease.key.period}`;
+      const current = leases.get(name) === lease;
+      const empty = lease.heldUsd <= 1e-9 && lease.pendingUsd <= 1e-9 && !lease.entries.length;
+      if (empty && (!current || now - lease.lastUsed >= idleMs)) {
+        byId.delete(id);
+        if (current) leases.delete(name);
+        await store.giveBack(id).catch((error: unknown) => log.warn({ reason: (error as Error).message, lease: id }, 'could not give a budget lease back; it expires'));
+      } else alive.push(id);
+    }
+    await store.touch(alive, expiry()).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not extend budget leases'));
+  }
+  const tidier = setInterval(() => void tidy(), Math.min(idleMs, LEASE_TTL_MS / 3));
+  tidier.unref();
+
+  return {
+    /** Admits a request costing at most `amountUsd`, or undefined when the hard limit refuses it. */
+    async admit(agentCode: string, period: string, amountUsd: number, openPeriod: () => Promise<void>): Promise<Reservation | undefined> {
+      const name = `${agentCode}|${period}`;
+      const hold = (lease: Lease): Reservation => {
+        lease.heldUsd += amountUsd;
+        lease.lastUsed = Date.now();
+        return { id: randomUUID(), agentCode, period, amountUsd, leaseId: lease.key.id };
+      };
+      const lease = leases.get(name);
+      if (lease && fits(lease, amountUsd)) return hold(lease);
+      return serialised(name, async () => {
+        const current = leases.get(name);
+        if (current && fits(current, amountUsd)) return hold(current);
+        if (!(await grow(agentCode, period, amountUsd, openPeriod))) return undefined;
+        return hold(leases.get(name)!);
+      });
+    },
+
+    /** The request was answered: its hold becomes its cost, written in the next batch. */
+    settle(reservation: Reservation, entry: UsageEntry): void {
+      const lease = byId.get(reservation.leaseId);
+      if (!lease) return log.error({ agentCode: reservation.agentCode }, 'settlement for a lease this instance no longer has');
+      lease.heldUsd -= reservation.amountUsd;
+      lease.pendingUsd += entry.costUsd;
+      lease.entries.push(entry);
+      lease.lastUsed = Date.now();
+      scheduleFlush();
+    },
+
+    /** The request failed before any output: its hold is free again (the entry, if any, is recorded at no cost). */
+    release(reservation: Reservation, entry?: UsageEntry): void {
+      const lease = byId.get(reservation.leaseId);
+      if (!lease) return;
+      lease.heldUsd -= reservation.amountUsd;
+      if (entry) {
+        lease.entries.push({ ...entry, costUsd: 0 });
+        scheduleFlush();
+      }
+    },
+
+    /** Writes what was answered so far (before reporting an agent's spending, e.g. on a refusal). */
+    flush,
+
+    /**
+     * The agent's budget changed: new requests are admitted against a new lease, grown under the
+     * new limit; the current one is retired and given back once its requests have settled.
+     */
+    async retire(agentCode: string): Promise<void> {
+      for (const [name, lease] of leases) if (lease.key.agentCode === agentCode) leases.delete(name);
+      await flush();
+      await tidy();
+    },
+
+    /** Writes everything answered and gives every lease back (a graceful stop, after the server closed). */
+    async close(): Promise<void> {
+      clearInterval(tidier);
+      if (flushTimer) clearTimeout(flushTimer);
+      flushTimer = undefined;
+      await flush();
+      leases.clear();
+      for (const [id] of byId) {
+        byId.delete(id);
+        await store.giveBack(id).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not give a budget lease back; the sweep charges it'));
+      }
+    },
+  };
+}
+
+export type LeaseBook = ReturnType<typeof createLeaseBook>;
