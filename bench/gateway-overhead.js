@@ -828,7 +828,9 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push(`| throughput at least Portkey's, concurrency 1 | ${fmt(svc[1].throughput, 0)} vs ${fmt(pk[1].throughput, 0)} req/s (×${fmt(ratio(svc[1].throughput, pk[1].throughput), 2)}) | ${thrMet1 ? 'yes' : '**no**'} |`);
   md.push(`| throughput at least Portkey's, concurrency ${HIGH} | ${fmt(svc[HIGH].throughput, 0)} vs ${fmt(pk[HIGH].throughput, 0)} req/s (×${fmt(ratio(svc[HIGH].throughput, pk[HIGH].throughput), 2)}) | ${thrMetHigh ? 'yes' : '**no**'} |`);
   md.push('');
-  md.push('## Where the time goes (concurrency 1, medians)');
+  md.push('## GraphQL paths and components (concurrency 1, medians)');
+  md.push('');
+  md.push('The REST OpenAI paths no longer go through the router or the llm service\'s GraphQL: the bridge hands them to the llm service\'s own HTTP handler (in one process, without a socket). The hop rows below time the GraphQL paths that GraphQL clients use, for comparison with the REST path; "REST bridge hop (bridge − router)" is therefore not a hop of the REST path, and comes out negative.');
   md.push('');
   md.push(`Each hop measured by calling it directly with the same request (GraphQL \`ChatCompletion\` operation, the one the bridge sends) in the interleaved run — p50: direct ${fmt(split.direct.p50, 3)} ms, llm subgraph ${fmt(split.llm.p50, 3)} ms, router ${fmt(split.router.p50, 3)} ms, bridge ${fmt(split.svc.p50, 3)} ms — and subtracting; the database and cache work timed on its own with the platform's compiled \`createKeyService\` / \`createBudgetService\` / \`createCache\` against the same database, agent row and Redis. Differences of medians only approximate each part.`);
   md.push('');
@@ -916,7 +918,7 @@ function interpretation({ results, components, profile, split, splitTotal, p50Ad
         ]
       : [['the llm subgraph (all of it)', llmAdded]]),
   ].sort((a, b) => b[1] - a[1]);
-  out.push(`- **Where the added p50 goes** (interleaved run, ${fmt(splitTotal, 3)} ms added in total), largest first: ${parts.map(([what, v]) => `${what}: ${fmt(v, 3)} ms (${share(v)})`).join('; ')}. Every hop is a loopback HTTP round trip plus a parse and re-serialise of the whole request and completion, all on the one event loop of the platform process.`);
+  out.push(`- **The GraphQL paths, for comparison** (the REST path skips the router and Apollo; interleaved run, ${fmt(splitTotal, 3)} ms added in total), largest first: ${parts.map(([what, v]) => `${what}: ${fmt(v, 3)} ms (${share(v)})`).join('; ')}. Every hop is a loopback HTTP round trip plus a parse and re-serialise of the whole request and completion, all on the one event loop of the platform process.`);
   if (components) {
     const c = components.counts;
     const rt = components.roundTrip.p50;
@@ -940,7 +942,7 @@ function interpretation({ results, components, profile, split, splitTotal, p50Ad
   if (components) {
     const dbHigh = components.dbTotalHigh.throughput;
     const llmCores = (results.llm[h].cpuMsPerRequest['svc platform (this process)'] * results.llm[h].throughput) / 1000;
-    out.push(`- **Budget row.** Every request of one agent updates the same \`llm.budget_period\` row when reserving and when settling, so those updates serialise on its row lock. The database work alone, ${h} concurrent loops on one agent, reaches ${fmt(dbHigh, 0)} req/s (p50 ${fmt(components.dbTotalHigh.p50, 3)} ms). The llm subgraph called directly (no bridge, no router) reaches ${fmt(results.llm[h].throughput, 0)} req/s at c=${h} with its process at ${fmt(llmCores * 100, 0)} % of one core and the machine ${fmt(results.llm[h].machineBusyPercent, 0)} % busy${llmCores >= 0.85 ? '' : results.llm[h].throughput >= 0.8 * dbHigh ? ': without the hops the event loop has room to spare, and the database side is what limits' : results.llm[h].machineBusyPercent > 0.85 * os.cpus().length * 100 ? ': without the hops the event loop has room to spare, and the machine\'s cores (shared with PostgreSQL and the load generator) are what limits' : ''}. Removing the hops alone would gain about ×${fmt(Math.min(dbHigh, results.llm[h].throughput) / svc[h].throughput, 1)} here.`);
+    if (components.counts.reserve.statements + components.counts.settle.statements >= 0.5) out.push(`- **Budget row.** Every request of one agent updates the same \`llm.budget_period\` row when reserving and when settling, so those updates serialise on its row lock. The database work alone, ${h} concurrent loops on one agent, reaches ${fmt(dbHigh, 0)} req/s (p50 ${fmt(components.dbTotalHigh.p50, 3)} ms). The llm subgraph called directly (no bridge, no router) reaches ${fmt(results.llm[h].throughput, 0)} req/s at c=${h} with its process at ${fmt(llmCores * 100, 0)} % of one core and the machine ${fmt(results.llm[h].machineBusyPercent, 0)} % busy${llmCores >= 0.85 ? '' : results.llm[h].throughput >= 0.8 * dbHigh ? ': without the hops the event loop has room to spare, and the database side is what limits' : results.llm[h].machineBusyPercent > 0.85 * os.cpus().length * 100 ? ': without the hops the event loop has room to spare, and the machine\'s cores (shared with PostgreSQL and the load generator) are what limits' : ''}. Removing the hops alone would gain about ×${fmt(Math.min(dbHigh, results.llm[h].throughput) / svc[h].throughput, 1)} here.`);
   }
   // Options, each only where the measurements say it still applies.
   const options = [];
@@ -949,16 +951,16 @@ function interpretation({ results, components, profile, split, splitTotal, p50Ad
     const c = components.counts;
     if (c.auth.statements >= 0.5) options.push(`Stop writing on every key check (${fmt(c.auth.statements, 1)} statements per call now): cache verified keys in memory for a few seconds and touch \`last_used_at\` at most once a minute.`);
     if (c.reserve.statements + c.settle.statements > 2.5) options.push(`Fewer statements for money: reservation and settlement as one statement each (CTEs), the threshold state returned by the settlement (now ${fmt(c.reserve.statements, 1)} + ${fmt(c.settle.statements, 1)} statements).`);
-    options.push(`Answer before settling, if the settlement is awaited on the request path: the reservation already enforces the hard limit and the sweeper recovers holds of crashed requests (the ledger would lag the answer by milliseconds). That takes ${fmt(components.settle.p50, 3)} ms off the p50.`);
-    options.push(`Take the reservation off PostgreSQL's request path: lease budget to each process in chunks (one UPDATE per lease, not per request) or reserve in Redis with a Lua script that checks the limit, and write the ledger in batches. That removes the ${fmt(components.reserve.p50, 3)} ms reservation from the p50 and the shared-row serialisation that caps one agent at ≈ ${fmt(components.dbTotalHigh.throughput, 0)} req/s here.`);
+    if (c.reserve.statements + c.settle.statements >= 0.5) options.push(`Answer before settling, if the settlement is awaited on the request path: the reservation already enforces the hard limit and the sweeper recovers holds of crashed requests (the ledger would lag the answer by milliseconds). That takes ${fmt(components.settle.p50, 3)} ms off the p50.`);
+    if (c.reserve.statements + c.settle.statements >= 0.5) options.push(`Take the reservation off PostgreSQL's request path: lease budget to each process in chunks (one UPDATE per lease, not per request) or reserve in Redis with a Lua script that checks the limit, and write the ledger in batches. That removes the ${fmt(components.reserve.p50, 3)} ms reservation from the p50 and the shared-row serialisation that caps one agent at ≈ ${fmt(components.dbTotalHigh.throughput, 0)} req/s here.`);
   }
   if (counted && counted.redis >= 0.5) options.push(`Skip the response-cache write when the caller asked for \`cacheBypass\` (${fmt(counted.redis, 1)} Redis commands per bypass request now), or do it without awaiting it.`);
   options.push('With more cores, run the gateway as several processes (`node:cluster` or replicas); on 2 cores that only takes CPU from PostgreSQL and the load generator.');
-  out.push('- **Options** (not implemented here; no platform code was changed for this benchmark):');
+  out.push('- **Options still open** (where the measurements say they apply):');
   options.forEach((o, i) => out.push(`  ${i + 1}. ${o}`));
   if (components) {
     const remaining = llmRest;
-    out.push(`- **What 1 ms would take** (estimate from the figures above, not measured): without the router and bridge hops the added latency would be about the llm subgraph's own ${fmt(llmAdded, 3)} ms; of that, ${fmt(dbTotal, 3)} ms is database work and ${fmt(remaining, 3)} ms the rest. ${llmAdded < 1 ? 'Removing the hops alone would reach the target.' : remaining < 1 ? `Reaching the target needs both: no GraphQL chain and (almost) no database round trip awaited per request${remaining > 0.8 ? `, and even then the ${fmt(remaining, 2)} ms left leave almost nothing to spare` : ''}.` : 'Even with no database work on the request path, the subgraph\'s own handling exceeds the budget: a leaner HTTP path is needed as well.'}`);
+    if (!p50TargetMet) out.push(`- **What 1 ms would take** (estimate from the figures above, not measured): without the router and bridge hops the added latency would be about the llm subgraph's own ${fmt(llmAdded, 3)} ms; of that, ${fmt(dbTotal, 3)} ms is database work and ${fmt(remaining, 3)} ms the rest. ${llmAdded < 1 ? 'Removing the hops alone would reach the target.' : remaining < 1 ? `Reaching the target needs both: no GraphQL chain and (almost) no database round trip awaited per request${remaining > 0.8 ? `, and even then the ${fmt(remaining, 2)} ms left leave almost nothing to spare` : ''}.` : 'Even with no database work on the request path, the subgraph\'s own handling exceeds the budget: a leaner HTTP path is needed as well.'}`);
   }
   return out;
 }
