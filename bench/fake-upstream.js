@@ -1,5 +1,5 @@
 // A minimal OpenAI-compatible upstream for the gateway benchmark: every POST answers the same
-// tiny chat.completion (with usage), at once. Runs in its own process so its CPU time never
+// tiny chat.completion (with usage), at once; `stream: true` answers a 200-chunk stream. Runs in its own process so its CPU time never
 // shares an event loop with a gateway under test. Started by gateway-overhead.js via fork();
 // reports its port over IPC. Standalone: `node bench/fake-upstream.js` prints the URL.
 import { createServer } from 'node:http';
@@ -15,11 +15,30 @@ const BODY = Buffer.from(JSON.stringify({
 const MODELS = Buffer.from(JSON.stringify({ object: 'list', data: [{ id: 'fake-model', object: 'model', created: 1_700_000_000, owned_by: 'bench' }] }));
 
 let requests = 0;
+const CHUNKS = 200;
+const chunk = (delta, finish) => `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices: [{ index: 0, delta, finish_reason: finish }] })}\n\n`;
+/** A 200-chunk stream (one token each), the usage chunk and [DONE], written as fast as the socket takes it. */
+const STREAM = Buffer.from([
+  chunk({ role: 'assistant', content: '' }, null),
+  ...Array.from({ length: CHUNKS }, (_, i) => chunk({ content: ` t${i}` }, null)),
+  chunk({}, 'stop'),
+  `data: ${JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion.chunk', created: 1_700_000_000, model: 'fake-model', choices: [], usage: { prompt_tokens: 8, completion_tokens: CHUNKS, total_tokens: 8 + CHUNKS } })}\n\n`,
+  'data: [DONE]\n\n',
+].join(''));
+
 const server = createServer((req, res) => {
-  // Drain the request body (the answer does not depend on it), then answer.
-  req.on('data', () => {});
+  // The answer depends only on whether the request asks for a stream.
+  const parts = [];
+  req.on('data', (c) => parts.push(c));
   req.on('end', () => {
     requests++;
+    if (req.method === 'POST' && Buffer.concat(parts).includes('"stream":true')) {
+      // Chunked, as a real provider streams (one write would get a content-length, which Portkey's stream path rejects).
+      res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+      res.write(STREAM.subarray(0, 256));
+      res.end(STREAM.subarray(256));
+      return;
+    }
     const body = req.method === 'GET' ? MODELS : BODY;
     res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
     res.end(body);

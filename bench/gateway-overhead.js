@@ -40,6 +40,7 @@ const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const C1_REQUESTS = Number(process.env.BENCH_C1_REQUESTS ?? 2000);
 const C64_MS = Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
+const STREAM_REQUESTS = Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
 const HIGH = 64;
 const ROUNDS_C1 = 4;
 const ROUNDS_HIGH = 2;
@@ -542,6 +543,23 @@ async function main() {
     // Concurrency 64: every target, the hop-split ones for half the time.
     await runRounds(order, HIGH, ROUNDS_HIGH, (name) => ({ durationMs: (name === 'llm' || name === 'router' ? C64_MS / 2 : C64_MS) / ROUNDS_HIGH, warmupMs: 1000 }));
 
+    // Streaming: a 200-chunk stream through each target at c=1, time to the first byte and to [DONE].
+    log('streaming, 200-chunk stream at c=1 ...');
+    const streamBody = JSON.stringify({ ...chat, stream: true, stream_options: { include_usage: true }, svcllm_options: { cacheBypass: true } });
+    const streaming = {};
+    for (const name of ['direct', 'svc', 'portkey']) {
+      const t = targets[name];
+      try {
+        const a = await runLoad(load.child, { url: t.url, headers: t.headers, body: streamBody, concurrency: 1, requests: STREAM_REQUESTS, warmupRequests: 50 });
+        streaming[name] = { done: summarise(a.latencies, a.elapsedMs), firstByte: summarise(a.firstBytes, a.elapsedMs), errors: a.errors, requests: a.requests };
+        log(`  ${t.label}: first byte p50 ${fmt(streaming[name].firstByte.p50, 3)} ms, [DONE] p50 ${fmt(streaming[name].done.p50, 3)} ms`);
+      } catch (error) {
+        // Kept in the report: a target that cannot stream this upstream is a finding, not a crash.
+        streaming[name] = { failed: error.message.slice(0, 200) };
+        log(`  ${t.label}: streaming failed: ${streaming[name].failed}`);
+      }
+    }
+
     // Where the platform process spends its CPU: a sampling profile of a separate c=64 run.
     let profile;
     if (process.env.BENCH_PROFILE !== '0') {
@@ -555,7 +573,7 @@ async function main() {
     log('per-request database and cache work ...');
     const components = await measureComponents({ dbUrl: db.url, poolMax: config.DB_POOL_MAX, agentKey, redisPrefix, log: platformLog });
 
-    const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo });
+    const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo, streaming });
     console.log(report.console);
     if (process.env.BENCH_NO_WRITE === '1') console.log(`\n${report.markdown}`);
     else {
@@ -720,7 +738,7 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo }) {
+function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo, streaming }) {
   const cpu = os.cpus();
   const names = ['direct', 'svc', 'portkey', 'svcHit', 'llm', 'router'];
   // Average share of the machine used by processes outside the benchmark (rows with CPU accounting).
@@ -819,6 +837,23 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('| c | svc / Portkey | svc / direct | Portkey / direct | svc cache hit / Portkey |');
   md.push('|---:|---:|---:|---:|---:|');
   for (const c of [1, HIGH]) md.push(`| ${c} | ${fmt(ratio(svc[c].throughput, pk[c].throughput), 2)} | ${fmt(ratio(svc[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(pk[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(results.svcHit[c].throughput, pk[c].throughput), 2)} |`);
+  md.push('');
+  md.push('## Streaming (200-chunk stream, concurrency 1)');
+  md.push('');
+  md.push(`The same request with \`stream: true\` (and \`stream_options.include_usage\`); the fake upstream answers 200 one-token chunks, the usage chunk and \`[DONE]\` at once. ${STREAM_REQUESTS} requests per target after 50 unrecorded; added = target − direct.`);
+  md.push('');
+  md.push('| target | first byte p50 / p99 ms | added first byte p50 / p99 | [DONE] p50 / p99 ms | added [DONE] p50 / p99 | errors |');
+  md.push('|---|---:|---:|---:|---:|---:|');
+  for (const name of ['direct', 'svc', 'portkey']) {
+    const r = streaming[name];
+    const d = streaming.direct;
+    if (r.failed) {
+      md.push(`| ${targets[name].label.replace(', cacheBypass', '')} | failed: ${r.failed.replace(/\|/g, '/')} | | | | |`);
+      continue;
+    }
+    const added = (m, q) => (name === 'direct' ? '–' : `+${fmt(r[m][q] - d[m][q], 3)}`);
+    md.push(`| ${targets[name].label.replace(', cacheBypass', '')} | ${fmt(r.firstByte.p50, 3)} / ${fmt(r.firstByte.p99, 3)} | ${added('firstByte', 'p50')} / ${added('firstByte', 'p99')} | ${fmt(r.done.p50, 3)} / ${fmt(r.done.p99, 3)} | ${added('done', 'p50')} / ${added('done', 'p99')} | ${r.errors} |`);
+  }
   md.push('');
   md.push('## Targets');
   md.push('');

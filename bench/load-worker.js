@@ -12,16 +12,21 @@ import { Agent, request as httpRequest } from 'node:http';
 function post(agent, target, body, wantBody) {
   return new Promise((resolve) => {
     const started = performance.now();
+    let firstByteMs;
     const req = httpRequest(
       { agent, host: target.host, port: target.port, path: target.path, method: 'POST', headers: target.headers },
       (res) => {
         const chunks = [];
-        res.on('data', (c) => chunks.push(c));
+        res.on('data', (c) => {
+          firstByteMs ??= performance.now() - started;
+          chunks.push(c);
+        });
         res.on('end', () => {
           const ms = performance.now() - started;
           const ok = res.statusCode === 200;
           resolve({
             ms,
+            firstByteMs: firstByteMs ?? ms,
             status: res.statusCode,
             check: target.checkHeader ? res.headers[target.checkHeader] : undefined,
             body: !ok || wantBody ? Buffer.concat(chunks).toString('utf8') : undefined,
@@ -60,6 +65,7 @@ async function runScenario(s, onMeasuring = () => {}) {
   async function phase(maxRequests, maxMs, record) {
     const capacity = Math.min(maxRequests, 4_000_000);
     const latencies = record ? new Float64Array(capacity) : undefined;
+    const firstBytes = record ? new Float64Array(capacity) : undefined;
     let started = 0;
     let done = 0;
     let errors = 0;
@@ -75,13 +81,16 @@ async function runScenario(s, onMeasuring = () => {}) {
           errors++;
           firstError ??= `${r.status} ${r.body?.slice(0, 300)}`;
         } else if (s.expectHeader !== undefined && r.check !== s.expectHeader) mismatches++;
-        if (latencies && done < capacity) latencies[done] = r.ms;
+        if (latencies && done < capacity) {
+          latencies[done] = r.ms;
+          firstBytes[done] = r.firstByteMs;
+        }
         done++;
       }
     }
     await Promise.all(Array.from({ length: s.concurrency }, worker));
     const elapsedMs = performance.now() - t0;
-    return { latencies: latencies?.subarray(0, Math.min(done, capacity)), done, errors, mismatches, firstError, elapsedMs };
+    return { latencies: latencies?.subarray(0, Math.min(done, capacity)), firstBytes: firstBytes?.subarray(0, Math.min(done, capacity)), done, errors, mismatches, firstError, elapsedMs };
   }
 
   if (s.warmupRequests || s.warmupMs) await phase(s.warmupRequests ?? Infinity, s.warmupMs ?? Infinity, false);
@@ -96,6 +105,8 @@ async function runScenario(s, onMeasuring = () => {}) {
     elapsedMs: m.elapsedMs,
     // Raw per-request latencies (ms); the orchestrator merges rounds and takes percentiles.
     latencies: Float64Array.from(m.latencies),
+    // Time to the first byte of each answer (for streams: the first event).
+    firstBytes: Float64Array.from(m.firstBytes),
   };
 }
 
