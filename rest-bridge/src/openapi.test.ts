@@ -55,16 +55,17 @@ describe('openApiDocument', () => {
   it.each([
     ['GET', '/api/v1/contents/{contentSlug}'],
     ['POST', '/api/v1/forms/{formKey}/submit'],
-  ])('%s %s requires the X-Svc-Site-Key header', (method, path) => {
+  ])('%s %s requires the X-Svc-Site-Key header, a parameter naming the site, not a credential (missing: 400)', (method, path) => {
     const params = operationOf(path, method).parameters as Parameter[];
     const header = params.filter((p) => p.in === 'header' && p.name.toLowerCase() === 'x-svc-site-key');
     expect(header).toHaveLength(1);
     expect(header[0]!.required).toBe(true);
-    expect(operationOf(path, method).security).toEqual([{ siteKey: [] }]);
+    expect(operationOf(path, method).security).toEqual([]);
+    expect(operationOf(path, method).responses['400']).toBeDefined();
   });
 
   it('declares the security schemes the operations use', () => {
-    expect(doc.components.securitySchemes.siteKey).toEqual({ type: 'apiKey', in: 'header', name: 'X-Svc-Site-Key' });
+    expect(doc.components.securitySchemes.siteKey).toBeUndefined();
     expect(doc.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' });
     expect(operationOf('/api/v1/deploy/purge-cache', 'POST').security).toEqual([{ bearerAuth: [] }]);
     expect(operationOf('/api/v1/auth/token', 'POST').security).toEqual([]);

@@ -51,8 +51,6 @@ function envelope(style: Style, payload: JsonSchema): JsonSchema {
 const SECURITY: Record<RouteSpec['security'], Record<string, string[]>[]> = {
   bearer: [{ bearerAuth: [] }],
   apiKey: [{ apiKey: [] }],
-  siteKey: [{ siteKey: [] }],
-  bearerAndSiteKey: [{ bearerAuth: [], siteKey: [] }],
   none: [],
 };
 
@@ -72,7 +70,9 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
         const [where, ...name] = s.split('.');
         const required = where === 'path' || (where === 'header' && (route.requiredHeaders ?? []).some((h) => h.toLowerCase() === name.join('.').toLowerCase()));
         const integer = where === 'query' && route.integers?.some((v) => route.variables[v] === s);
-        return { name: name.join('.'), in: where, required, schema: { type: integer ? 'integer' : 'string' } };
+        const documented = where === 'query' ? (route.query?.properties as Record<string, JsonSchema> | undefined)?.[name.join('.')] : undefined;
+        const requiredInQuery = where === 'query' && ((route.query?.required as string[] | undefined) ?? []).includes(name.join('.'));
+        return { name: name.join('.'), in: where, required: required || requiredInQuery, schema: documented ?? { type: integer ? 'integer' : 'string' } };
       });
     // A native route reads its path itself: its template parameters are documented from the path.
     for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {
@@ -119,7 +119,6 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       securitySchemes: {
         bearerAuth: { type: 'http', scheme: 'bearer', bearerFormat: 'JWT', description: 'Access token from POST /api/v1/auth/token' },
         apiKey: { type: 'http', scheme: 'bearer', description: 'Model gateway virtual API key (sk-svc-...) or the master key' },
-        siteKey: { type: 'apiKey', in: 'header', name: 'X-Svc-Site-Key' },
       },
     },
   };

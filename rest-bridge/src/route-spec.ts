@@ -4,8 +4,8 @@ export type Source = `path.${string}` | `query.${string}` | `header.${string}` |
 /** Which service's documented HTTP shapes (envelopes, error bodies) a route uses. */
 export type Style = 'insight' | 'llm' | 'crawl' | 'cms';
 
-/** JSON Schema (2020-12, as OpenAPI 3.1 uses it). */
-export type JsonSchema = Record<string, unknown>;
+export type { JsonSchema } from '@svc/kit';
+import type { JsonSchema } from '@svc/kit';
 
 export interface RouteSpec {
   method: 'GET' | 'POST' | 'PUT' | 'PATCH' | 'DELETE';
@@ -28,9 +28,12 @@ export interface RouteSpec {
   summary: string;
   description?: string;
   tag: string;
-  security: 'bearer' | 'apiKey' | 'siteKey' | 'bearerAndSiteKey' | 'none';
-  /** Request body schema; when set the body must be a JSON object. */
+  /** The credential the route needs. The site key (X-Svc-Site-Key) is not one: it names the site, as a required header parameter. */
+  security: 'bearer' | 'apiKey' | 'none';
+  /** Request body schema (from the service's zod contract); when set the body must be a JSON object. */
   body?: JsonSchema;
+  /** Object schema of the query string (from the service's zod contract): each property documents the parameter of that name. */
+  query?: JsonSchema;
   /** Payload schema, for the OpenAPI document. */
   response: JsonSchema;
   /** Cache headers taken from result members (conditional GET, surrogate keys). */

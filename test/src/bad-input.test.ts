@@ -98,7 +98,7 @@ describe('values', () => {
       [{ messages: [{ role: 'user', content: [null] }] }, 'messages[0].content[0]'],
       [{ messages: [{ role: 'user', content: [{ type: 'text', text: 5 }] }] }, 'messages[0].content[0].text'],
       [{ messages: [{ role: 'assistant', tool_calls: [null] }, { role: 'user', content: 'x' }] }, 'messages[0].tool_calls[0]'],
-      [{ stop: [null] }, 'stop'],
+      [{ stop: [null] }, 'stop[0]'],
       [{ tool_choice: 5 }, 'tool_choice'],
       [{ stream: true, tools: [{ type: 'function', function: { name: 'bad name!' } }] }, 'tools[0].function.name'],
     ];

@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { readFile, readdir } from 'node:fs/promises';
 import { join } from 'node:path';
+import { Ajv } from 'ajv';
 import fc from 'fast-check';
+import pg from 'pg';
 import { OPERATIONS_DIR } from '@svc/kit';
 import { parse, Kind, type OperationDefinitionNode } from 'graphql';
 import { call } from './support/http.js';
@@ -11,8 +13,11 @@ import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support
  * Property-based fuzzing of every REST path in `/openapi.json` and every named GraphQL
  * operation the platform sends: valid-looking and hostile inputs (wrong types, nulls where
  * objects belong, NUL and lone surrogates, huge and far-out values, nesting) under every kind
- * of credential. Whatever is sent, the answer is never a 5xx (no dependency is down here) and
- * an error is in the documented error shape of the path's service. Seeded and bounded
+ * of credential. Whatever is sent, the answer is never a 5xx (no dependency is down here), its
+ * status is documented, a success has the documented shape, a body the document forbids is
+ * refused (the document is generated from the services' zod contracts: this is where drift would
+ * show), an error is in the documented error shape of the path's service, and a refused write
+ * leaves the tables that path writes exactly as they were. Seeded and bounded
  * (FUZZ_SEED, FUZZ_RUNS); fast-check prints the seed and the shrunk counterexample on failure.
  */
 
@@ -31,6 +36,32 @@ type JsonSchema = { type?: string | string[]; properties?: Record<string, JsonSc
 let platform: TestPlatform;
 let credentials: Record<string, string | undefined>;
 let operations: Operation[];
+let db: pg.Client;
+const ajv = new Ajv({ strict: false, validateFormats: false, allErrors: false });
+
+/**
+ * What each write path changes, as one fingerprint query per table: a refused request must leave
+ * it unchanged. Columns that background work updates (a crawl job's next run, a key's last use)
+ * are left out.
+ */
+const fingerprint = (table: string, columns: string) => `select md5(coalesce(string_agg(x, ',' order by x), '')) as f from (select (${columns})::text as x from ${table} r) t`;
+const WRITES: Record<string, string[]> = {
+  'post /api/v1/insight/jobs': [fingerprint('insight.job', 'id, status, prompt')],
+  'post /api/v1/insight/jobs/{jobId}/cancel': [fingerprint('insight.job', 'id, status')],
+  'post /api/v1/insight/actions/{actionId}/approve': [fingerprint('insight.action', 'id, status')],
+  'post /api/v1/insight/actions/{actionId}/reject': [fingerprint('insight.action', 'id, status')],
+  'post /api/v1/insight/metrics': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.*')],
+  'post /api/v1/forms/{formKey}/submit': [fingerprint('cms.form_submission', 'id')],
+  'post /api/v1/crawl/jobs': [fingerprint('crawl.crawl_job', 'id')],
+  'post /api/v1/crawl/jobs/{jobId}/trigger': [fingerprint('crawl.crawl_execution', 'id')],
+  'post /api/v1/crawl/jobs/{jobId}/pause': [fingerprint('crawl.crawl_job', 'id, status')],
+  'post /api/v1/crawl/jobs/{jobId}/resume': [fingerprint('crawl.crawl_job', 'id, status')],
+  'delete /api/v1/crawl/jobs/{jobId}': [fingerprint('crawl.crawl_job', 'id')],
+  'post /admin/v1/budgets': [fingerprint('llm.agent', 'code, monthly_budget_usd, hard_limit_enabled, alert_webhook_url, alert_threshold_percent')],
+  'post /admin/v1/keys': [fingerprint('llm.api_key', 'id, revoked_at')],
+  'delete /admin/v1/keys/{id}': [fingerprint('llm.api_key', 'id, revoked_at')],
+};
+const stateOf = async (queries: string[]) => Promise.all(queries.map(async (q) => (await db.query(q)).rows[0].f as string));
 
 const hostileString = fc.oneof(
   fc.string({ maxLength: 20 }),
@@ -98,23 +129,31 @@ beforeAll(async () => {
     agent: key.body.key,
   };
   const doc = (await call(`${platform.bridge}/openapi.json`)).body as { paths: Record<string, Record<string, { parameters: Operation['parameters']; requestBody?: { content: Record<string, { schema: JsonSchema }> }; responses: Operation['responses'] }>> };
+  db = new pg.Client({ connectionString: platform.databaseUrl });
+  await db.connect();
   operations = Object.entries(doc.paths).flatMap(([path, methods]) =>
     Object.entries(methods).map(([method, spec]) => ({ path, method, parameters: spec.parameters ?? [], body: spec.requestBody?.content['application/json']?.schema, responses: spec.responses })),
   );
 });
 afterAll(async () => {
+  await db?.end();
   await platform?.close();
 });
 
 describe('REST paths under fuzzing', () => {
-  it('covers every documented path', () => {
+  it('covers every documented path, and knows what each write path changes', () => {
     expect(operations.length).toBeGreaterThan(30);
+    const writes = operations.filter((op) => op.method !== 'get' && !op.path.startsWith('/v1/') && op.path !== '/api/v1/auth/token' && op.path !== '/api/v1/deploy/purge-cache');
+    expect(writes.filter((op) => !WRITES[`${op.method} ${op.path}`]).map((op) => `${op.method} ${op.path}`)).toEqual([]);
   });
 
   it('never answer 5xx, answer only documented statuses, and every error is JSON in the path\'s error shape', async () => {
+    const seen = { refusedWrites: 0, forbiddenBodies: 0, successes: 0 };
     for (const op of operations) {
       await fc.assert(
         fc.asyncProperty(requestOf(op), async (input) => {
+          const writes = WRITES[`${op.method} ${op.path}`] ?? [];
+          const before = await stateOf(writes);
           const reply = await send(op, input);
           const where = `${op.method.toUpperCase()} ${op.path}`;
           expect({ where, status: reply.status, body: reply.status >= 500 ? reply.text.slice(0, 300) : '' }).toEqual({ where, status: expect.any(Number), body: '' });
@@ -126,11 +165,30 @@ describe('REST paths under fuzzing', () => {
             const shape = reply.body as Record<string, unknown>;
             const ok = 'error' in shape || ('code' in shape && 'message' in shape) || ('status' in shape && 'title' in shape) || 'errors' in shape;
             expect({ where, ok, body: ok ? '' : reply.text.slice(0, 200) }).toEqual({ where, ok: true, body: '' });
+            // Refused means refused: nothing this path writes has changed.
+            expect({ where, status: reply.status, state: await stateOf(writes) }).toEqual({ where, status: reply.status, state: before });
+            if (writes.length) seen.refusedWrites++;
+          }
+          // A body the document forbids is never accepted (the document and the services' rules are one zod schema).
+          if (op.body && input.body !== null && typeof input.body === 'object' && !ajv.validate(op.body, input.body)) {
+            expect({ where, body: input.body, status: reply.status < 400 ? reply.status : 'refused' }).toEqual({ where, body: input.body, status: 'refused' });
+            seen.forbiddenBodies++;
+          }
+          // A success has the documented shape.
+          const success = op.responses[String(reply.status)]?.content?.['application/json'] as { schema?: JsonSchema } | undefined;
+          if (reply.status < 300 && success?.schema && reply.headers.get('content-type')?.includes('json')) {
+            const valid = ajv.validate(success.schema, reply.body);
+            expect({ where, valid, errors: valid ? null : ajv.errorsText(ajv.errors) }).toEqual({ where, valid: true, errors: null });
+            seen.successes++;
           }
         }),
         { seed: SEED, numRuns: RUNS, endOnFailure: true },
       );
     }
+    // Each check above really ran, many times.
+    expect(seen.refusedWrites).toBeGreaterThan(100);
+    expect(seen.forbiddenBodies).toBeGreaterThan(100);
+    expect(seen.successes).toBeGreaterThan(20);
   });
 });
 

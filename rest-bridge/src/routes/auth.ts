@@ -1,3 +1,5 @@
+import { tokenRequestSchema } from '@svc/insight/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import type { RouteSpec } from '../route-spec.js';
 
 export const authRoutes: RouteSpec[] = [
@@ -12,11 +14,7 @@ export const authRoutes: RouteSpec[] = [
     summary: 'Exchange a username and password for a JWT access token',
     tag: 'auth',
     security: 'none',
-    body: {
-      type: 'object',
-      required: ['username', 'password'],
-      properties: { username: { type: 'string', example: 'admin' }, password: { type: 'string', format: 'password', example: 'admin' } },
-    },
+    body: jsonSchemaOf(tokenRequestSchema),
     response: {
       type: 'object',
       properties: { accessToken: { type: 'string' }, tokenType: { type: 'string', const: 'Bearer' }, expiresIn: { type: 'integer' } },

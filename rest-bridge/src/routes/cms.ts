@@ -1,3 +1,5 @@
+import { purgeRequestSchema, submissionBodySchema } from '@svc/cms/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
 const str = { type: 'string' };
@@ -29,7 +31,7 @@ export const cmsRoutes: RouteSpec[] = [
     summary: 'Latest published version of a content, with SEO data',
     description: 'Cacheable: ETag / If-None-Match (304), Cache-Control s-maxage and surrogate keys (xkey, Surrogate-Key, Cache-Tag) for edge caches.',
     tag: 'content',
-    security: 'siteKey',
+    security: 'none',
     requiredHeaders: ['X-Svc-Site-Key'],
     response: content,
     errors: { 404: 'No published content has the slug (content-not-found), or the site key is unknown (site-not-found)' },
@@ -45,13 +47,9 @@ export const cmsRoutes: RouteSpec[] = [
     summary: 'Validate and store a form submission',
     description: 'Fields are validated against the form definition stored for the site. Every bad field is named in `errors[]` (422).',
     tag: 'content',
-    security: 'siteKey',
+    security: 'none',
     requiredHeaders: ['X-Svc-Site-Key'],
-    body: {
-      type: 'object',
-      additionalProperties: { type: 'string' },
-      example: { applicantName: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', inquiryType: 'PARTNERSHIP', message: 'Hello' },
-    },
+    body: jsonSchemaOf(submissionBodySchema),
     response: { type: 'object', properties: { submissionId: str, receivedAt: { type: 'string', format: 'date-time' } } },
     errors: { 404: 'Unknown form key or site key', 422: 'Validation failed; errors[] names each field', 429: 'Too many submissions from this client (Retry-After)' },
   },
@@ -67,7 +65,7 @@ export const cmsRoutes: RouteSpec[] = [
     description: 'Needs a token with role editor or admin whose `sites` include siteKey. 200 when every layer purged; 502 problem (purge-incomplete) with `layers` when an edge cache failed; 503 when the delivery cache is unreachable.',
     tag: 'content',
     security: 'bearer',
-    body: { type: 'object', required: ['siteKey', 'contentSlug'], properties: { siteKey: str, contentSlug: str } },
+    body: jsonSchemaOf(purgeRequestSchema),
     response: {
       type: 'object',
       properties: {

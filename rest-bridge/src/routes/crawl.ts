@@ -1,3 +1,5 @@
+import { crawlJobRequestSchema } from '@svc/crawl/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
 const s = { type: 'string' };
@@ -19,21 +21,7 @@ export const crawlRoutes: RouteSpec[] = [
     description: 'cronExpression has six fields, seconds first (`?` allowed), in UTC. Without it the job runs once, at runAt or at once. selectors.listRow is required; title, publishedAt and link may end in ::text or ::attr(name).',
     tag: 'crawling',
     security: 'bearer',
-    body: {
-      type: 'object',
-      required: ['jobName', 'targetUrl', 'selectors'],
-      properties: {
-        jobName: s,
-        targetUrl: { type: 'string', format: 'uri' },
-        cronExpression: s,
-        runAt: { type: 'string', format: 'date-time' },
-        selectors: { type: 'object', required: ['listRow'], properties: { listRow: s, title: s, publishedAt: s, link: s } },
-        enableRagSync: { type: 'boolean' },
-        ragConfig: { type: 'object', properties: { targetVectorDb: { type: 'string', enum: ['pgvector'] }, embeddingModel: s, chunkSize: { type: 'integer' }, chunkOverlap: { type: 'integer' } } },
-        robotsTxt: { type: 'string', enum: ['respect', 'ignore'] },
-      },
-      example: { jobName: 'news', targetUrl: 'https://example.com/news', cronExpression: '0 0 9 * * ?', selectors: { listRow: 'ul.news > li', title: 'h3 > a', publishedAt: 'time::attr(datetime)', link: 'h3 > a::attr(href)' } },
-    },
+    body: jsonSchemaOf(crawlJobRequestSchema),
     response: jobRecord,
     errors: { ...errors, 400: 'Malformed body, bad cronExpression or unsupported targetVectorDb', 422: 'Validation failed; errors[] names each field' },
   },
@@ -74,8 +62,8 @@ export const crawlRoutes: RouteSpec[] = [
   },
   { method: 'GET', path: '/api/v1/crawl/jobs', style: 'crawl', operation: 'ListCrawlJobs', variables: { ...tenantHeader }, result: 'crawlJobs', status: 200, summary: 'List the tenant\'s crawl jobs, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: jobRecord }, errors },
   { method: 'GET', path: '/api/v1/crawl/jobs/{jobId}', style: 'crawl', operation: 'GetCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'crawlJob', status: 200, summary: 'One crawl job with its current selectors', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
-  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/pause', style: 'crawl', operation: 'PauseCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'pauseCrawlJob', status: 200, summary: 'Pause a job\'s schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
-  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/resume', style: 'crawl', operation: 'ResumeCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'resumeCrawlJob', status: 200, summary: 'Resume a paused job', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/pause', style: 'crawl', operation: 'PauseCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'pauseCrawlJob', status: 200, summary: 'Pause a job\'s schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors: { ...errors, 409: 'The job is a finished one-time job' } },
+  { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/resume', style: 'crawl', operation: 'ResumeCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'resumeCrawlJob', status: 200, summary: 'Resume a paused job', tag: 'crawling', security: 'bearer', response: jobRecord, errors: { ...errors, 409: 'The job is not PAUSED' } },
   { method: 'DELETE', path: '/api/v1/crawl/jobs/{jobId}', style: 'crawl', operation: 'DeleteCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'deleteCrawlJob', status: 200, summary: 'Delete a job and its schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
   { method: 'GET', path: '/api/v1/crawl/jobs/{jobId}/executions', style: 'crawl', operation: 'ListCrawlExecutions', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'crawlExecutions', status: 200, summary: 'A job\'s executions, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: executionRecord }, errors },
 ];

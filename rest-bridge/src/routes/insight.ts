@@ -1,3 +1,5 @@
+import { actionListSchema, decisionInputSchema, ingestInputSchema, jobInputSchema, jobListSchema } from '@svc/insight/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
 const s = { type: 'string' };
@@ -37,11 +39,7 @@ const job: JsonSchema = {
     actions: { type: 'array', items: action },
   },
 };
-const decision: JsonSchema = {
-  type: 'object',
-  properties: { reviewedBy: { type: 'string', description: 'Default: the token\'s subject.' }, comment: { type: 'string', maxLength: 4000 } },
-  example: { reviewedBy: 'reviewer-01', comment: 'Approved for the campaign.' },
-};
+const decision: JsonSchema = { ...jsonSchemaOf(decisionInputSchema), example: { reviewedBy: 'reviewer-01', comment: 'Approved for the campaign.' } };
 const auth = { 401: 'Missing, expired or invalid token', 403: 'The token lacks the role' };
 const common = { style: 'insight' as const, tag: 'analysis', security: 'bearer' as const };
 
@@ -57,7 +55,7 @@ export const insightRoutes: RouteSpec[] = [
     message: 'Accepted',
     summary: 'Start an analysis job',
     description: 'Answers at once with the job PENDING; a worker runs it. Role analyst. prompt: 1-8000 characters after trimming; requesterId defaults to the token\'s subject. An Idempotency-Key header returns the same job for a repeated request. Follow it with GET /api/v1/insight/jobs/{jobId}/events.',
-    body: { type: 'object', required: ['prompt'], properties: { prompt: { type: 'string', minLength: 1, maxLength: 8000 }, requesterId: s }, example: { prompt: 'Why did revenue drop last week? What if we increase search ad spend by 20%?', requesterId: 'analyst-01' } },
+    body: { ...jsonSchemaOf(jobInputSchema), example: { prompt: 'Why did revenue drop last week? What if we increase search ad spend by 20%?', requesterId: 'analyst-01' } },
     response: { type: 'object', properties: { jobId: uuid, status: jobStatus, createdAt: time } },
     errors: { ...auth, 400: 'Malformed body', 422: 'prompt missing, empty or too long; errors[] names the field' },
   },
@@ -68,6 +66,7 @@ export const insightRoutes: RouteSpec[] = [
     operation: 'ListInsightJobs',
     variables: { status: 'query.status', first: 'query.first', after: 'query.after' },
     integers: ['first'],
+    query: jsonSchemaOf(jobListSchema),
     result: 'insightJobs',
     status: 200,
     summary: 'List analysis jobs, newest first',
@@ -147,6 +146,7 @@ export const insightRoutes: RouteSpec[] = [
     operation: 'ListActions',
     variables: { status: 'query.status', jobId: 'query.jobId', first: 'query.first' },
     integers: ['first'],
+    query: jsonSchemaOf(actionListSchema),
     result: 'actionProposals',
     status: 200,
     summary: 'List proposed actions, newest first (filter by status and job)',
@@ -175,12 +175,7 @@ export const insightRoutes: RouteSpec[] = [
     status: 200,
     summary: 'Ingest metric points',
     description: 'Role analyst. Series are identified by name and labels; timestamps ISO 8601 (strictly increasing per series), values finite. At most 100 series and 50,000 points per request; a point at an existing time replaces it. All or nothing.',
-    body: {
-      type: 'object',
-      required: ['series'],
-      properties: { series: { type: 'array', items: { type: 'object', required: ['name', 'points'], properties: { name: s, labels: { type: 'object' }, unit: s, points: { type: 'array', items: { type: 'object', required: ['timestamp', 'value'], properties: { timestamp: time, value: { type: 'number' } } } } } } } },
-      example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] },
-    },
+    body: { ...jsonSchemaOf(ingestInputSchema), example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] } },
     response: { type: 'object', properties: { series: { type: 'integer' }, points: { type: 'integer' } } },
     errors: { ...auth, 400: 'Malformed body', 422: 'A bad name, label, timestamp or value; errors[] names each' },
   },

@@ -1,3 +1,5 @@
+import { apiKeyListQuerySchema, apiKeyRequestSchema, budgetChangeSchema, chatRequestSchema, embeddingRequestSchema, usageQuerySchema } from '@svc/llm/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
 const budgetRecord: JsonSchema = {
@@ -11,21 +13,6 @@ const budgetRecord: JsonSchema = {
     alertThresholdPercent: { type: 'number' },
     status: { type: 'string', enum: ['HEALTHY', 'WARNING_THRESHOLD_EXCEEDED'] },
   },
-};
-
-const chatBody: JsonSchema = {
-  type: 'object',
-  required: ['model', 'messages'],
-  properties: {
-    model: { type: 'string', examples: ['auto-route', 'fast-track', 'deep-reasoning'] },
-    messages: { type: 'array', items: { type: 'object', properties: { role: { type: 'string' }, content: { type: 'string' } } } },
-    temperature: { type: 'number', minimum: 0, maximum: 2, default: 0.7 },
-    stream: { type: 'boolean', default: false },
-    max_tokens: { type: ['integer', 'null'] },
-    max_completion_tokens: { type: ['integer', 'null'] },
-    svcllm_options: { type: 'object', properties: { cacheBypass: { type: 'boolean', default: false }, piiStrict: { type: 'boolean', default: false } } },
-  },
-  example: { model: 'fast-track', messages: [{ role: 'user', content: 'Summarise our Q3 sales in one sentence.' }] },
 };
 
 const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
@@ -47,7 +34,7 @@ export const llmRoutes: RouteSpec[] = [
     description: 'Routes auto-route / fast-track / deep-reasoning or a model name to an upstream, with fallback. Headers x-svc-cache (HIT, MISS, BYPASS) and x-svc-model.',
     tag: 'model gateway',
     security: 'apiKey',
-    body: chatBody,
+    body: jsonSchemaOf(chatRequestSchema),
     response: { type: 'object', properties: { id: { type: 'string' }, object: { const: 'chat.completion' }, model: { type: 'string' }, choices: { type: 'array' }, usage: { type: 'object' } } },
     errors,
   },
@@ -63,7 +50,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'OpenAI-compatible embeddings',
     tag: 'model gateway',
     security: 'apiKey',
-    body: { type: 'object', required: ['model', 'input'], properties: { model: { type: 'string' }, input: { type: ['string', 'array'] } }, example: { model: 'svc-local-embedding', input: 'quarterly revenue' } },
+    body: jsonSchemaOf(embeddingRequestSchema),
     response: { type: 'object', properties: { object: { const: 'list' }, data: { type: 'array' }, model: { type: 'string' }, usage: { type: 'object' } } },
     errors,
   },
@@ -125,12 +112,7 @@ export const llmRoutes: RouteSpec[] = [
     description: 'agentCode and monthlyBudgetUsd are required; hardLimitEnabled defaults to false, alertThresholdPercent to 80. Answers 200 {budget} with the record plus hardLimitEnabled and alertWebhookUrl.',
     tag: 'model gateway admin',
     security: 'apiKey',
-    body: {
-      type: 'object',
-      required: ['agentCode', 'monthlyBudgetUsd'],
-      properties: { agentCode: { type: 'string' }, monthlyBudgetUsd: { type: 'number' }, hardLimitEnabled: { type: 'boolean' }, alertWebhookUrl: { type: 'string', format: 'uri' }, alertThresholdPercent: { type: 'number' } },
-      example: { agentCode: 'marketing', monthlyBudgetUsd: 250, hardLimitEnabled: true, alertWebhookUrl: 'https://hooks.example.com/budget' },
-    },
+    body: jsonSchemaOf(budgetChangeSchema),
     response: { type: 'object', properties: { budget: { ...budgetRecord, properties: { ...(budgetRecord.properties as object), hardLimitEnabled: { type: 'boolean' }, alertWebhookUrl: { type: ['string', 'null'] } } } } },
     errors: adminErrors,
   },
@@ -145,7 +127,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'Create a virtual API key bound to one agent (the key is shown once)',
     tag: 'model gateway admin',
     security: 'apiKey',
-    body: { type: 'object', required: ['agentCode'], properties: { agentCode: { type: 'string' }, name: { type: 'string' } } },
+    body: jsonSchemaOf(apiKeyRequestSchema),
     response: { type: 'object', properties: { id: { type: 'string' }, key: { type: 'string' }, agentCode: { type: 'string' }, name: { type: 'string' }, keyPrefix: { type: 'string' }, createdAt: { type: 'string' } } },
     errors: adminErrors,
   },
@@ -155,6 +137,7 @@ export const llmRoutes: RouteSpec[] = [
     style: 'llm',
     operation: 'ListApiKeys',
     variables: { agentCode: 'query.agentCode' },
+    query: jsonSchemaOf(apiKeyListQuerySchema),
     result: 'apiKeys',
     wrap: 'keys',
     status: 200,
@@ -184,6 +167,7 @@ export const llmRoutes: RouteSpec[] = [
     style: 'llm',
     operation: 'Usage',
     variables: { agentCode: 'query.agentCode', from: 'query.from', to: 'query.to' },
+    query: jsonSchemaOf(usageQuerySchema),
     result: 'usage',
     wrap: 'usage',
     status: 200,

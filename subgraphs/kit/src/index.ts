@@ -26,6 +26,7 @@ export * from './http/address-matcher.js';
 export * from './http/client-address.js';
 export * from './ids.js';
 export * from './validation.js';
+export * from './contract.js';
 export * from './random.js';
 export * from './graph/graphql-result.js';
 export * from './graph/operations.js';

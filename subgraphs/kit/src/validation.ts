@@ -1,19 +1,20 @@
 import type { z } from 'zod';
 import { SvcError, validationError, type FieldProblem } from './errors.js';
 import { checkDate } from './input-guard.js';
+import { describeIssue } from './contract.js';
 
-/** zod issues as JSON pointers into the request (`/series/0/points/3/value`). */
-export function problemsOf(error: z.ZodError, prefix = ''): FieldProblem[] {
+/** zod issues as JSON pointers into the request (`/series/0/points/3/value`); given the input, each detail names the member and quotes its value. */
+export function problemsOf(error: z.ZodError, prefix = '', input?: unknown): FieldProblem[] {
   return error.issues.map((issue) => ({
     pointer: `${prefix}/${issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`.replace(/\/$/, '') || '/',
-    detail: issue.message,
+    detail: input === undefined ? issue.message : describeIssue({ path: issue.path, message: issue.message, code: issue.code }, input),
   }));
 }
 
 /** Parses `value` with `schema`, or throws one 422 naming every offending field. */
-export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = ''): z.output<S> {
+export function parseInput<S extends z.ZodType>(schema: S, value: unknown, prefix = '', options: { describe?: boolean } = {}): z.output<S> {
   const parsed = schema.safeParse(value);
-  if (!parsed.success) throw validationError(problemsOf(parsed.error, prefix));
+  if (!parsed.success) throw validationError(problemsOf(parsed.error, prefix, options.describe ? value : undefined));
   return parsed.data;
 }
 

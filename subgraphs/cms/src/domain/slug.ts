@@ -1,7 +1,9 @@
 import { validationError } from '@svc/kit';
 
-const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
-const SITE_KEY = /^[a-z0-9][a-z0-9-]{1,62}$/;
+/** Content slugs: lower-case words joined by dashes, at most 200 characters. */
+export const SLUG = /^[a-z0-9]+(?:-[a-z0-9]+)*$/;
+/** Site keys: 2-63 lower-case letters, digits or dashes. */
+export const SITE_KEY = /^[a-z0-9][a-z0-9-]{1,62}$/;
 
 export function checkSlug(slug: string, pointer = '/slug'): string {
   if (slug.length > 200 || !SLUG.test(slug)) {

@@ -1,7 +1,7 @@
-import { SvcError, validationError, type Cache, type Logger, type Principal } from '@svc/kit';
+import { parseInput, SvcError, type Cache, type Logger, type Principal } from '@svc/kit';
+import { purgeRequestSchema } from '../contract.js';
 import { contentSurrogateKey, deliveryKey } from '../domain/cache-keys.js';
 import type { LayerResult, PurgeReport } from '../domain/purge.js';
-import { checkSlug } from '../domain/slug.js';
 import type { SiteStore } from '../store/site-store.js';
 import { requireAuthor } from './access.js';
 import type { EdgePurger } from './edge-purger.js';
@@ -45,10 +45,8 @@ export function createCachePurge(deps: CachePurgeDeps) {
 
     /** The purgeCache mutation (editor or admin of the site): 503 when the delivery cache is unreachable, 502 when an edge refused. */
     async purgeCache(principal: Principal | undefined, siteKey: string, slug: string): Promise<PurgeReport> {
-      if (typeof siteKey !== 'string' || !siteKey) throw validationError([{ pointer: '/siteKey', detail: 'siteKey is required' }]);
-      if (typeof slug !== 'string' || !slug) throw validationError([{ pointer: '/contentSlug', detail: 'contentSlug is required' }]);
+      parseInput(purgeRequestSchema, { siteKey, contentSlug: slug }, '', { describe: true });
       const author = requireAuthor(principal, siteKey);
-      checkSlug(slug, '/contentSlug');
       await siteOrFail(sites, siteKey);
       const { layers, cacheDown } = await purgeLayers(siteKey, slug);
       const report: PurgeReport = { siteKey, contentSlug: slug, surrogateKey: contentSurrogateKey(siteKey, slug), purgedAt: new Date().toISOString(), layers };

@@ -1,4 +1,5 @@
-import { SvcError, type Cache, type Logger } from '@svc/kit';
+import { type Cache, type Logger, parseInput, SvcError } from '@svc/kit';
+import { submissionBodySchema } from '../contract.js';
 import type { SubmissionReceipt } from '../domain/submission.js';
 import { validateSubmission } from '../domain/validate-submission.js';
 import type { FormStore } from '../store/form-store.js';
@@ -47,7 +48,7 @@ export function createSubmitForm(deps: SubmitFormDeps) {
           retryAfter: Math.max(1, window.resetInSeconds),
         });
       }
-      const checked = validateSubmission(form, data);
+      const checked = validateSubmission(form, parseInput(submissionBodySchema, data, '', { describe: true }));
       const forward = !!form.webhookUrl && !checked.spam;
       const stored = await submissions.insert(form, { data: checked.values, spam: checked.spam, clientIp: clientIp ?? null, webhookStatus: forward ? 'PENDING' : 'NONE' });
       if (checked.spam) log.info({ submissionId: stored.id, formKey, siteKey }, 'honeypot filled: submission stored as spam');

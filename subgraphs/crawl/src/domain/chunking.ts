@@ -21,6 +21,7 @@
  */
 import { countTokens } from 'gpt-tokenizer/encoding/o200k_base';
 import { validationError, type FieldProblem } from '@svc/kit';
+import { CHUNK_LIMITS } from '../contract.js';
 
 export interface ChunkingOptions {
   /** Maximum tokens (o200k_base) per chunk. */
@@ -35,8 +36,7 @@ export interface Chunk {
   tokenCount: number;
 }
 
-const CHUNK_LIMITS_MIN = 32;
-export const CHUNK_LIMITS = { minSize: CHUNK_LIMITS_MIN, maxSize: 8192 } as const;
+export { CHUNK_LIMITS };
 
 /** A chunk may end early, at a sentence end or a space, if it stays this full. */
 const MIN_FILL = 0.85;
@@ -46,7 +46,7 @@ const MAX_WORD_CHARS = 64;
  * Grapheme clusters longer than this many UTF-8 bytes may be cut between code points. A token is at
  * least one byte, so every piece between two cuts is at most 32 tokens, the smallest chunk size.
  */
-const MAX_UNCUT_CLUSTER_BYTES = CHUNK_LIMITS_MIN;
+const MAX_UNCUT_CLUSTER_BYTES = CHUNK_LIMITS.minSize;
 
 const ENCODE_OPTIONS = { disallowedSpecial: new Set<string>() };
 const graphemes = new Intl.Segmenter('en', { granularity: 'grapheme' });

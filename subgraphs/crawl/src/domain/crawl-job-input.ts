@@ -27,7 +27,9 @@
  */
 import { parseSelector, type ParsedSelector } from '../extract/selector.js';
 import { JSDOM } from 'jsdom';
-import { SvcError, validationError, type FieldProblem } from '@svc/kit';
+import { SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
+import type { z } from 'zod';
+import { crawlJobRequestSchema, MAX_SELECTOR, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
 import { chunkingProblems } from './chunking.js';
 import { nextRunAt, parseCron } from './cron.js';
 
@@ -40,10 +42,9 @@ export interface CrawlSelectors {
   link?: string;
 }
 
-export const VECTOR_DBS = ['pgvector'] as const;
+export { CHUNK_LIMITS, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
 export type VectorDb = (typeof VECTOR_DBS)[number];
 
-export const ROBOTS_TXT_POLICIES = ['respect', 'ignore'] as const;
 export type RobotsTxtPolicy = (typeof ROBOTS_TXT_POLICIES)[number];
 
 export interface RagConfig {
@@ -83,14 +84,7 @@ export interface ParseCrawlJobOptions {
   now?: Date;
 }
 
-const TOP_LEVEL = ['jobName', 'targetUrl', 'cronExpression', 'runAt', 'selectors', 'enableRagSync', 'ragConfig', 'robotsTxt', 'dayFirst'];
 const SELECTOR_FIELDS = ['listRow', 'title', 'publishedAt', 'link'] as const;
-const RAG_FIELDS = ['targetVectorDb', 'embeddingModel', 'chunkSize', 'chunkOverlap'];
-const MAX_NAME = 200;
-const MAX_URL = 2048;
-const MAX_SELECTOR = 1000;
-const MAX_MODEL = 200;
-const CONTROL = /[\u0000-\u001f\u007f-\u009f]/u;
 const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 
 const show = (value: unknown) => JSON.stringify(value) ?? String(value);
@@ -268,6 +262,41 @@ export function parseCrawlSelectors(selectors: unknown): CrawlSelectors {
   return out as CrawlSelectors;
 }
 
+const TYPE_WORDS: Record<string, string> = { string: 'a string', boolean: 'a boolean', number: 'a number', object: 'an object' };
+const MEMBER_KINDS: Record<string, string> = { '': 'field', selectors: 'selector', ragConfig: 'ragConfig field' };
+/** Members whose rules are reported by a later check in its own words (chunking.ts, the tier-2 vector database refusal). */
+const CHECKED_LATER = new Set(['/ragConfig/chunkSize', '/ragConfig/chunkOverlap', '/ragConfig/targetVectorDb']);
+const FIELD_ORDER = Object.keys(crawlJobRequestSchema.shape);
+
+/** The contract schema's findings, split into member-type problems (400) and rule problems (422). */
+function contractProblems(issues: readonly z.core.$ZodIssue[], body: unknown): { types: FieldProblem[]; rules: FieldProblem[] } {
+  const types: FieldProblem[] = [];
+  const rules: FieldProblem[] = [];
+  for (const issue of issues) {
+    const pointer = issue.path.map((k) => `/${token(String(k))}`).join('');
+    const name = String(issue.path.at(-1) ?? '');
+    const value = valueAt(body, issue.path);
+    const wrongType = issue.code === 'invalid_type' ? TYPE_WORDS[issue.expected] : issue.code === 'invalid_value' && typeof value !== 'string' && issue.values.every((v) => typeof v === 'string') ? TYPE_WORDS.string : undefined;
+    if (issue.code === 'unrecognized_keys') {
+      for (const key of issue.keys) rules.push({ pointer: `${pointer}/${token(key)}`, detail: `${key} is not a known ${MEMBER_KINDS[issue.path.join('.')] ?? 'field'}` });
+    } else if (issue.code === 'invalid_type' && !present(value)) {
+      rules.push({ pointer, detail: `${issue.path.join('.')} is required${pointer === '/selectors' ? ' (at least selectors.listRow)' : ''}` });
+    } else if (wrongType && present(value)) {
+      types.push({ pointer, detail: `${name} must be ${wrongType}; got ${show(value)}` });
+    } else if (!CHECKED_LATER.has(pointer)) {
+      const got = issue.code === 'invalid_value' ? `; got ${show(value)}` : issue.code === 'too_big' && typeof value === 'string' ? `; got ${value.trim().length}` : '';
+      rules.push({ pointer, detail: `${name} ${issue.message}${got}` });
+    }
+  }
+  return { types, rules };
+}
+
+/** Problems in the order of the request's members, unknown members first (outermost first), as a reader scans the body. */
+function inFieldOrder(problems: FieldProblem[]): FieldProblem[] {
+  const rank = (p: FieldProblem) => (p.detail.includes(' is not a known ') ? p.pointer.split('/').length - 100 : FIELD_ORDER.indexOf(p.pointer.split('/')[1] ?? ''));
+  return problems.map((p, i) => ({ p, i })).sort((a, b) => rank(a.p) - rank(b.p) || a.i - b.i).map(({ p }) => p);
+}
+
 /**
  * Validates and normalises a crawl job request body. Throws 400 for a malformed body, a bad
  * cronExpression or an unsupported targetVectorDb, and 422 listing every rule failure.
@@ -278,31 +307,14 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     throw new SvcError('BAD_USER_INPUT', `The crawl job request must be a JSON object; got ${Array.isArray(body) ? 'an array' : show(body)}`);
   }
 
-  // Tier 1: JSON types (400).
-  const selectors = body.selectors;
-  const rag = body.ragConfig;
-  const types = [
-    typeProblem('/jobName', body.jobName, 'string'),
-    typeProblem('/targetUrl', body.targetUrl, 'string'),
-    typeProblem('/cronExpression', body.cronExpression, 'string'),
-    typeProblem('/runAt', body.runAt, 'string'),
-    ...selectorTypeProblems(selectors),
-    typeProblem('/enableRagSync', body.enableRagSync, 'boolean'),
-    typeProblem('/ragConfig', rag, 'object'),
-    ...(isObject(rag)
-      ? [
-          typeProblem('/ragConfig/targetVectorDb', rag.targetVectorDb, 'string'),
-          typeProblem('/ragConfig/embeddingModel', rag.embeddingModel, 'string'),
-          typeProblem('/ragConfig/chunkSize', rag.chunkSize, 'number'),
-          typeProblem('/ragConfig/chunkOverlap', rag.chunkOverlap, 'number'),
-        ]
-      : []),
-    typeProblem('/robotsTxt', body.robotsTxt, 'string'),
-    typeProblem('/dayFirst', body.dayFirst, 'boolean'),
-  ].filter((p): p is FieldProblem => p !== null);
+  // Tier 1: JSON types (400), from the contract's schema; its other findings are tier-3 rules.
+  const contract = crawlJobRequestSchema.safeParse(body);
+  const { types, rules } = contractProblems(contract.success ? [] : contract.error.issues, body);
   if (types.length > 0) {
     throw new SvcError('BAD_USER_INPUT', `Malformed crawl job request: ${types.map((p) => p.detail).join('; ')}`, { errors: types });
   }
+  const selectors = body.selectors;
+  const rag = body.ragConfig;
   const jobName = body.jobName as string | undefined | null;
   const targetUrl = body.targetUrl as string | undefined | null;
   const cronText = body.cronExpression as string | undefined | null;
@@ -331,27 +343,15 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     throw new SvcError('BAD_USER_INPUT', refused.map((p) => p.detail).join('; '), { errors: refused });
   }
 
-  // Tier 3: rules (422), every failure listed.
-  const problems: FieldProblem[] = [];
+  // Tier 3: rules (422), every failure listed: the schema's, then those JSON Schema cannot state.
+  const problems: FieldProblem[] = [...rules];
   const fail = (pointer: string, detail: string) => problems.push({ pointer, detail });
-  for (const key of Object.keys(body)) if (!TOP_LEVEL.includes(key)) fail(`/${token(key)}`, `${key} is not a known field`);
-  unknownSelectorProblems(selectors, fail);
-  if (ragIn) {
-    for (const key of Object.keys(ragIn)) if (!RAG_FIELDS.includes(key)) fail(`/ragConfig/${token(key)}`, `${key} is not a known ragConfig field`);
-  }
+  const ruled = (pointer: string) => rules.some((p) => p.pointer === pointer);
 
   const name = (jobName ?? '').trim();
-  if (name === '') fail('/jobName', 'jobName is required');
-  else if ([...name].length > MAX_NAME) fail('/jobName', `jobName must be at most ${MAX_NAME} characters; got ${[...name].length}`);
-  else if (CONTROL.test(name)) fail('/jobName', 'jobName must not contain control characters');
-
   let url = '';
   const urlText = (targetUrl ?? '').trim();
-  if (urlText === '') {
-    fail('/targetUrl', 'targetUrl is required');
-  } else if (urlText.length > MAX_URL) {
-    fail('/targetUrl', `targetUrl must be at most ${MAX_URL} characters; got ${urlText.length}`);
-  } else {
+  if (!ruled('/targetUrl')) {
     let parsed: URL | null = null;
     try {
       parsed = new URL(urlText);
@@ -383,7 +383,9 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     }
   }
 
-  const outSelectors = selectorRuleProblems(selectors, fail);
+  const outSelectors = selectorRuleProblems(selectors, (pointer, detail) => {
+    if (!ruled(pointer)) fail(pointer, detail);
+  });
 
   const enableRagSync = (body.enableRagSync as boolean | null | undefined) ?? false;
   let ragConfig: RagConfig | undefined;
@@ -394,19 +396,13 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
       : RAG_DEFAULTS.chunkOverlap;
     const chunkOverlap = (ragIn?.chunkOverlap as number | null | undefined) ?? defaultOverlap;
     const model = ((ragIn?.embeddingModel as string | null | undefined) ?? RAG_DEFAULTS.embeddingModel).trim();
-    if (model === '') fail('/ragConfig/embeddingModel', 'embeddingModel must not be empty');
-    else if (model.length > MAX_MODEL) fail('/ragConfig/embeddingModel', `embeddingModel must be at most ${MAX_MODEL} characters; got ${model.length}`);
-    else if (CONTROL.test(model)) fail('/ragConfig/embeddingModel', 'embeddingModel must not contain control characters');
-    problems.push(...chunkingProblems(chunkSize, chunkOverlap));
+    problems.push(...chunkingProblems(chunkSize, chunkOverlap).filter((p) => !ruled(p.pointer)));
     ragConfig = { targetVectorDb: vectorDb as VectorDb, embeddingModel: model, chunkSize, chunkOverlap };
   }
 
   const robotsTxt = (body.robotsTxt as string | null | undefined) ?? 'respect';
-  if (!(ROBOTS_TXT_POLICIES as readonly string[]).includes(robotsTxt)) {
-    fail('/robotsTxt', `robotsTxt must be one of ${ROBOTS_TXT_POLICIES.join(', ')}; got ${show(robotsTxt)}`);
-  }
 
-  if (problems.length > 0) throw validationError(problems);
+  if (problems.length > 0) throw validationError(inFieldOrder(problems));
   return {
     jobName: name,
     targetUrl: url,

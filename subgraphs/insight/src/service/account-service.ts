@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { hashPassword, issueToken, SvcError, verifyPassword, type IssuedToken, type Logger, type Role } from '@svc/kit';
+import { hashPassword, issueToken, problemsOf, SvcError, verifyPassword, type IssuedToken, type Logger, type Role } from '@svc/kit';
+import { tokenRequestSchema } from '../contract.js';
 import { AccountEntity } from '../store/entities.js';
 
 export interface AccountServiceDeps {
@@ -29,14 +30,14 @@ export function createAccountService(deps: AccountServiceDeps) {
     },
 
     async issue(username: unknown, password: unknown): Promise<IssuedToken> {
-      if (typeof username !== 'string' || !username || typeof password !== 'string' || !password) {
-        throw new SvcError('BAD_USER_INPUT', 'username and password are required strings');
-      }
+      const request = tokenRequestSchema.safeParse({ username, password });
+      if (!request.success) throw new SvcError('BAD_USER_INPUT', 'username and password are required strings (at most 200 and 1024 characters)', { errors: problemsOf(request.error) });
+      const { username: name, password: secret } = request.data;
       if (!deps.jwtSecret) throw new SvcError('UNAVAILABLE', 'Tokens are issued by the configured identity provider (SVC_JWKS_URL), not here');
-      const account = await orm.em.fork().findOne(AccountEntity, { username });
-      const ok = account ? await verifyPassword(password, account.passwordHash) : (await verifyPassword(password, await DUMMY_HASH), false);
+      const account = await orm.em.fork().findOne(AccountEntity, { username: name });
+      const ok = account ? await verifyPassword(secret, account.passwordHash) : (await verifyPassword(secret, await DUMMY_HASH), false);
       if (!account || !ok) {
-        log.warn({ username: username.slice(0, 64) }, 'login failed');
+        log.warn({ username: name.slice(0, 64) }, 'login failed');
         throw new SvcError('UNAUTHENTICATED', 'Invalid username or password', { slug: 'invalid-credentials' });
       }
       return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles as Role[], tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);

@@ -1,5 +1,5 @@
-import { validationError, type FieldProblem } from '@svc/kit';
-import { AGENT_CODE } from './agent.js';
+import { parseInput } from '@svc/kit';
+import { budgetChangeSchema } from '../contract.js';
 import { budgetRecord, type BudgetRecord } from './budget-status.js';
 
 /** An agent's budget this month: the record, its settings and the money held (gateway instances' leases, covering requests in flight). */
@@ -54,15 +54,10 @@ export function budgetOf(stored: { agentCode: string; allocatedUsd: number; spen
   };
 }
 
-/** Checks every member of a budget change, so a 422 names each offending one. */
+/** Checks every member of a budget change (the contract's budgetChangeSchema), so a 422 names each offending one. */
 export function parseBudgetChange(input: Partial<BudgetSettings> & { agentCode?: unknown }): BudgetChange {
-  const problems: FieldProblem[] = [];
-  const { agentCode, monthlyBudgetUsd, hardLimitEnabled, alertWebhookUrl, alertThresholdPercent } = input as Record<string, unknown>;
-  if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) problems.push({ pointer: '/agentCode', detail: `agentCode is required: letters, digits, . _ - (at most 64); got ${JSON.stringify(agentCode)}` });
-  if (typeof monthlyBudgetUsd !== 'number' || !Number.isFinite(monthlyBudgetUsd) || monthlyBudgetUsd < 0 || monthlyBudgetUsd > 1e9) problems.push({ pointer: '/monthlyBudgetUsd', detail: `monthlyBudgetUsd is required: a number of USD from 0 to 1e9; got ${JSON.stringify(monthlyBudgetUsd)}` });
-  if (hardLimitEnabled !== undefined && hardLimitEnabled !== null && typeof hardLimitEnabled !== 'boolean') problems.push({ pointer: '/hardLimitEnabled', detail: `hardLimitEnabled must be a boolean; got ${JSON.stringify(hardLimitEnabled)}` });
-  if (alertWebhookUrl !== undefined && alertWebhookUrl !== null && (typeof alertWebhookUrl !== 'string' || !/^https?:\/\/\S+$/.test(alertWebhookUrl))) problems.push({ pointer: '/alertWebhookUrl', detail: `alertWebhookUrl must be an http(s) URL; got ${JSON.stringify(alertWebhookUrl)}` });
-  if (alertThresholdPercent !== undefined && alertThresholdPercent !== null && (typeof alertThresholdPercent !== 'number' || alertThresholdPercent <= 0 || alertThresholdPercent > 100)) problems.push({ pointer: '/alertThresholdPercent', detail: `alertThresholdPercent must be a number above 0 and at most 100; got ${JSON.stringify(alertThresholdPercent)}` });
-  if (problems.length) throw validationError(problems);
-  return input as BudgetChange;
+  return parseInput(budgetChangeSchema, dropUndefined(input), '', { describe: true });
 }
+
+/** A GraphQL input object carries its unset members as undefined; they mean "absent". */
+const dropUndefined = (input: object) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));

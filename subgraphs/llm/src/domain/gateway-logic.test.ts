@@ -103,7 +103,7 @@ describe('parseChatRequest', () => {
   it('validates embedding requests', () => {
     expect(parseEmbeddingRequest({ model: 'e', input: 'x' })).toEqual({ model: 'e', input: ['x'], encoding: 'float' });
     expect(parseEmbeddingRequest({ model: 'e', input: ['a', 'b'], encoding_format: 'base64' }).encoding).toBe('base64');
-    expect(badRequest(() => parseEmbeddingRequest({ model: 'e', input: [1] })).param).toBe('input');
+    expect(badRequest(() => parseEmbeddingRequest({ model: 'e', input: [1] })).param).toBe('input[0]');
   });
 });
 

@@ -1,4 +1,5 @@
-import { IDEMPOTENCY_KEY_DOC, openAiErrors, type SvcContext } from '@svc/kit';
+import { IDEMPOTENCY_KEY_DOC, openAiErrors, parseInput, type SvcContext } from '@svc/kit';
+import { apiKeyListQuerySchema, usageQuerySchema } from '../contract.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
 import { parseBudgetChange } from '../domain/budget.js';
@@ -67,7 +68,7 @@ export class GatewayResolver {
   @Query(() => [ApiKey])
   async apiKeys(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Ctx() ctx: SvcContext): Promise<ApiKey[]> {
     await this.admin(ctx);
-    return this.services.keys.list(agentCode ?? undefined);
+    return this.services.keys.list(parseInput(apiKeyListQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true }).agentCode);
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })
@@ -90,7 +91,8 @@ export class GatewayResolver {
     @Ctx() ctx: SvcContext,
   ): Promise<UsageRow[]> {
     await this.services.callers.reader(ctx);
-    return this.services.budgets.usage({ agentCode: agentCode ?? undefined, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
+    const query = parseInput(usageQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true });
+    return this.services.budgets.usage({ agentCode: query.agentCode, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
   }
 
   @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin, analyst or reviewer).' })

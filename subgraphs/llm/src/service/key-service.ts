@@ -1,6 +1,6 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { openAiErrors, validationError, type Logger, type MikroORM, type SvcError } from '@svc/kit';
-import { AGENT_CODE } from '../domain/agent.js';
+import { openAiErrors, parseInput, type Logger, type MikroORM, type SvcError } from '@svc/kit';
+import { apiKeyRequestSchema } from '../contract.js';
 import { hashKey, KEY_PREFIX, keyPrefixOf, type ApiKey, type Caller } from '../domain/api-key.js';
 import { createKeyStore } from '../store/key-store.js';
 
@@ -51,12 +51,12 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, 
     },
 
     async create(agentCode: unknown, name: unknown): Promise<ApiKey & { key: string }> {
-      if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw validationError([{ pointer: '/agentCode', detail: `agentCode must be letters, digits, . _ - (at most 64); got ${JSON.stringify(agentCode)}` }]);
-      const label = typeof name === 'string' && name.trim() ? name.trim().slice(0, 100) : 'default';
+      const request = parseInput(apiKeyRequestSchema, { agentCode: agentCode ?? undefined, name }, '', { describe: true });
+      const label = request.name?.trim() || 'default';
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const id = randomUUID();
-      const stored = await keys.insert({ id, agentCode, name: label, keyHash: hashKey(key), keyPrefix: keyPrefixOf(key) });
-      log.info({ keyId: id, agentCode }, 'API key created');
+      const stored = await keys.insert({ id, agentCode: request.agentCode, name: label, keyHash: hashKey(key), keyPrefix: keyPrefixOf(key) });
+      log.info({ keyId: id, agentCode: request.agentCode }, 'API key created');
       return { ...stored, key };
     },
 

@@ -1,0 +1,23 @@
+/**
+ * The content service's REST contract: zod schemas of the request bodies it takes. The service
+ * validates with them (purge.ts, submit-form.ts) and the REST bridge's OpenAPI document is
+ * generated from them, so the document cannot drift from the rules. Which fields a form takes
+ * is the form's own definition, checked after this (validate-submission.ts).
+ */
+import { z } from 'zod';
+import { SITE_KEY, SLUG } from './domain/slug.js';
+
+const must = (text: string) => ({ error: text });
+const siteKey = z.string(must('must be 2-63 lower-case letters, digits or dashes')).regex(SITE_KEY, must('must be 2-63 lower-case letters, digits or dashes'));
+const slug = z.string(must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters')).max(200, must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters')).regex(SLUG, must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters'));
+
+/** POST /api/v1/deploy/purge-cache. */
+export const purgeRequestSchema = z.object({ siteKey, contentSlug: slug }).meta({ example: { siteKey: 'demo', contentSlug: 'about' } });
+
+/** POST /api/v1/forms/{formKey}/submit: field name -> value; null or absent leaves an optional field empty. */
+export const submissionBodySchema = z
+  .record(z.string(), z.string(must('must be a string')).nullable())
+  .meta({
+    description: "The form's fields by name, as the form definition for the site declares them (required, maxLength, pattern, email, options). Unknown fields are refused.",
+    example: { applicantName: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', inquiryType: 'PARTNERSHIP', message: 'Hello' },
+  });

@@ -1,0 +1,57 @@
+/**
+ * The crawling service's REST contract: the zod schema of a crawl job request. The service
+ * validates with it first (crawl-job-input.ts: member types are 400s, the rules here 422s) and
+ * the REST bridge's OpenAPI document is generated from it, so the document cannot drift from the
+ * rules. What JSON Schema cannot state is checked after it and described here: the cron
+ * expression must parse, `runAt` must be in the future, selectors must be valid CSS with an
+ * optional final `::text` or `::attr(name)`, the URL must be absolute http(s) without credentials,
+ * chunkOverlap must be below chunkSize, and the gateway must serve the embedding model.
+ */
+import { z } from 'zod';
+
+/** Chunk sizes in o200k_base tokens. */
+export const CHUNK_LIMITS = { minSize: 32, maxSize: 8192 } as const;
+export const VECTOR_DBS = ['pgvector'] as const;
+export const ROBOTS_TXT_POLICIES = ['respect', 'ignore'] as const;
+/** Printable text: no C0 or C1 control characters. */
+const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
+/** Longest selector spec, in characters. */
+export const MAX_SELECTOR = 1000;
+
+const selector = (description: string) => z.string().max(MAX_SELECTOR, `must be at most ${MAX_SELECTOR} characters`).meta({ description });
+
+export const crawlSelectorsSchema = z
+  .object({
+    listRow: selector('CSS selector of the repeated row elements (no ::text or ::attr suffix)'),
+    title: selector('Relative to the row: CSS, optionally ending in ::text (default) or ::attr(name); empty or :scope means the row').nullish(),
+    publishedAt: selector('As title; parsed as a date (dayFirst decides 01/02 order)').nullish(),
+    link: selector('As title, usually a::attr(href); resolved against the page URL').nullish(),
+  })
+  .strict();
+
+export const ragConfigSchema = z
+  .object({
+    targetVectorDb: z.enum(VECTOR_DBS).nullish().meta({ default: 'pgvector' }),
+    embeddingModel: z.string().trim().min(1, 'must not be empty').max(200, 'must be at most 200 characters').regex(NO_CONTROL, 'must not contain control characters').nullish().meta({ default: 'svc-local-embedding', description: 'An embedding model the gateway serves (GET /v1/models)' }),
+    chunkSize: z.number().int().min(CHUNK_LIMITS.minSize).max(CHUNK_LIMITS.maxSize).nullish().meta({ default: 512, description: 'o200k_base tokens per chunk' }),
+    chunkOverlap: z.number().int().min(0).nullish().meta({ default: 64, description: 'Tokens shared by consecutive chunks; below chunkSize; default 64 or an eighth of chunkSize' }),
+  })
+  .strict();
+
+/** POST /api/v1/crawl/jobs. `null` counts as absent for optional members. */
+export const crawlJobRequestSchema = z
+  .object({
+    jobName: z.string().trim().min(1, 'is required').max(200, 'must be at most 200 characters').regex(NO_CONTROL, 'must not contain control characters'),
+    targetUrl: z.string().trim().min(1, 'is required').max(2048, 'must be at most 2048 characters').meta({ format: 'uri', description: 'Absolute http(s) URL without credentials; its address must be public (SSRF guard)' }),
+    cronExpression: z.string().nullish().meta({ description: 'Six fields, seconds first (`?` allowed), in UTC; absent means a one-time job' }),
+    runAt: z.string().nullish().meta({ format: 'date-time', description: 'One-time jobs only: ISO 8601 with a time zone, in the future; absent means at once' }),
+    selectors: crawlSelectorsSchema,
+    enableRagSync: z.boolean().nullish().meta({ default: false }),
+    ragConfig: ragConfigSchema.nullish(),
+    robotsTxt: z.enum(ROBOTS_TXT_POLICIES, { error: `must be one of ${ROBOTS_TXT_POLICIES.join(', ')}` }).nullish().meta({ default: 'respect' }),
+    dayFirst: z.boolean().nullish().meta({ default: true }),
+  })
+  .strict()
+  .meta({
+    example: { jobName: 'competitor news', targetUrl: 'https://example.com/news', cronExpression: '0 0 */6 * * ?', selectors: { listRow: 'article.post', title: 'h2::text', publishedAt: 'time::attr(datetime)', link: 'a::attr(href)' }, enableRagSync: true },
+  });
