@@ -1,4 +1,4 @@
-import { createCache, createJobs, createOutboundHttp, createSubgraphServer, buildSubgraphSdl, openDatabase, type Cache, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import DataLoader from 'dataloader';
 import { createCmsJobs } from './jobs.js';
 import { CMS_ENTITIES } from './store/entities.js';
@@ -123,7 +123,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
       await jobs.close();
       await outbound.close();
       await cache.close();
-      await orm.close();
+      await closeDatabase(orm, log);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, createJobs, createRouterClient, createSubgraphServer, loadOperations, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier, createSsrfGuard } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, loadOperations, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
@@ -86,7 +86,7 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
       fetchers.respect.close();
       fetchers.ignore.close();
       await router.close();
-      await orm.close();
+      await closeDatabase(orm, log);
     },
   };
 }

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, createSubgraphServer, openDatabase, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { openAnalysisRuntime, type AnalysisRuntime, type AnalysisSettings } from './analysis-runtime.js';
 import { jobEventsRoute } from './http/job-events-route.js';
 import { ActionResolver } from './schema/action-resolver.js';
@@ -65,7 +65,7 @@ export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promi
   return {
     async close() {
       await runtime.close();
-      await orm.close();
+      await closeDatabase(orm, log);
     },
   };
 }
@@ -101,7 +101,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
     async close() {
       await server.close();
       await runtime.close();
-      await orm.close();
+      await closeDatabase(orm, log);
     },
   };
 }

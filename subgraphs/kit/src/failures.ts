@@ -18,10 +18,11 @@ const DOWN_MESSAGE = /Connection terminated|not currently accepting connections|
  * 57P (operator intervention) and 53 (insufficient resources). Looks through `cause` chains.
  */
 export function isDependencyDown(error: unknown, depth = 0): boolean {
-  if (!(error instanceof Error) || depth > 5) return false;
+  // Not `instanceof Error`: errors from node's sockets may come from another realm (a VM context, a worker).
+  if (!error || typeof error !== 'object' || typeof (error as { message?: unknown }).message !== 'string' || depth > 5) return false;
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (DOWN_CODES.has(code) || /^(08|57P|53)[0-9A-Z]{2,3}$/.test(code))) return true;
-  if (DOWN_MESSAGE.test(error.message)) return true;
+  if (DOWN_MESSAGE.test((error as Error).message)) return true;
   return isDependencyDown((error as { cause?: unknown }).cause, depth + 1);
 }
 

@@ -3,6 +3,7 @@ import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { Logger } from './logger.js';
 import { withAdvisoryLock } from './db/database.js';
+import { isDependencyDown } from './failures.js';
 
 export type { Agenda };
 export type { Job } from 'agenda';
@@ -22,17 +23,47 @@ export interface JobsOptions {
  * agenda on PostgreSQL (table `agenda_jobs`). Each service defines only its own job names,
  * so several services can share the table without running each other's jobs.
  */
+/**
+ * One warning when the job store goes away and one line when it is back, however many errors
+ * the pool, the scheduler's polling and the LISTEN channel report in between (the channel of
+ * @agendajs/postgres-backend retries every 100 ms: it resets its own backoff on each attempt).
+ */
+function outageReport(log: Logger) {
+  let since: number | undefined;
+  let suppressed = 0;
+  return {
+    failed(source: string, error: Error): boolean {
+      if (!isDependencyDown(error)) return false;
+      if (since !== undefined) {
+        suppressed++;
+        return true;
+      }
+      since = Date.now();
+      log.warn({ dependency: 'postgres', source, reason: error.message }, 'job store unavailable; jobs wait until it is back');
+      return true;
+    },
+    recovered() {
+      if (since === undefined) return;
+      log.info({ dependency: 'postgres', downMs: Date.now() - since, suppressedErrors: suppressed }, 'job store available again');
+      since = undefined;
+      suppressed = 0;
+    },
+  };
+}
+
 export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(drainMs?: number): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
+  const outage = outageReport(options.log);
   // An idle client dropped by the server (restart, failover) must not crash the process.
-  pool.on('error', (error) => options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
+  pool.on('error', (error) => outage.failed('pool', error) || options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
   // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
   // construction is serialised across processes by an advisory lock.
   const agenda = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {
     const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs' });
     // The LISTEN channel re-emits connection errors; unheard, a PostgreSQL restart would crash
-    // the process. It reconnects by itself, so a warning is enough.
-    backend.notificationChannel?.on('error', (error: Error) => options.log.warn({ err: error }, 'job notification channel lost its connection; reconnecting'));
+    // the process. It reconnects by itself, so the outage is reported once.
+    backend.notificationChannel?.on('error', (error: Error) => outage.failed('notifications', error) || options.log.warn({ err: error }, 'job notification channel error'));
+    backend.notificationChannel?.on('stateChange', (state: string) => state === 'connected' && outage.recovered());
     const instance = new Agenda({
       backend,
       name: options.name,
@@ -43,7 +74,7 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
     await instance.ready;
     return instance;
   });
-  agenda.on('error', (error: Error) => options.log.error({ err: error }, 'job scheduler error'));
+  agenda.on('error', (error: Error) => outage.failed('scheduler', error) || options.log.error({ err: error }, 'job scheduler error'));
   agenda.on('fail', (error: Error, job: { attrs: { name: string; data: unknown } }) =>
     options.log.error({ err: error, job: job.attrs.name, data: job.attrs.data }, 'job failed'),
   );

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, createCache, createJobs, createOutboundHttp, createSubgraphServer, openDatabase, sendJson, type Logger, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import type { Price } from './domain/cost.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
@@ -157,7 +157,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       await jobs.close();
       await outbound.close();
       await cache.close();
-      await orm.close();
+      await closeDatabase(orm, log);
     },
   };
 }

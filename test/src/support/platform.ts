@@ -22,13 +22,19 @@ export interface TestPlatform extends Platform {
 export interface TestPlatformOptions {
   /** Reuse the database (and Redis prefix) of an earlier platform, to test restarts. */
   reuse?: { databaseUrl: string; redisPrefix: string };
+  /** A database the caller owns (a private PostgreSQL server, say): used as it is, never dropped. */
+  databaseUrl?: string;
   /** Every log line at debug level goes here too (to check what the platform logs). */
   logTo?: NodeJS.WritableStream;
 }
 
 export async function startTestPlatform(env: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
   await requireRedis();
-  const db = options.reuse ? { url: options.reuse.databaseUrl, drop: async () => dropDatabase(options.reuse!.databaseUrl) } : await createTestDatabase();
+  const db = options.databaseUrl
+    ? { url: options.databaseUrl, drop: async () => undefined }
+    : options.reuse
+      ? { url: options.reuse.databaseUrl, drop: async () => dropDatabase(options.reuse!.databaseUrl) }
+      : await createTestDatabase();
   const redisPrefix = options.reuse?.redisPrefix ?? `svctest:${process.pid}:${Math.random().toString(36).slice(2, 8)}:`;
   const config = loadPlatformConfig({
     DATABASE_URL: db.url,
