@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call } from './support/http.js';
-import { startTestPlatform, TEST_JWT_SECRET, type TestPlatform } from './support/platform.js';
+import { startTestPlatform, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 import { eventually } from './support/eventually.js';
 
 const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
@@ -20,6 +20,7 @@ let platform: TestPlatform;
 let site: FixtureSite;
 let db: pg.Client;
 let token: string;
+let gatewayKey: string;
 const workers = new Map<string, ChildProcess>();
 
 /** A separate `svc worker` process, as a deployment would run it. */
@@ -34,6 +35,8 @@ async function startWorker(name: string): Promise<ChildProcess> {
       SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
       SVC_CRAWL_LOCK_LIFETIME_MS: String(LOCK_MS),
       SVC_CRAWL_CONCURRENCY: '1',
+      SVC_ROUTER_URL: platform.router,
+      SVC_CRAWL_GATEWAY_KEY: gatewayKey,
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -77,6 +80,7 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   token = await platform.token({ roles: ['crawler'], tenants: ['acme'] });
+  gatewayKey = (await call(`${platform.bridge}/admin/v1/keys`, { headers: { authorization: `Bearer ${TEST_MASTER_KEY}` }, json: { agentCode: 'crawl-workers' } })).body.key;
   await Promise.all([startWorker('worker-a'), startWorker('worker-b')]);
 }, 60_000);
 
@@ -115,4 +119,33 @@ describe('crawl runs on separate worker processes', () => {
     const { rows: [listed] } = await db.query('select count(*)::int as n from crawl.execution_item where execution_id = $1', [run.executionId]);
     expect(listed.n).toBe(7);
   }, 90_000);
+  it('hands a run over when its worker is killed in the middle of writing the knowledge base, with no item or chunk stored twice', async () => {
+    for (const [name, child] of workers) if (child.exitCode !== null || child.signalCode !== null) await startWorker(name);
+    // Six stories whose detail pages answer slowly: the worker has stored the items and is
+    // indexing them one by one (fetch, chunk, embed, replace chunks, mark INDEXED) when it dies.
+    const stories = Array.from({ length: 6 }, (_, i) => ({ path: `/kb/d/${i}`, title: `Story ${i} about harbour works`, body: `Paragraph ${i}: the harbour works continue with new cranes, longer quays and night shifts for the crews. `.repeat(6) }));
+    site.serve('/kb/list', { content: { html: `<html><body><ul class="news">${stories.map((st) => `<li class="story"><a href="${st.path}">${st.title}</a></li>`).join('')}</ul></body></html>` } });
+    for (const st of stories) site.serve(st.path, { content: { html: `<html><head><title>${st.title}</title></head><body><article><h1>${st.title}</h1><p>${st.body}</p></article></body></html>` }, delayMs: 700 });
+    const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+      headers: headers(),
+      json: { jobName: 'workers mid-write', targetUrl: site.url('/kb/list'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.news > li.story', title: ':scope > a', link: ':scope > a::attr(href)' }, enableRagSync: true },
+    });
+    expect(created.status).toBe(201);
+    const jobId = created.body.data.jobId as string;
+    const run = await trigger(jobId);
+    const indexed = async () => (await db.query("select count(*)::int as n from crawl.crawl_item where job_id = $1 and vector_sync_status = 'INDEXED'", [jobId])).rows[0].n as number;
+    // Killed once it has written part of the knowledge base and not the rest.
+    await eventually(async () => ((await indexed()) >= 2 ? true : undefined), 30_000, 'the first items to be indexed');
+    const victim = workers.get(run.allocatedAgent)!;
+    victim.kill('SIGKILL');
+    const partly = await indexed();
+    expect(partly).toBeLessThan(stories.length);
+    const result = await completed(run.executionId, 60_000);
+    expect(result.totalCount).toBe(stories.length);
+    const { rows: [items] } = await db.query("select count(*)::int as items, count(distinct detail_url)::int as urls, count(*) filter (where vector_sync_status = 'INDEXED')::int as indexed from crawl.crawl_item where job_id = $1", [jobId]);
+    expect(items).toEqual({ items: stories.length, urls: stories.length, indexed: stories.length });
+    const { rows: [chunks] } = await db.query('select count(*)::int as chunks, count(distinct (item_id, chunk_index))::int as distinct_chunks, count(distinct item_id)::int as items from crawl.knowledge_chunk where item_id in (select id from crawl.crawl_item where job_id = $1)', [jobId]);
+    expect(chunks.chunks).toBe(chunks.distinct_chunks);
+    expect(chunks.items).toBe(stories.length);
+  }, 120_000);
 });
