@@ -39,6 +39,8 @@ export const llmConfig = defineConfigSlice({
     SVCLLM_WEBHOOK_SECRET: z.string().min(16).optional(),
     /** First retry delay of budget alerts in ms; doubles per attempt, 6 attempts. Default 5000. */
     SVCLLM_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
+    /** How long a budget lease outlives its gateway instance (renewed while it runs); after a crash the sweep charges it in full once it expires. Default 60. */
+    SVCLLM_LEASE_TTL_SECONDS: z.coerce.number().int().min(2).max(3600).default(60),
   }),
   rules: [
     {
@@ -61,6 +63,7 @@ export const llmConfig = defineConfigSlice({
     defaultPrice: { inputPerMTok: config.SVCLLM_DEFAULT_INPUT_USD_PER_MTOK, outputPerMTok: config.SVCLLM_DEFAULT_OUTPUT_USD_PER_MTOK },
     cacheTtlSeconds: config.SVCLLM_CACHE_TTL_SECONDS,
     alertRetryBaseMs: config.SVCLLM_ALERT_RETRY_BASE_MS,
+    leaseTtlSeconds: config.SVCLLM_LEASE_TTL_SECONDS,
     outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     env: start.env,
   }),

@@ -37,6 +37,8 @@ export interface LlmOptions {
   maxBodyBytes: number;
   poolMax: number;
   workerName: string;
+  /** How long a crashed instance's budget leases hold money before the sweep charges them, s. */
+  leaseTtlSeconds: number;
   env: Record<string, string | undefined>;
 }
 
@@ -86,7 +88,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
   const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
-  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName });
+  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000 });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);
@@ -112,7 +114,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   });
   await jobs.agenda.start();
   await budgets.sweepExpired();
-  const sweeper = setInterval(() => void budgets.sweepExpired().catch((error: unknown) => log.error({ err: error }, 'reservation sweep failed')), 60_000);
+  const sweeper = setInterval(() => void budgets.sweepExpired().catch((error: unknown) => log.error({ err: error }, 'reservation sweep failed')), Math.min(60_000, options.leaseTtlSeconds * 1000));
   sweeper.unref();
 
   const { schema } = await buildSubgraphSdl(parts(services));

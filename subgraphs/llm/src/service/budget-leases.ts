@@ -4,7 +4,7 @@ import type { Reservation } from '../domain/budget.js';
 import type { UsageEntry } from '../domain/usage.js';
 import type { LeaseKey, LeaseSettlement, LeaseStore } from '../store/lease-store.js';
 
-/** How long a lease lives without its instance touching it; then the sweep charges it in full. */
+/** How long a lease lives without its instance touching it, by default; then the sweep charges it in full. */
 export const LEASE_TTL_MS = 60_000;
 
 export interface LeaseBookOptions {
@@ -18,6 +18,8 @@ export interface LeaseBookOptions {
   flushMs?: number;
   /** A lease nothing uses for this long is given back, ms. Default 2000. */
   idleMs?: number;
+  /** A lease its instance stops renewing (a crash) expires after this long, ms; the sweep then charges it in full. Default 60000. */
+  ttlMs?: number;
   /** Told each agent's spending after a flush (for threshold alerts). */
   onSettled?: (spent: { agentCode: string; period: string; allocatedUsd: number; spentUsd: number; alertThresholdPercent: number }) => void;
 }
@@ -49,6 +51,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
   const sliceFactor = options.sliceFactor ?? 32;
   const flushMs = options.flushMs ?? 20;
   const idleMs = options.idleMs ?? 2000;
+  const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
   /** The lease each agent's new requests are admitted against, by `agent|period`. */
   const leases = new Map<string, Lease>();
   /** Every lease this instance holds, current or retired (a changed budget retires them), by id. */
@@ -56,7 +59,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
   const growing = new Map<string, Promise<unknown>>();
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
-  const expiry = () => new Date(Date.now() + LEASE_TTL_MS);
+  const expiry = () => new Date(Date.now() + ttlMs);
   // Sums of many small floats drift by ~1e-17; money is counted in micro-dollars, so a nano-dollar is equality.
   const fits = (lease: Lease, amountUsd: number) => lease.grantedUsd - lease.heldUsd - lease.pendingUsd + 1e-9 >= amountUsd;
   const free = (lease: Lease) => Math.max(0, lease.grantedUsd - lease.heldUsd - lease.pendingUsd);
@@ -149,7 +152,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
     }
     await store.touch(alive, expiry()).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not extend budget leases'));
   }
-  const tidier = setInterval(() => void tidy(), Math.min(idleMs, LEASE_TTL_MS / 3));
+  const tidier = setInterval(() => void tidy(), Math.min(idleMs, ttlMs / 3));
   tidier.unref();
 
   return {

@@ -20,7 +20,7 @@ export type { AlertQueue } from './budget-alerts.js';
  * conditional UPDATE under the hard limit), then settled to the actual cost in batches after
  * the answer, or released.
  */
-export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string } = {}) {
+export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string; leaseTtlMs?: number } = {}) {
   const clock = options.clock ?? (() => new Date());
   const budgets = createBudgetStore(orm);
   const usage = createUsageStore(orm);
@@ -30,6 +30,7 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
     store: createLeaseStore(orm),
     instance: options.instance ?? `${hostname()}:${process.pid}`,
     log,
+    ttlMs: options.leaseTtlMs,
     onSettled: (spent) => {
       if (pastThreshold(budgetRecord(spent.agentCode, spent.allocatedUsd, spent.spentUsd, spent.alertThresholdPercent))) {
         void alerts.raise(spent.agentCode, spent.period, 'THRESHOLD_CROSSED').catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not raise a budget alert'));
