@@ -1,7 +1,8 @@
 /**
  * Provider for any OpenAI-compatible HTTP API (OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio,
- * llama.cpp server, LiteLLM, ...), over the global fetch (undici; connections are kept alive by
- * its default dispatcher).
+ * llama.cpp server, LiteLLM, ...), over undici: whole answers with `undici.request` (its global
+ * dispatcher keeps a keep-alive pool per upstream origin, and writes a request's head and body in
+ * one go, without fetch's web-stream machinery on the hot path), streams with the global fetch.
  *
  * - Chat: POST `<baseUrl>/chat/completions`; embeddings: POST `<baseUrl>/embeddings`. The path is
  *   appended to the base URL's path and its query string is kept, so an Azure base URL such as
@@ -33,6 +34,7 @@ import {
   type Usage,
 } from '../domain/openai-types.js';
 import { parseSse, type SseEvent } from '../domain/sse.js';
+import { request } from 'undici';
 
 export interface OpenAiCompatibleOptions {
   /** E.g. `https://api.openai.com/v1` or `http://localhost:8000/v1`; may carry a query string. */
@@ -185,16 +187,16 @@ export async function postJson(call: UpstreamCall): Promise<unknown> {
   if (call.signal.aborted) throw callerAbortError(call.signal);
   const timeout = AbortSignal.timeout(call.timeoutMs);
   try {
-    const response = await fetch(call.url, {
+    const response = await request(call.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json', ...call.headers },
       body: JSON.stringify(call.body),
       signal: AbortSignal.any([call.signal, timeout]),
     });
-    if (!response.ok) throw await errorFromResponse(response, call.label);
-    const text = await response.text();
+    const text = await response.body.text();
+    if (response.statusCode < 200 || response.statusCode >= 300) throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
     const parsed = parseJsonData(text, call.label);
-    const error = upstreamErrorInBody(parsed, response.status);
+    const error = upstreamErrorInBody(parsed, response.statusCode);
     if (error) throw error;
     return parsed;
   } catch (error) {
@@ -291,9 +293,27 @@ export async function errorFromResponse(response: Response, label: string): Prom
   } catch {
     // The body is only used for the error's kind.
   }
-  const status = response.status;
+  return upstreamHttpError(response.status, text, response.headers, label);
+}
+
+/** An upstream's HTTP error: its status, the kind its body names (never the body), and its Retry-After. */
+export function upstreamHttpError(status: number, text: string, headers: HeaderReader, label: string): UpstreamError {
   const kind = errorKindOf(text);
-  return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(response.headers));
+  return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(headers));
+}
+
+/** What reading response headers needs: fetch's `Headers`, or {@link headerReader} over undici's plain object. */
+export interface HeaderReader {
+  get(name: string): string | null;
+}
+
+export function headerReader(headers: Record<string, string | string[] | undefined>): HeaderReader {
+  return {
+    get: (name) => {
+      const value = headers[name];
+      return value === undefined ? null : Array.isArray(value) ? value.join(', ') : value;
+    },
+  };
 }
 
 /** 408, 429 and 5xx (including Anthropic's 529 "overloaded") are worth retrying elsewhere. */
@@ -342,7 +362,7 @@ export function upstreamErrorInBody(body: unknown, status: number | undefined): 
 }
 
 /** Milliseconds from `retry-after-ms` (OpenAI/Azure) or `Retry-After` (seconds or an HTTP date). */
-export function parseRetryAfter(headers: Headers, now: number = Date.now()): number | undefined {
+export function parseRetryAfter(headers: HeaderReader, now: number = Date.now()): number | undefined {
   const ms = headers.get('retry-after-ms');
   if (ms !== null && /^\s*\d+(\.\d+)?\s*$/.test(ms)) return Math.round(Number(ms));
   const value = headers.get('retry-after');

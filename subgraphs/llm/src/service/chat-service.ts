@@ -189,8 +189,9 @@ export function createChatService(deps: ChatServiceDeps) {
       budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
-      // The cache write does not hold the answer back; its failures are logged and ignored.
-      if (!p.vault) void storeInCache(p, completion);
+      // The cache write does not hold the answer back (it goes out after the answer's own write);
+      // its failures are logged and ignored.
+      if (!p.vault) setImmediate(() => void storeInCache(p, completion));
       return { completion: p.vault ? unmaskCompletion(completion, p.vault) : completion, model: deployment.name, cacheStatus: p.cacheStatus, routeReason: p.routeReason };
     },
 
