@@ -65,9 +65,14 @@ export function openAiHandler(services: GatewayServices, maxBodyBytes: number, l
       'x-svc-model': session.model,
     });
     try {
+      let first = true;
       for await (const chunk of session.chunks) {
         if (controller.signal.aborted) break;
         res.write(formatSse(chunk));
+        // Node corks a response's writes until the next tick, and chunks that arrived together are
+        // all handled before it: let the head and the first event leave now; the rest go out batched.
+        if (first) await new Promise((resolve) => setImmediate(resolve));
+        first = false;
       }
       if (!controller.signal.aborted) res.write(formatSse('[DONE]'));
     } catch (error) {

@@ -2,7 +2,7 @@
  * Provider for any OpenAI-compatible HTTP API (OpenAI, Azure OpenAI, vLLM, Ollama, LM Studio,
  * llama.cpp server, LiteLLM, ...), over undici: whole answers with `undici.request` (its global
  * dispatcher keeps a keep-alive pool per upstream origin, and writes a request's head and body in
- * one go, without fetch's web-stream machinery on the hot path), streams with the global fetch.
+ * one go, without fetch's web-stream machinery on the hot path); streams are read from its body.
  *
  * - Chat: POST `<baseUrl>/chat/completions`; embeddings: POST `<baseUrl>/embeddings`. The path is
  *   appended to the base URL's path and its query string is kept, so an Azure base URL such as
@@ -224,19 +224,19 @@ export async function* postSse(call: UpstreamCall): AsyncGenerator<SseEvent> {
   const disarm = (): void => clearTimeout(timer);
   arm();
   try {
-    const response = await fetch(call.url, {
+    const response = await request(call.url, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
       body: JSON.stringify(call.body),
       signal: AbortSignal.any([call.signal, idle.signal]),
     });
-    if (!response.ok) throw await errorFromResponse(response, call.label);
-    if ((response.headers.get('content-type') ?? '').includes('application/json')) {
+    const headers = headerReader(response.headers);
+    if (response.statusCode < 200 || response.statusCode >= 300) throw upstreamHttpError(response.statusCode, await response.body.text().catch(() => ''), headers, call.label);
+    if ((headers.get('content-type') ?? '').includes('application/json')) {
       // Some servers answer a streaming request with a JSON error (or ignore `stream`).
-      const parsed = parseJsonData(await response.text(), call.label);
-      throw upstreamErrorInBody(parsed, response.status) ?? new UpstreamError(`${call.label}: upstream answered JSON instead of an event stream`, response.status, false);
+      const parsed = parseJsonData(await response.body.text(), call.label);
+      throw upstreamErrorInBody(parsed, response.statusCode) ?? new UpstreamError(`${call.label}: upstream answered JSON instead of an event stream`, response.statusCode, false);
     }
-    if (!response.body) throw new UpstreamError(`${call.label}: upstream sent no body`, response.status, true);
     arm();
     for await (const event of parseSse(response.body)) {
       disarm();
@@ -286,23 +286,13 @@ function describeNetworkError(error: unknown): string {
  * (the prompt), so only the status, the error's type and code identifiers and the body's size
  * are kept: they reach logs and clients, the body never does.
  */
-export async function errorFromResponse(response: Response, label: string): Promise<UpstreamError> {
-  let text = '';
-  try {
-    text = await response.text();
-  } catch {
-    // The body is only used for the error's kind.
-  }
-  return upstreamHttpError(response.status, text, response.headers, label);
-}
-
 /** An upstream's HTTP error: its status, the kind its body names (never the body), and its Retry-After. */
 export function upstreamHttpError(status: number, text: string, headers: HeaderReader, label: string): UpstreamError {
   const kind = errorKindOf(text);
   return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(headers));
 }
 
-/** What reading response headers needs: fetch's `Headers`, or {@link headerReader} over undici's plain object. */
+/** What reading response headers needs: {@link headerReader} over undici's plain object (fetch's `Headers` fits too). */
 export interface HeaderReader {
   get(name: string): string | null;
 }
