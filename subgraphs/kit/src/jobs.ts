@@ -2,7 +2,7 @@ import { Agenda } from 'agenda';
 import { PostgresBackend } from '@agendajs/postgres-backend';
 import pg from 'pg';
 import type { Logger } from './logger.js';
-import { withAdvisoryLock } from './db/database.js';
+import { settlesWithin, withAdvisoryLock } from './db/database.js';
 import { isDependencyDown } from './failures.js';
 
 export type { Agenda };
@@ -58,7 +58,7 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
   pool.on('error', (error) => outage.failed('pool', error) || options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
   // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
   // construction is serialised across processes by an advisory lock.
-  const agenda = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {
+  const { agenda, backend } = await withAdvisoryLock(options.url, 'svc-agenda-schema', async () => {
     const backend = new PostgresBackend({ pool, tableName: 'agenda_jobs' });
     // The LISTEN channel re-emits connection errors; unheard, a PostgreSQL restart would crash
     // the process. It reconnects by itself, so the outage is reported once.
@@ -72,12 +72,16 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
       defaultLockLifetime: options.lockLifetimeMs ?? 60_000,
     });
     await instance.ready;
-    return instance;
+    return { agenda: instance, backend };
   });
   agenda.on('error', (error: Error) => outage.failed('scheduler', error) || options.log.error({ err: error }, 'job scheduler error'));
-  agenda.on('fail', (error: Error, job: { attrs: { name: string; data: unknown } }) =>
-    options.log.error({ err: error, job: job.attrs.name, data: job.attrs.data }, 'job failed'),
-  );
+  // Each agenda also hears, over PostgreSQL notifications, the failures of every other agenda on
+  // the table (other services, other processes), as (message, notification, true) with no job.
+  // Those are logged where they ran; reading `job.attrs` of one threw and ended the process.
+  agenda.on('fail', (error: Error | string, job: { attrs?: { name: string; data: unknown } }, remote?: boolean) => {
+    if (remote || !job?.attrs) return;
+    options.log.error({ err: error, job: job.attrs.name, data: job.attrs.data }, 'job failed');
+  });
   return {
     agenda,
     /**
@@ -88,7 +92,10 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
     async close(drainMs = 20_000) {
       const drained = await agenda.drain(drainMs);
       if (drained.timedOut) options.log.warn({ running: drained.running }, 'jobs still running at shutdown; their locks lapse after the lock lifetime');
-      await pool.end();
+      // After an outage agenda's LISTEN channel may still hold (or be taking) a client: a shutdown
+      // does not wait for it more than 5 s.
+      await backend.notificationChannel?.disconnect().catch(() => undefined);
+      if (!(await settlesWithin(pool.end(), 5000))) options.log.warn({ waitedMs: 5000 }, 'job store pool still had connections in use at shutdown; abandoned them');
     },
   };
 }

@@ -32,7 +32,7 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
     extensions: [Migrator],
     pool: { min: 0, max: options.poolMax },
     // A database that does not answer fails a request within 5 s (a 503) instead of stalling it.
-    driverOptions: { connectionTimeoutMillis: 5000 },
+    driverOptions: { connectionTimeoutMillis: 5000, onPoolCreated: (pool: pg.Pool) => releaseDroppedClients(pool) },
     discovery: { warnWhenNoEntities: false },
     migrations: {
       tableName: `${schema}.mikro_orm_migrations`,
@@ -56,20 +56,47 @@ export async function openDatabase(options: DatabaseOptions): Promise<MikroORM> 
 }
 
 /**
- * Closes the ORM's pool, waiting at most `waitMs` for connections still in use. After the
- * database server went away mid-transaction, a connection can stay checked out for good (seen
- * with MikroORM 7 after `pg_ctl stop -m immediate`, test/src/postgres-restart.test.ts), and a
- * shutdown must not hang on it: the connection is abandoned with a warning, and the process exits.
+ * Hands a checked-out client back to its pool as broken (so the pool discards it) as soon as
+ * PostgreSQL drops its connection; its holder's own release afterwards does nothing. kysely 0.29,
+ * which MikroORM 7 runs on, keeps a transaction's pooled connection when BEGIN, COMMIT or
+ * ROLLBACK throws (kysely-org/kysely#1990, open), and on a dropped connection they do: every
+ * outage used to leak the connection of each transaction in flight, for good, shrinking the pool
+ * until it was empty (found and checked by test/src/postgres-restart.test.ts). A client whose
+ * connection has ended can run no further query, so giving it back early takes nothing from its
+ * holder.
  */
-export async function closeDatabase(orm: MikroORM, log: Logger, waitMs = 5000): Promise<void> {
+export function releaseDroppedClients(pool: pg.Pool): void {
+  const held = new WeakSet<pg.PoolClient>();
+  pool.on('acquire', (client) => held.add(client));
+  pool.on('release', (_error: Error | undefined, client: pg.PoolClient) => held.delete(client));
+  pool.on('connect', (client) => {
+    client.once('end', () => {
+      if (!held.has(client)) return;
+      held.delete(client);
+      client.release(new Error('PostgreSQL dropped the connection'));
+      (client as pg.PoolClient).release = () => undefined;
+    });
+  });
+}
+
+/** Whether `work` settled within `ms` (it goes on either way; a shutdown just stops waiting). */
+export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
-  const late = new Promise<'late'>((resolve) => {
-    timer = setTimeout(() => resolve('late'), waitMs);
+  const late = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
     timer.unref();
   });
-  const outcome = await Promise.race([orm.close().then(() => 'closed' as const), late]);
+  const settled = await Promise.race([work.then(() => true, () => true), late]);
   clearTimeout(timer);
-  if (outcome === 'late') log.warn({ waitedMs: waitMs }, 'database pool still had connections in use at shutdown; abandoned them');
+  return settled;
+}
+
+/**
+ * Closes the ORM's pool, waiting at most `waitMs` for connections still in use, so that a
+ * shutdown never hangs on one (the connection is abandoned with a warning, and the process exits).
+ */
+export async function closeDatabase(orm: MikroORM, log: Logger, waitMs = 5000): Promise<void> {
+  if (!(await settlesWithin(orm.close(), waitMs))) log.warn({ waitedMs: waitMs }, 'database pool still had connections in use at shutdown; abandoned them');
 }
 
 /** Runs `fn` holding a session-level advisory lock named `name` (on its own connection). */

@@ -97,12 +97,14 @@ export function createLeaseBook(options: LeaseBookOptions) {
     return run;
   }
 
+  /** Failed settlements in a row: retries back off (to 5 s) and the failure is logged once until one succeeds. */
+  let failures = 0;
   function scheduleFlush(): void {
     if (flushTimer) return;
     flushTimer = setTimeout(() => {
       flushTimer = undefined;
       void flush();
-    }, flushMs);
+    }, failures ? Math.min(5000, flushMs * 2 ** failures) : flushMs);
     flushTimer.unref(); // a graceful stop flushes; the timer must not keep a process alive
   }
 
@@ -125,11 +127,13 @@ export function createLeaseBook(options: LeaseBookOptions) {
           lease.grantedUsd = Math.max(0, lease.grantedUsd - costUsd);
         }
         for (const s of spent) options.onSettled?.(s);
+        if (failures) log.info({ failedAttempts: failures }, 'budget settlement written again');
+        failures = 0;
       } catch (error) {
         // The answered requests stay unsettled; their lease holds their cost, and if this process
         // dies before a later flush succeeds, the sweep charges the lease in full.
         for (const { lease: key, entries } of batch) byId.get(key.id)?.entries.unshift(...entries);
-        log.error({ reason: (error as Error).message, leases: batch.length }, 'budget settlement failed; retrying');
+        if (!failures++) log.error({ reason: (error as Error).message, leases: batch.length }, 'budget settlement failed; retrying with backoff until it is written');
         scheduleFlush();
       }
     });
