@@ -7,6 +7,13 @@ import { call } from './support/http.js';
 import { startTestPlatform, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 import { eventually } from './support/eventually.js';
 
+/**
+ * Crawl runs on separate `svc worker` processes: concurrent runs spread over both; a worker
+ * killed (SIGKILL) while it fetches the page, while it is inside its write of the items, or while
+ * it writes the knowledge base hands the run to the other, which completes it with every item
+ * (and every chunk) stored once.
+ */
+
 const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
 const LOCK_MS = 3000;
 const SELECTORS = {
@@ -148,4 +155,38 @@ describe('crawl runs on separate worker processes', () => {
     expect(chunks.chunks).toBe(chunks.distinct_chunks);
     expect(chunks.items).toBe(stories.length);
   }, 120_000);
+
+  it('kills a worker inside its write of the items, and the other worker completes the run with each item stored once', async () => {
+    // The worker killed by the test before is replaced, so the run has somewhere to go.
+    for (const [name, child] of workers) if (child.exitCode !== null || child.signalCode !== null) await startWorker(name);
+    site.serve('/mid-write', 'v1.html');
+    const jobId = await createJob('/mid-write');
+    // The test holds the items table, so the worker's item write waits inside the statement.
+    const holder = new pg.Client({ connectionString: platform.databaseUrl });
+    await holder.connect();
+    try {
+      await holder.query('begin');
+      await holder.query('lock table crawl.crawl_item in exclusive mode');
+      const run = await trigger(jobId);
+      const survivor = run.allocatedAgent === 'worker-a' ? 'worker-b' : 'worker-a';
+      await eventually(async () => {
+        const { rows } = await db.query(`select 1 from pg_locks where relation = 'crawl.crawl_item'::regclass and not granted`);
+        return rows.length > 0;
+      }, 20_000, 'the worker to be writing the items');
+      workers.get(run.allocatedAgent)!.kill('SIGKILL');
+      await holder.query('rollback');
+      // The killed worker's statement may still commit on the server once the lock is free; what
+      // counts is that the items exist once and the run ends complete, finished by the survivor.
+      const result = await completed(run.executionId, 60_000);
+      expect(result.totalCount).toBe(7);
+      const { rows: [execution] } = await db.query('select status, allocated_agent, total_count from crawl.crawl_execution where id = $1', [run.executionId]);
+      expect(execution).toEqual({ status: 'COMPLETED', allocated_agent: survivor, total_count: 7 });
+      const { rows: [counts] } = await db.query('select count(*)::int as items, count(distinct detail_url)::int as urls from crawl.crawl_item where job_id = $1', [jobId]);
+      expect(counts).toEqual({ items: 7, urls: 7 });
+      const { rows: [listed] } = await db.query('select count(*)::int as n, count(distinct position)::int as places from crawl.execution_item where execution_id = $1', [run.executionId]);
+      expect(listed).toEqual({ n: 7, places: 7 });
+    } finally {
+      await holder.end();
+    }
+  }, 90_000);
 });
