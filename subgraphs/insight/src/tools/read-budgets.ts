@@ -1,6 +1,8 @@
 import { z } from 'zod';
 import { defineTool, fig } from './tool.js';
 
+const usd = (value: number): number => (value >= 1 ? fig(value) : Number(value.toPrecision(3)));
+
 export const readBudgets = defineTool({
   name: 'read_budgets',
   description: 'Reads the model gateway budgets: per agent the monthly allocation, usage so far, burn rate and alert threshold.',
@@ -14,7 +16,9 @@ export const readBudgets = defineTool({
       .filter((b) => !args.agent_code || b.agentCode === args.agent_code)
       .map((b) => ({
         ...b,
-        projectedMonthUsd: fig(elapsedDays > 0.5 ? (b.currentUsageUsd / elapsedDays) * daysInMonth : b.currentUsageUsd),
+        // Never below what is spent already; cents for dollars, three significant figures below a
+        // dollar (a $0.0001 budget's projection must not round to $0 and hide the overrun).
+        projectedMonthUsd: usd(Math.max(b.currentUsageUsd, elapsedDays > 0.5 ? (b.currentUsageUsd / elapsedDays) * daysInMonth : b.currentUsageUsd)),
       }));
     return {
       data: { month: now.toISOString().slice(0, 7), daysInMonth, budgets },
