@@ -1,4 +1,4 @@
-import { tokenRequestSchema } from '@svc/insight/contract';
+import { tokenPayloadSchema, tokenRequestSchema } from '@svc/insight/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { RouteSpec } from '../route-spec.js';
 
@@ -15,9 +15,6 @@ export const authRoutes: RouteSpec[] = [
     tag: 'auth',
     security: 'none',
     body: jsonSchemaOf(tokenRequestSchema),
-    response: {
-      type: 'object',
-      properties: { accessToken: { type: 'string' }, tokenType: { type: 'string', const: 'Bearer' }, expiresIn: { type: 'integer' } },
-    },
+    response: jsonSchemaOf(tokenPayloadSchema, 'output'),
   },
 ];

@@ -1,21 +1,6 @@
-import { purgeRequestSchema, submissionBodySchema } from '@svc/cms/contract';
+import { deliveredContentSchema, purgeReportSchema, purgeRequestSchema, submissionBodySchema, submissionReceiptSchema } from '@svc/cms/contract';
 import { jsonSchemaOf } from '@svc/kit';
-import type { JsonSchema, RouteSpec } from '../route-spec.js';
-
-const str = { type: 'string' };
-const content: JsonSchema = {
-  type: 'object',
-  properties: {
-    contentId: str,
-    slug: str,
-    title: str,
-    status: { type: 'string', enum: ['PUBLISHED'] },
-    publishedAt: { type: 'string', format: 'date-time' },
-    version: { type: 'integer' },
-    fields: { type: 'object', properties: { headline: str, description: str, bannerUrl: str, ctaText: str, ctaLink: str } },
-    seo: { type: 'object', properties: { metaTitle: str, metaDescription: str, ogImage: str } },
-  },
-};
+import type { RouteSpec } from '../route-spec.js';
 
 export const cmsRoutes: RouteSpec[] = [
   {
@@ -33,7 +18,7 @@ export const cmsRoutes: RouteSpec[] = [
     tag: 'content',
     security: 'none',
     requiredHeaders: ['X-Svc-Site-Key'],
-    response: content,
+    response: jsonSchemaOf(deliveredContentSchema, 'output'),
     errors: { 404: 'No published content has the slug (content-not-found), or the site key is unknown (site-not-found)' },
   },
   {
@@ -50,7 +35,7 @@ export const cmsRoutes: RouteSpec[] = [
     security: 'none',
     requiredHeaders: ['X-Svc-Site-Key'],
     body: jsonSchemaOf(submissionBodySchema),
-    response: { type: 'object', properties: { submissionId: str, receivedAt: { type: 'string', format: 'date-time' } } },
+    response: jsonSchemaOf(submissionReceiptSchema, 'output'),
     errors: { 404: 'Unknown form key or site key', 422: 'Validation failed; errors[] names each field', 429: 'Too many submissions from this client (Retry-After)' },
   },
   {
@@ -66,19 +51,7 @@ export const cmsRoutes: RouteSpec[] = [
     tag: 'content',
     security: 'bearer',
     body: jsonSchemaOf(purgeRequestSchema),
-    response: {
-      type: 'object',
-      properties: {
-        siteKey: str,
-        contentSlug: str,
-        purgedAt: { type: 'string', format: 'date-time' },
-        surrogateKey: str,
-        layers: {
-          type: 'array',
-          items: { type: 'object', properties: { layer: str, target: str, ok: { type: 'boolean' }, detail: str, durationMs: { type: 'number' } } },
-        },
-      },
-    },
+    response: jsonSchemaOf(purgeReportSchema, 'output'),
     errors: { 404: 'Unknown site key', 422: 'Validation failed (siteKey or contentSlug missing or malformed); errors[] names each field', 502: 'An edge cache did not confirm the purge', 503: 'The delivery cache (Redis) is unreachable; nothing was purged (Retry-After)' },
   },
 ];

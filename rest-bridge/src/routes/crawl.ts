@@ -1,10 +1,9 @@
-import { crawlJobRequestSchema } from '@svc/crawl/contract';
+import { crawlExecutionRecordSchema, crawlJobRecordSchema, crawlJobRequestSchema, crawlResultSchema } from '@svc/crawl/contract';
 import { jsonSchemaOf } from '@svc/kit';
-import type { JsonSchema, RouteSpec } from '../route-spec.js';
+import type { RouteSpec } from '../route-spec.js';
 
-const s = { type: 'string' };
-const jobRecord: JsonSchema = { type: 'object', properties: { jobId: s, jobName: s, status: s, nextRunAt: { type: ['string', 'null'], format: 'date-time' }, createdAt: { type: 'string', format: 'date-time' } } };
-const executionRecord: JsonSchema = { type: 'object', properties: { executionId: s, jobId: s, status: s, allocatedAgent: { type: ['string', 'null'] }, startedAt: { type: ['string', 'null'], format: 'date-time' } } };
+const jobRecord = jsonSchemaOf(crawlJobRecordSchema, 'output');
+const executionRecord = jsonSchemaOf(crawlExecutionRecordSchema, 'output');
 const errors = { 401: 'Missing, expired or invalid token', 403: 'The token lacks role crawler or the tenant in X-Svc-Tenant-Id', 404: 'Unknown id, or another tenant\'s' };
 const tenantHeader = { tenantId: 'header.x-svc-tenant-id' as const };
 
@@ -51,13 +50,7 @@ export const crawlRoutes: RouteSpec[] = [
     summary: 'Items collected by a completed execution',
     tag: 'crawling',
     security: 'bearer',
-    response: {
-      type: 'object',
-      properties: {
-        executionId: s, totalCount: { type: 'integer' }, elapsedTimeMs: { type: 'integer' }, selfHealingOccurred: { type: 'boolean' },
-        items: { type: 'array', items: { type: 'object', properties: { id: s, title: s, publishedAt: { type: ['string', 'null'], format: 'date' }, detailUrl: s, vectorSyncStatus: s, vectorId: { type: ['string', 'null'] }, vectorSyncError: { type: ['string', 'null'] } } } },
-      },
-    },
+    response: jsonSchemaOf(crawlResultSchema, 'output'),
     errors: { ...errors, 409: 'The execution is not COMPLETED (its status is in the message)' },
   },
   { method: 'GET', path: '/api/v1/crawl/jobs', style: 'crawl', operation: 'ListCrawlJobs', variables: { ...tenantHeader }, result: 'crawlJobs', status: 200, summary: 'List the tenant\'s crawl jobs, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: jobRecord }, errors },

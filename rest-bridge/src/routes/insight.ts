@@ -1,44 +1,9 @@
-import { actionListSchema, decisionInputSchema, ingestInputSchema, jobInputSchema, jobListSchema } from '@svc/insight/contract';
+import { actionListSchema, actionSchema, decisionInputSchema, ingestInputSchema, ingestResultSchema, jobAcceptedSchema, jobInputSchema, jobListSchema, jobPageSchema, jobSchema, jobSummarySchema } from '@svc/insight/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
-const s = { type: 'string' };
-const ns = { type: ['string', 'null'] };
-const time = { type: 'string', format: 'date-time' };
-const nullableTime = { type: ['string', 'null'], format: 'date-time' };
-const uuid = { type: 'string', format: 'uuid' };
-const jobStatus = { type: 'string', enum: ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] };
-const actionStatus = { type: 'string', enum: ['PROPOSED', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTED', 'EXECUTION_FAILED'] };
-
-const jobSummary: JsonSchema = {
-  type: 'object',
-  properties: {
-    jobId: uuid, status: jobStatus, prompt: s, requesterId: s, createdAt: time, startedAt: nullableTime, finishedAt: nullableTime, error: ns,
-    progress: { type: 'object', properties: { stepsDone: { type: 'integer' }, currentStep: ns } },
-  },
-};
-const action: JsonSchema = {
-  type: 'object',
-  properties: {
-    actionId: uuid, jobId: uuid,
-    kind: { type: 'string', enum: ['BUDGET_CHANGE', 'CONTENT_DRAFT_UPDATE', 'CONTENT_PUBLISH', 'CRAWL_TRIGGER', 'CRAWL_SELECTOR_CHANGE'] },
-    title: s, rationale: s, targetType: { type: 'string', enum: ['Agent', 'Content', 'CrawlJob'] }, targetId: s,
-    params: { type: 'object' }, paramsHash: s, status: actionStatus, proposedAt: time, expiresAt: time,
-    expectedImpact: { type: ['object', 'null'], properties: { metric: s, horizon: { type: 'integer' }, p10: { type: 'number' }, p50: { type: 'number' }, p90: { type: 'number' } } },
-    decision: { type: ['object', 'null'], properties: { reviewedBy: s, reviewerSubject: s, comment: ns, decidedAt: time } },
-    outcome: { type: ['object', 'null'] }, executedAt: nullableTime,
-  },
-};
-const job: JsonSchema = {
-  type: 'object',
-  properties: {
-    ...(jobSummary.properties as Record<string, unknown>),
-    tokens: { type: 'integer' }, costUsd: { type: 'number' },
-    steps: { type: 'array', items: { type: 'object', properties: { seq: { type: 'integer' }, kind: { type: 'string', enum: ['PLAN', 'TOOL_CALL', 'TOOL_RESULT', 'OBSERVATION', 'REPORT', 'STATUS'] }, title: s, detail: ns, toolName: ns, toolArgs: { type: ['object', 'null'] }, resultSummary: ns, status: ns } } },
-    report: { type: ['object', 'null'], properties: { judgment: s, judgmentSource: s, confidence: { type: 'number' }, confidenceReason: s, findings: { type: 'array' }, evidence: { type: 'array' }, charts: { type: 'array' } } },
-    actions: { type: 'array', items: action },
-  },
-};
+const jobSummary = jsonSchemaOf(jobSummarySchema, 'output');
+const action = jsonSchemaOf(actionSchema, 'output');
 const decision: JsonSchema = { ...jsonSchemaOf(decisionInputSchema), example: { reviewedBy: 'reviewer-01', comment: 'Approved for the campaign.' } };
 const auth = { 401: 'Missing, expired or invalid token', 403: 'The token lacks the role' };
 const common = { style: 'insight' as const, tag: 'analysis', security: 'bearer' as const };
@@ -56,7 +21,7 @@ export const insightRoutes: RouteSpec[] = [
     summary: 'Start an analysis job',
     description: 'Answers at once with the job PENDING; a worker runs it. Role analyst. prompt: 1-8000 characters after trimming; requesterId defaults to the token\'s subject. An Idempotency-Key header returns the same job for a repeated request. Follow it with GET /api/v1/insight/jobs/{jobId}/events.',
     body: { ...jsonSchemaOf(jobInputSchema), example: { prompt: 'Why did revenue drop last week? What if we increase search ad spend by 20%?', requesterId: 'analyst-01' } },
-    response: { type: 'object', properties: { jobId: uuid, status: jobStatus, createdAt: time } },
+    response: jsonSchemaOf(jobAcceptedSchema, 'output'),
     errors: { ...auth, 400: 'Malformed body', 422: 'prompt missing, empty or too long; errors[] names the field' },
   },
   {
@@ -71,7 +36,7 @@ export const insightRoutes: RouteSpec[] = [
     status: 200,
     summary: 'List analysis jobs, newest first',
     description: 'Your jobs (every job for reviewers and admins). first: 1-100 (default 20); pass nextCursor as after for the next page; status filters.',
-    response: { type: 'object', properties: { jobs: { type: 'array', items: jobSummary }, nextCursor: ns } },
+    response: jsonSchemaOf(jobPageSchema, 'output'),
     errors: { ...auth, 422: 'Bad status, first or after' },
   },
   {
@@ -83,7 +48,7 @@ export const insightRoutes: RouteSpec[] = [
     result: 'insightJob',
     status: 200,
     summary: 'An analysis job: status, progress, steps, report and proposed actions',
-    response: job,
+    response: jsonSchemaOf(jobSchema, 'output'),
     errors: { ...auth, 404: 'No such job, or not yours' },
   },
   {
@@ -176,7 +141,7 @@ export const insightRoutes: RouteSpec[] = [
     summary: 'Ingest metric points',
     description: 'Role analyst. Series are identified by name and labels; timestamps ISO 8601 (strictly increasing per series), values finite. At most 100 series and 50,000 points per request; a point at an existing time replaces it. All or nothing.',
     body: { ...jsonSchemaOf(ingestInputSchema), example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] } },
-    response: { type: 'object', properties: { series: { type: 'integer' }, points: { type: 'integer' } } },
+    response: jsonSchemaOf(ingestResultSchema, 'output'),
     errors: { ...auth, 400: 'Malformed body', 422: 'A bad name, label, timestamp or value; errors[] names each' },
   },
 ];

@@ -1,19 +1,9 @@
-import { apiKeyListQuerySchema, apiKeyRequestSchema, budgetChangeSchema, chatRequestSchema, embeddingRequestSchema, usageQuerySchema } from '@svc/llm/contract';
+import {
+  apiKeyListQuerySchema, apiKeyRequestSchema, budgetChangeSchema, budgetListSchema, budgetSetSchema, chatCompletionSchema, chatRequestSchema, createdKeySchema, embeddingListSchema,
+  embeddingRequestSchema, keyListSchema, modelListSchema, modelSchema, revokedKeySchema, usageListSchema, usageQuerySchema,
+} from '@svc/llm/contract';
 import { jsonSchemaOf } from '@svc/kit';
-import type { JsonSchema, RouteSpec } from '../route-spec.js';
-
-const budgetRecord: JsonSchema = {
-  type: 'object',
-  properties: {
-    agentCode: { type: 'string' },
-    period: { type: 'string', const: 'MONTHLY' },
-    allocatedUsd: { type: 'number' },
-    currentUsageUsd: { type: 'number' },
-    burnRatePercent: { type: 'number' },
-    alertThresholdPercent: { type: 'number' },
-    status: { type: 'string', enum: ['HEALTHY', 'WARNING_THRESHOLD_EXCEEDED'] },
-  },
-};
+import type { RouteSpec } from '../route-spec.js';
 
 const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
 const adminErrors = { 401: 'Missing or invalid key', 403: 'Needs the master key (SVCLLM_MASTER_KEY)', 422: 'Validation failed; errors[] names each field' };
@@ -35,7 +25,7 @@ export const llmRoutes: RouteSpec[] = [
     tag: 'model gateway',
     security: 'apiKey',
     body: jsonSchemaOf(chatRequestSchema),
-    response: { type: 'object', properties: { id: { type: 'string' }, object: { const: 'chat.completion' }, model: { type: 'string' }, choices: { type: 'array' }, usage: { type: 'object' } } },
+    response: jsonSchemaOf(chatCompletionSchema, 'output'),
     errors,
   },
   {
@@ -51,7 +41,7 @@ export const llmRoutes: RouteSpec[] = [
     tag: 'model gateway',
     security: 'apiKey',
     body: jsonSchemaOf(embeddingRequestSchema),
-    response: { type: 'object', properties: { object: { const: 'list' }, data: { type: 'array' }, model: { type: 'string' }, usage: { type: 'object' } } },
+    response: jsonSchemaOf(embeddingListSchema, 'output'),
     errors,
   },
   {
@@ -66,7 +56,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'Aliases and models this gateway serves',
     tag: 'model gateway',
     security: 'apiKey',
-    response: { type: 'object', properties: { object: { const: 'list' }, data: { type: 'array' } } },
+    response: jsonSchemaOf(modelListSchema, 'output'),
   },
   {
     method: 'GET',
@@ -81,7 +71,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'One model or alias this gateway serves (404 model_not_found otherwise)',
     tag: 'model gateway',
     security: 'apiKey',
-    response: { type: 'object', properties: { id: { type: 'string' }, object: { const: 'model' }, created: { type: 'integer' }, owned_by: { type: 'string' } } },
+    response: jsonSchemaOf(modelSchema, 'output'),
     errors: { 401: 'Missing or invalid API key', 404: 'Unknown model (model_not_found)' },
   },
   {
@@ -96,7 +86,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'Budgets of every agent for the current month',
     tag: 'model gateway admin',
     security: 'apiKey',
-    response: { type: 'object', properties: { budgets: { type: 'array', items: budgetRecord } } },
+    response: jsonSchemaOf(budgetListSchema, 'output'),
     errors: adminErrors,
   },
   {
@@ -113,7 +103,7 @@ export const llmRoutes: RouteSpec[] = [
     tag: 'model gateway admin',
     security: 'apiKey',
     body: jsonSchemaOf(budgetChangeSchema),
-    response: { type: 'object', properties: { budget: { ...budgetRecord, properties: { ...(budgetRecord.properties as object), hardLimitEnabled: { type: 'boolean' }, alertWebhookUrl: { type: ['string', 'null'] } } } } },
+    response: jsonSchemaOf(budgetSetSchema, 'output'),
     errors: adminErrors,
   },
   {
@@ -128,7 +118,7 @@ export const llmRoutes: RouteSpec[] = [
     tag: 'model gateway admin',
     security: 'apiKey',
     body: jsonSchemaOf(apiKeyRequestSchema),
-    response: { type: 'object', properties: { id: { type: 'string' }, key: { type: 'string' }, agentCode: { type: 'string' }, name: { type: 'string' }, keyPrefix: { type: 'string' }, createdAt: { type: 'string' } } },
+    response: jsonSchemaOf(createdKeySchema, 'output'),
     errors: adminErrors,
   },
   {
@@ -144,7 +134,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'List keys (never the keys themselves)',
     tag: 'model gateway admin',
     security: 'apiKey',
-    response: { type: 'object', properties: { keys: { type: 'array' } } },
+    response: jsonSchemaOf(keyListSchema, 'output'),
     errors: adminErrors,
   },
   {
@@ -158,7 +148,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'Revoke a key (takes effect at once)',
     tag: 'model gateway admin',
     security: 'apiKey',
-    response: { type: 'object' },
+    response: jsonSchemaOf(revokedKeySchema, 'output'),
     errors: { ...adminErrors, 404: 'No such key' },
   },
   {
@@ -174,7 +164,7 @@ export const llmRoutes: RouteSpec[] = [
     summary: 'Usage per agent, model and UTC day (from inclusive, to exclusive; ISO dates)',
     tag: 'model gateway admin',
     security: 'apiKey',
-    response: { type: 'object', properties: { usage: { type: 'array' } } },
+    response: jsonSchemaOf(usageListSchema, 'output'),
     errors: adminErrors,
   },
 ];

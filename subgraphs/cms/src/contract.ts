@@ -21,3 +21,24 @@ export const submissionBodySchema = z
     description: "The form's fields by name, as the form definition for the site declares them (required, maxLength, pattern, email, options). Unknown fields are refused.",
     example: { applicantName: 'Ada Lovelace', email: 'ada@example.com', company: 'Analytical Engines', inquiryType: 'PARTNERSHIP', message: 'Hello' },
   });
+
+// Payloads (the `data` of the content envelope), for the OpenAPI document; the fuzz suite checks
+// every success against them (every member present, of its type).
+const time = z.string().meta({ format: 'date-time' });
+const optionalText = z.string().nullable();
+
+/** GET /api/v1/contents/{contentSlug}: the latest published version with its resolved SEO data. */
+export const deliveredContentSchema = z
+  .object({
+    contentId: z.string(), slug: z.string(), title: z.string(), status: z.literal('PUBLISHED'), publishedAt: time, version: z.number().int(),
+    fields: z.object({ headline: optionalText, description: optionalText, bannerUrl: optionalText, ctaText: optionalText, ctaLink: optionalText }).loose(),
+    seo: z.object({ metaTitle: z.string(), metaDescription: z.string(), ogImage: z.string() }).loose(),
+  })
+  .loose();
+export const submissionReceiptSchema = z.object({ submissionId: z.string(), receivedAt: time }).loose();
+export const purgeReportSchema = z
+  .object({
+    siteKey: z.string(), contentSlug: z.string(), purgedAt: time, surrogateKey: z.string(),
+    layers: z.array(z.object({ layer: z.string(), target: z.string(), ok: z.boolean(), detail: z.string(), durationMs: z.number() }).loose()),
+  })
+  .loose();

@@ -55,3 +55,16 @@ export const crawlJobRequestSchema = z
   .meta({
     example: { jobName: 'competitor news', targetUrl: 'https://example.com/news', cronExpression: '0 0 */6 * * ?', selectors: { listRow: 'article.post', title: 'h2::text', publishedAt: 'time::attr(datetime)', link: 'a::attr(href)' }, enableRagSync: true },
   });
+
+// Payloads (the `data` of the crawling envelope), for the OpenAPI document; the fuzz suite checks
+// every success against them (every member present, of its type).
+const time = z.string().meta({ format: 'date-time' });
+
+export const crawlJobRecordSchema = z.object({ jobId: z.string(), jobName: z.string(), status: z.string(), nextRunAt: time.nullable(), createdAt: time }).loose();
+export const crawlExecutionRecordSchema = z.object({ executionId: z.string(), jobId: z.string(), status: z.string(), allocatedAgent: z.string().nullable(), startedAt: time.nullable() }).loose();
+export const crawlResultSchema = z
+  .object({
+    executionId: z.string(), totalCount: z.number().int(), elapsedTimeMs: z.number().int(), selfHealingOccurred: z.boolean(),
+    items: z.array(z.object({ id: z.string(), title: z.string(), publishedAt: z.string().meta({ format: 'date' }).nullable(), detailUrl: z.string(), vectorSyncStatus: z.string(), vectorId: z.string().nullable(), vectorSyncError: z.string().nullable() }).loose()),
+  })
+  .loose();

@@ -15,3 +15,41 @@ export const tokenRequestSchema = z
     password: z.string().min(1, 'password is required').max(1024, 'password must be at most 1024 characters'),
   })
   .meta({ example: { username: 'admin', password: 'change-me' } });
+
+// Payloads (the `data` of the analysis envelope), for the OpenAPI document; the fuzz suite checks
+// every success against them (every member present, of its type).
+const time = z.string().meta({ format: 'date-time' });
+const nullableText = z.string().nullable();
+const JOB_STATES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
+const ACTION_STATES = ['PROPOSED', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTED', 'EXECUTION_FAILED'] as const;
+const STEPS = ['PLAN', 'TOOL_CALL', 'TOOL_RESULT', 'OBSERVATION', 'REPORT', 'STATUS'] as const;
+
+export const tokenPayloadSchema = z.object({ accessToken: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int() }).loose();
+export const jobAcceptedSchema = z.object({ jobId: z.uuid(), status: z.enum(JOB_STATES), createdAt: time }).loose();
+export const jobSummarySchema = z
+  .object({
+    jobId: z.uuid(), status: z.enum(JOB_STATES), prompt: z.string(), requesterId: z.string(), createdAt: time, startedAt: time.nullable(), finishedAt: time.nullable(), error: nullableText,
+    progress: z.object({ stepsDone: z.number().int(), currentStep: nullableText }).loose(),
+  })
+  .loose();
+export const jobPageSchema = z.object({ jobs: z.array(jobSummarySchema), nextCursor: nullableText }).loose();
+export const actionSchema = z
+  .object({
+    actionId: z.uuid(), jobId: z.uuid(),
+    kind: z.enum(['BUDGET_CHANGE', 'CONTENT_DRAFT_UPDATE', 'CONTENT_PUBLISH', 'CRAWL_TRIGGER', 'CRAWL_SELECTOR_CHANGE']),
+    title: z.string(), rationale: z.string(), targetType: z.enum(['Agent', 'Content', 'CrawlJob']), targetId: z.string(),
+    params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATES), proposedAt: time, expiresAt: time,
+    expectedImpact: z.object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number() }).loose().nullable(),
+    decision: z.object({ reviewedBy: z.string(), reviewerSubject: z.string(), comment: nullableText, decidedAt: time }).loose().nullable(),
+    outcome: z.record(z.string(), z.unknown()).nullable(), executedAt: time.nullable(),
+  })
+  .loose();
+export const jobSchema = jobSummarySchema
+  .extend({
+    tokens: z.number().int(), costUsd: z.number(),
+    steps: z.array(z.object({ seq: z.number().int(), kind: z.enum(STEPS), title: z.string(), detail: nullableText, toolName: nullableText, toolArgs: z.record(z.string(), z.unknown()).nullable(), resultSummary: nullableText, status: nullableText }).loose()),
+    report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()) }).loose().nullable(),
+    actions: z.array(actionSchema),
+  })
+  .loose();
+export const ingestResultSchema = z.object({ series: z.number().int(), points: z.number().int() }).loose();

@@ -160,3 +160,39 @@ export const usageQuerySchema = z.object({
   from: z.string().meta({ format: 'date', description: 'ISO 8601 date or time, inclusive; default the start of this month (UTC)' }).optional(),
   to: z.string().meta({ format: 'date', description: 'ISO 8601 date or time, exclusive; default now' }).optional(),
 });
+
+// Payloads, for the OpenAPI document; the fuzz suite checks every success against them (every
+// member present, of its type). Completions and chunks follow OpenAI's shapes.
+const time = z.string().meta({ format: 'date-time' });
+const usage = z.object({ prompt_tokens: z.number().int(), completion_tokens: z.number().int(), total_tokens: z.number().int() }).loose();
+
+export const chatCompletionSchema = z
+  .object({
+    id: z.string(), object: z.literal('chat.completion'), created: z.number().int(), model: z.string(),
+    choices: z.array(z.object({ index: z.number().int(), message: z.object({ role: z.literal('assistant'), content: z.string().nullable() }).loose(), finish_reason: z.string().nullable() }).loose()),
+    usage,
+  })
+  .loose();
+export const embeddingListSchema = z
+  .object({
+    object: z.literal('list'), model: z.string(),
+    data: z.array(z.object({ object: z.literal('embedding'), index: z.number().int(), embedding: z.union([z.array(z.number()), z.string()]) }).loose()),
+    usage: z.object({ prompt_tokens: z.number().int(), total_tokens: z.number().int() }).loose(),
+  })
+  .loose();
+export const modelSchema = z.object({ id: z.string(), object: z.literal('model'), created: z.number().int(), owned_by: z.string() }).loose();
+export const modelListSchema = z.object({ object: z.literal('list'), data: z.array(modelSchema) }).loose();
+const budgetRecord = z
+  .object({
+    agentCode: z.string(), period: z.literal('MONTHLY'), allocatedUsd: z.number(), currentUsageUsd: z.number(), burnRatePercent: z.number(), alertThresholdPercent: z.number(),
+    status: z.enum(['HEALTHY', 'WARNING_THRESHOLD_EXCEEDED']),
+  })
+  .loose();
+export const budgetListSchema = z.object({ budgets: z.array(budgetRecord) }).loose();
+export const budgetSetSchema = z.object({ budget: budgetRecord.extend({ hardLimitEnabled: z.boolean(), alertWebhookUrl: z.string().nullable() }) }).loose();
+export const createdKeySchema = z.object({ id: z.string(), key: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), createdAt: time }).loose();
+export const keyListSchema = z.object({ keys: z.array(z.object({ id: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), createdAt: time, lastUsedAt: time.nullable(), revokedAt: time.nullable() }).loose()) }).loose();
+export const revokedKeySchema = z.object({ id: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), revokedAt: time.nullable() }).loose();
+export const usageListSchema = z
+  .object({ usage: z.array(z.object({ agentCode: z.string(), model: z.string(), day: z.string().meta({ format: 'date' }), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), costUsd: z.number(), cacheHits: z.number().int() }).loose()) })
+  .loose();
