@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { eventually } from './support/eventually.js';
@@ -11,17 +12,24 @@ import { createTestDatabase } from './support/services.js';
 
 /**
  * A gateway process killed with SIGKILL while it holds a budget lease, has answered requests
- * it has not written yet, and has requests in flight; then started again on the same database.
- * Whatever the timing, every request the client saw answered is paid for (the ledger's lines
- * add up to the agent's spending, which is at least what was answered), the hard limit holds
- * before and after, and once the dead instance's lease has expired the sweep leaves no lease
- * or reservation behind. The agent's usage as the API reports it is the database's figure.
+ * whose charge is not written yet, and has requests in flight; then started again on the same
+ * database. Nothing is left to timing: the test holds the agent's budget row locked, so the
+ * answers' settlement is waiting inside its transaction when the process dies, and the upstream
+ * holds the last requests until after the kill. Every request the client saw answered is paid
+ * for (the ledger's lines add up to the agent's spending, which is at least what was answered,
+ * though the answered-but-unwritten ones never got a line of their own), the hard limit holds
+ * before and after, once the dead instance's lease has expired the sweep leaves no lease or
+ * reservation behind, and the agent's usage as the API reports it is the database's figure.
  */
 
 const SVC = fileURLToPath(new URL('../../../cli/bin/svc.js', import.meta.url));
+const USAGE = { prompt_tokens: 10, completion_tokens: 10 };
 /** USD per request: 10 prompt + 10 completion tokens at 1000 USD per million each. */
 const COST = 0.02;
-const FITS = 30;
+/** What the gateway holds per request until it is answered: the prompt's bound (23 tokens for the message `chat` sends) plus max_tokens 10. */
+const WORST = 0.033;
+/** The hard limit: the lease's first slice (32 worst cases) fits, and a few requests more. */
+const ALLOCATED = 60 * COST;
 const LEASE_TTL_SECONDS = 2;
 
 let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
@@ -30,6 +38,8 @@ let sql: pg.Client;
 let configFile: string;
 let port: number;
 let key: string;
+/** Holds the agent's budget row locked while it is set (settlement waits for it). */
+let locker: pg.Client | undefined;
 const children: ChildProcess[] = [];
 const base = () => `http://127.0.0.1:${port}`;
 
@@ -65,16 +75,20 @@ async function admin(query: string, variables: Record<string, unknown> = {}) {
   return reply.body.data;
 }
 
-/** One metered chat request; true when it was answered 200, false when the budget refused it. */
-async function chat(): Promise<boolean> {
-  const reply = await call(`${base()}/v1/chat/completions`, {
-    headers: { authorization: `Bearer ${key}` },
-    json: { model: 'fast-track', max_tokens: 10, messages: [{ role: 'user', content: 'Say ten words.' }], svcllm_options: { cacheBypass: true } },
-  });
-  if (reply.status === 429) return false;
-  expect(reply.status).toBe(200);
-  return true;
+/** One metered chat request: `answered` (200), the refusal as `<status> <code>`, or `cut off` when the process died under it. */
+async function chat(): Promise<string> {
+  try {
+    const reply = await call(`${base()}/v1/chat/completions`, {
+      headers: { authorization: `Bearer ${key}` },
+      json: { model: 'fast-track', max_tokens: 10, messages: [{ role: 'user', content: 'Say ten words.' }], svcllm_options: { cacheBypass: true } },
+    });
+    return reply.status === 200 ? 'answered' : `${reply.status} ${reply.body?.error?.code}`;
+  } catch {
+    return 'cut off';
+  }
 }
+
+const times = (n: number, outcome: string) => Array.from({ length: n }, () => outcome);
 
 async function money() {
   const { rows: [period] } = await sql.query("select coalesce(sum(spent_usd), 0)::float8 as spent, coalesce(sum(reserved_usd), 0)::float8 as reserved from llm.budget_period where agent_code = 'crash'");
@@ -85,7 +99,7 @@ async function money() {
 }
 
 beforeAll(async () => {
-  fake = await startFakeOpenAi({ delayMs: 300, usage: { prompt_tokens: 10, completion_tokens: 10 } });
+  fake = await startFakeOpenAi({ usage: USAGE });
   configFile = await writeGatewayConfig({
     providers: [{ name: 'fake', kind: 'openai-compatible', baseUrl: fake.url }],
     models: [{ name: 'metered', provider: 'fake', inputPerMTok: 1000, outputPerMTok: 1000, maxOutputTokens: 10 }],
@@ -98,6 +112,7 @@ beforeAll(async () => {
 }, 60_000);
 afterAll(async () => {
   for (const child of children) if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+  await locker?.end();
   await sql?.end();
   await database?.drop();
   await fake?.close();
@@ -107,47 +122,76 @@ describe('a gateway process killed holding a budget lease', () => {
   it('leaves every answered request paid for, the hard limit held, and nothing reserved once the sweep has run', async () => {
     const doomed = await startGateway();
     key = (await admin('mutation { createApiKey(agentCode: "crash") { key } }')).createApiKey.key;
-    await admin('mutation($input: SetBudgetInput!) { setBudget(input: $input) { agentCode } }', { input: { agentCode: 'crash', monthlyBudgetUsd: FITS * COST, hardLimitEnabled: true } });
+    await admin('mutation($input: SetBudgetInput!) { setBudget(input: $input) { agentCode } }', { input: { agentCode: 'crash', monthlyBudgetUsd: ALLOCATED, hardLimitEnabled: true } });
 
-    // A first wave answered; a second wave in flight when the process dies, right after the
-    // first wave's answers (whose settlement is batched after them) have gone out.
-    const first = await Promise.all(Array.from({ length: 10 }, () => chat()));
-    const second = Array.from({ length: 10 }, () => chat().catch(() => 'cut off' as const));
-    await new Promise((resolve) => setTimeout(resolve, 100));
+    // Answered and written: the first request grows the lease by a slice, then settlement writes 'ok' lines.
+    const written = await Promise.all(Array.from({ length: 4 }, chat));
+    expect(written).toEqual(times(4, 'answered'));
+    const beforeLock = await eventually(async () => {
+      const m = await money();
+      return m.ok.n === written.length ? m : undefined;
+    }, 10_000, 'the first answers to be settled');
+    // The slice left covers the next 20 requests: they are admitted in memory, never touching the locked row.
+    expect(beforeLock.reserved).toBeGreaterThanOrEqual(20 * WORST);
+
+    // Answered, not written: their settlement waits for the budget row the test holds.
+    locker = new pg.Client({ connectionString: database.url });
+    await locker.connect();
+    await locker.query('begin');
+    await locker.query("select 1 from llm.budget_period where agent_code = 'crash' for update");
+    const unwritten = await Promise.all(Array.from({ length: 10 }, chat));
+    expect(unwritten).toEqual(times(10, 'answered'));
+
+    // In flight: the upstream holds these until well after the kill.
+    fake.set({ usage: USAGE, delayMs: 3000 });
+    const upstreamCalls = fake.calls.length;
+    const inFlight = Array.from({ length: 10 }, chat);
+    await eventually(() => fake.calls.length - upstreamCalls === 10, 10_000, 'the last requests to reach the upstream');
+    const gone = once(doomed, 'exit');
     doomed.kill('SIGKILL');
-    const secondOutcomes = await Promise.all(second);
-    const answered = first.filter((ok) => ok).length + secondOutcomes.filter((o) => o === true).length;
-    expect(first.every((ok) => ok)).toBe(true);
-    expect(secondOutcomes.filter((o) => o === 'cut off').length).toBeGreaterThan(0);
+    await gone;
+    expect(await Promise.all(inFlight)).toEqual(times(10, 'cut off'));
+    const answered = written.length + unwritten.length;
 
     const atCrash = await money();
-    expect(atCrash.leases).toBeGreaterThan(0); // the dead instance's lease is still there...
-    expect(atCrash.spent + atCrash.reserved).toBeLessThanOrEqual(FITS * COST + 1e-9); // ...and the limit holds
+    expect(atCrash.ok.n).toBe(written.length); // the unwritten answers have no ledger line...
+    expect(atCrash.leases).toBe(1); // ...the dead instance's lease holds their cost...
+    expect(atCrash.spent + atCrash.reserved).toBeLessThanOrEqual(ALLOCATED + 1e-9); // ...and the limit holds
+    // Let the dead process's settlement through: its connection is gone, so it is rolled back.
+    await locker.query('rollback');
+    await locker.end();
+    locker = undefined;
 
-    // Restarted after the lease has expired: the sweep at start charges it in full.
-    await new Promise((resolve) => setTimeout(resolve, LEASE_TTL_SECONDS * 1000 + 500));
+    // Restarted: once the dead lease has expired, the sweep charges it in full.
+    fake.set({ usage: USAGE });
     await startGateway();
     const swept = await eventually(async () => {
       const m = await money();
       return m.leases === 0 && m.reserved === 0 ? m : undefined;
     }, 20_000, 'the sweep to charge the dead lease');
-    expect(swept.spent).toBeGreaterThanOrEqual(answered * COST - 1e-9); // never under-charged
-    expect(swept.spent).toBeLessThanOrEqual(FITS * COST + 1e-9); // never past the hard limit
-    expect(swept.ok.usd + swept.unsettled.usd).toBeCloseTo(swept.spent, 6); // the ledger accounts for all of it
-    expect(swept.ok.n).toBeLessThanOrEqual(answered);
+    expect(swept.ok.n).toBe(written.length);
+    expect(swept.unsettled.n).toBe(1);
+    expect(swept.ok.usd + swept.unsettled.usd).toBeGreaterThanOrEqual(answered * COST - 1e-9); // never under-charged
+    expect(swept.ok.usd + swept.unsettled.usd).toBeCloseTo(swept.spent, 6); // the ledger accounts for all the spending
+    expect(swept.spent).toBeLessThanOrEqual(ALLOCATED + 1e-9); // never past the hard limit
 
-    // The restarted instance admits what is left, and no more: requests are admitted by their
-    // worst case (prompt estimate + max_tokens, a little above COST), so it stops with less than
-    // one worst case left.
+    // The restarted instance admits what is left, and no more: it refuses once one more worst case would not fit.
     let admitted = 0;
-    while (await chat()) admitted++;
-    const after = await money();
+    let outcome: string;
+    while ((outcome = await chat()) === 'answered') admitted++;
+    expect(outcome).toBe('429 insufficient_quota');
     expect(admitted).toBeGreaterThan(0);
-    expect(after.spent).toBeLessThanOrEqual(FITS * COST + 1e-9);
-    expect(FITS * COST - after.spent).toBeLessThan(2 * COST);
-    expect(after.spent).toBeCloseTo(swept.spent + admitted * COST, 6);
+    const idle = await eventually(async () => {
+      const m = await money();
+      return m.leases === 0 && m.reserved === 0 ? m : undefined;
+    }, 20_000, 'the idle lease to be given back');
+    expect(idle.spent).toBeLessThanOrEqual(ALLOCATED + 1e-9);
+    expect(ALLOCATED - idle.spent).toBeLessThan(WORST);
+    expect(idle.spent).toBeCloseTo(swept.spent + admitted * COST, 6);
+    expect(idle.ok.n).toBe(written.length + admitted);
+    expect(idle.ok.usd + idle.unsettled.usd).toBeCloseTo(idle.spent, 6);
     const usage = (await admin('query { agent(code: "crash") { budget { currentUsageUsd allocatedUsd } } }')).agent.budget;
-    expect(usage.currentUsageUsd).toBeCloseTo(after.spent, 4);
-    expect(usage.allocatedUsd).toBeCloseTo(FITS * COST, 6);
+    expect(usage.currentUsageUsd).toBeCloseTo(idle.spent, 6);
+    expect(usage.allocatedUsd).toBeCloseTo(ALLOCATED, 6);
   }, 90_000);
 });
