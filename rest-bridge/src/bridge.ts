@@ -140,7 +140,7 @@ export function createBridge(options: BridgeOptions) {
       else if (kind === 'query') {
         const value = req.query.get(key) ?? undefined;
         // A whole number is sent as one; anything else goes as it is, so GraphQL names the bad value.
-        variables[name] = value !== undefined && route.integers?.includes(name) && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
+        variables[name] = value !== undefined && route.integers.includes(name) && /^-?\d{1,9}$/.test(value) ? Number(value) : value;
       }
       else if (kind === 'header') variables[name] = req.headers[key.toLowerCase()];
       else variables[name] = key ? pick(body, key) : body;

@@ -69,10 +69,9 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       .map((s) => {
         const [where, ...name] = s.split('.');
         const required = where === 'path' || (where === 'header' && (route.requiredHeaders ?? []).some((h) => h.toLowerCase() === name.join('.').toLowerCase()));
-        const integer = where === 'query' && route.integers?.some((v) => route.variables[v] === s);
         const documented = where === 'query' ? (route.query?.properties as Record<string, JsonSchema> | undefined)?.[name.join('.')] : undefined;
         const requiredInQuery = where === 'query' && ((route.query?.required as string[] | undefined) ?? []).includes(name.join('.'));
-        return { name: name.join('.'), in: where, required: required || requiredInQuery, schema: documented ?? { type: integer ? 'integer' : 'string' } };
+        return { name: name.join('.'), in: where, required: required || requiredInQuery, schema: documented ?? { type: 'string' } };
       });
     // A native route reads its path itself: its template parameters are documented from the path.
     for (const [, name] of route.path.matchAll(/\{(\w+)\}/g)) {

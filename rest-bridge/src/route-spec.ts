@@ -54,8 +54,6 @@ export interface RouteSpec {
    * path), with the caller's credentials and `Last-Event-ID`; the operation documents the route.
    */
   events?: { service: string; path: string };
-  /** Variables read from the query string that are whole numbers (sent as numbers when they are). */
-  integers?: string[];
   /** Headers the request must carry (checked by the bridge: 400 naming the header). */
   requiredHeaders?: string[];
   /** Extra documented responses (status -> description) for OpenAPI. */
@@ -66,6 +64,8 @@ export interface RouteSpec {
 export interface CompiledRoute extends RouteSpec {
   pattern: RegExp;
   params: string[];
+  /** Variables read from query parameters the query schema types as integers (sent as numbers when they are whole numbers). */
+  integers: string[];
 }
 
 export function compileRoute(route: RouteSpec): CompiledRoute {
@@ -76,5 +76,7 @@ export function compileRoute(route: RouteSpec): CompiledRoute {
       return '([^/]+)';
     })}/?$`,
   );
-  return { ...route, pattern, params };
+  const queryTypes = (route.query?.properties ?? {}) as Record<string, { type?: unknown }>;
+  const integers = Object.entries(route.variables).filter(([, source]) => source.startsWith('query.') && queryTypes[source.slice('query.'.length)]?.type === 'integer').map(([name]) => name);
+  return { ...route, pattern, params, integers };
 }

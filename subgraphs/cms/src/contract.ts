@@ -8,8 +8,8 @@ import { z } from 'zod';
 import { SITE_KEY, SLUG } from './domain/slug.js';
 
 const must = (text: string) => ({ error: text });
-const siteKey = z.string(must('must be 2-63 lower-case letters, digits or dashes')).regex(SITE_KEY, must('must be 2-63 lower-case letters, digits or dashes'));
-const slug = z.string(must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters')).max(200, must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters')).regex(SLUG, must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters'));
+const siteKey = z.string(must('must be 2-63 lower-case letters, digits or dashes')).regex(SITE_KEY);
+const slug = z.string(must('must be lower-case words joined by dashes (a-z, 0-9), at most 200 characters')).max(200).regex(SLUG);
 
 /** POST /api/v1/deploy/purge-cache. */
 export const purgeRequestSchema = z.object({ siteKey, contentSlug: slug }).meta({ example: { siteKey: 'demo', contentSlug: 'about' } });

@@ -4,6 +4,8 @@
  * bridge's OpenAPI document is generated from them, so the document cannot drift from the rules.
  */
 import { z } from 'zod';
+import { ACTION_KINDS, ACTION_STATUSES, type ActionKind, type TargetType } from './domain/action.js';
+import { JOB_STATUSES, STEP_KINDS } from './domain/job.js';
 
 export { actionListSchema, decisionInputSchema, idempotencyKeySchema, jobInputSchema, jobListSchema } from './domain/job-input.js';
 export { ingestInputSchema } from './domain/metric-input.js';
@@ -20,15 +22,14 @@ export const tokenRequestSchema = z
 // every success against them (every member present, of its type).
 const time = z.string().meta({ format: 'date-time' });
 const nullableText = z.string().nullable();
-const JOB_STATES = ['PENDING', 'RUNNING', 'COMPLETED', 'FAILED', 'CANCELLED'] as const;
-const ACTION_STATES = ['PROPOSED', 'APPROVED', 'REJECTED', 'EXPIRED', 'EXECUTED', 'EXECUTION_FAILED'] as const;
-const STEPS = ['PLAN', 'TOOL_CALL', 'TOOL_RESULT', 'OBSERVATION', 'REPORT', 'STATUS'] as const;
+const ACTION_TYPES = Object.keys(ACTION_KINDS) as ActionKind[];
+const TARGET_TYPES = [...new Set(Object.values(ACTION_KINDS).map((k) => k.target))] as TargetType[];
 
 export const tokenPayloadSchema = z.object({ accessToken: z.string(), tokenType: z.literal('Bearer'), expiresIn: z.number().int() }).loose();
-export const jobAcceptedSchema = z.object({ jobId: z.uuid(), status: z.enum(JOB_STATES), createdAt: time }).loose();
+export const jobAcceptedSchema = z.object({ jobId: z.uuid(), status: z.enum(JOB_STATUSES), createdAt: time }).loose();
 export const jobSummarySchema = z
   .object({
-    jobId: z.uuid(), status: z.enum(JOB_STATES), prompt: z.string(), requesterId: z.string(), createdAt: time, startedAt: time.nullable(), finishedAt: time.nullable(), error: nullableText,
+    jobId: z.uuid(), status: z.enum(JOB_STATUSES), prompt: z.string(), requesterId: z.string(), createdAt: time, startedAt: time.nullable(), finishedAt: time.nullable(), error: nullableText,
     progress: z.object({ stepsDone: z.number().int(), currentStep: nullableText }).loose(),
   })
   .loose();
@@ -36,9 +37,9 @@ export const jobPageSchema = z.object({ jobs: z.array(jobSummarySchema), nextCur
 export const actionSchema = z
   .object({
     actionId: z.uuid(), jobId: z.uuid(),
-    kind: z.enum(['BUDGET_CHANGE', 'CONTENT_DRAFT_UPDATE', 'CONTENT_PUBLISH', 'CRAWL_TRIGGER', 'CRAWL_SELECTOR_CHANGE']),
-    title: z.string(), rationale: z.string(), targetType: z.enum(['Agent', 'Content', 'CrawlJob']), targetId: z.string(),
-    params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATES), proposedAt: time, expiresAt: time,
+    kind: z.enum(ACTION_TYPES),
+    title: z.string(), rationale: z.string(), targetType: z.enum(TARGET_TYPES), targetId: z.string(),
+    params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATUSES), proposedAt: time, expiresAt: time,
     expectedImpact: z.object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number() }).loose().nullable(),
     decision: z.object({ reviewedBy: z.string(), reviewerSubject: z.string(), comment: nullableText, decidedAt: time }).loose().nullable(),
     outcome: z.record(z.string(), z.unknown()).nullable(), executedAt: time.nullable(),
@@ -47,7 +48,7 @@ export const actionSchema = z
 export const jobSchema = jobSummarySchema
   .extend({
     tokens: z.number().int(), costUsd: z.number(),
-    steps: z.array(z.object({ seq: z.number().int(), kind: z.enum(STEPS), title: z.string(), detail: nullableText, toolName: nullableText, toolArgs: z.record(z.string(), z.unknown()).nullable(), resultSummary: nullableText, status: nullableText }).loose()),
+    steps: z.array(z.object({ seq: z.number().int(), kind: z.enum(STEP_KINDS), title: z.string(), detail: nullableText, toolName: nullableText, toolArgs: z.record(z.string(), z.unknown()).nullable(), resultSummary: nullableText, status: nullableText }).loose()),
     report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()) }).loose().nullable(),
     actions: z.array(actionSchema),
   })

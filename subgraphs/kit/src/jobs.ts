@@ -20,10 +20,6 @@ export interface JobsOptions {
 }
 
 /**
- * agenda on PostgreSQL (table `agenda_jobs`). Each service defines only its own job names,
- * so several services can share the table without running each other's jobs.
- */
-/**
  * One warning when the job store goes away and one line when it is back, however many errors
  * the pool, the scheduler's polling and the LISTEN channel report in between (the channel of
  * @agendajs/postgres-backend retries every 100 ms: it resets its own backoff on each attempt).
@@ -51,6 +47,10 @@ function outageReport(log: Logger) {
   };
 }
 
+/**
+ * agenda on PostgreSQL (table `agenda_jobs`). Each service defines only its own job names,
+ * so several services can share the table without running each other's jobs.
+ */
 export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(drainMs?: number): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
   const outage = outageReport(options.log);

@@ -3,10 +3,15 @@ import { SvcError, validationError, type FieldProblem } from './errors.js';
 import { checkDate } from './input-guard.js';
 import { describeIssue } from './contract.js';
 
+/** A zod issue path as a JSON pointer (RFC 6901): `/series/0/points/3/value`; empty for the whole value. */
+export function pointerOf(path: readonly PropertyKey[]): string {
+  return path.map((p) => `/${String(p).replace(/~/g, '~0').replace(/\//g, '~1')}`).join('');
+}
+
 /** zod issues as JSON pointers into the request (`/series/0/points/3/value`); given the input, each detail names the member and quotes its value. */
 export function problemsOf(error: z.ZodError, prefix = '', input?: unknown): FieldProblem[] {
   return error.issues.map((issue) => ({
-    pointer: `${prefix}/${issue.path.map((p) => String(p).replace(/~/g, '~0').replace(/\//g, '~1')).join('/')}`.replace(/\/$/, '') || '/',
+    pointer: `${prefix}${pointerOf(issue.path)}` || '/',
     detail: input === undefined ? issue.message : describeIssue({ path: issue.path, message: issue.message, code: issue.code }, input),
   }));
 }

@@ -67,7 +67,7 @@ const tool = z
       function: z
         .object(
           {
-            name: z.string(must('must be 1-64 letters, digits, _ or -')).regex(TOOL_NAME, must('must be 1-64 letters, digits, _ or -')),
+            name: z.string(must('must be 1-64 letters, digits, _ or -')).regex(TOOL_NAME),
             description: z.string().optional(),
             parameters: z.record(z.string(), z.unknown(), must('must be a JSON Schema object')).optional(),
           },
@@ -84,16 +84,16 @@ const toolChoice = z.union(
   must('must be "none", "auto", "required" or {type: "function", function: {name}}'),
 );
 
-const tokens = (name: string) => z.number(must(`must be an integer from 1 to ${MAX_TOKENS_LIMIT}`)).int(must(`must be an integer from 1 to ${MAX_TOKENS_LIMIT}`)).min(1, must(`must be an integer from 1 to ${MAX_TOKENS_LIMIT}`)).max(MAX_TOKENS_LIMIT, must(`must be an integer from 1 to ${MAX_TOKENS_LIMIT}`)).nullish().describe(name);
+const tokens = (description: string) => z.number(must(`must be an integer from 1 to ${MAX_TOKENS_LIMIT}`)).int().min(1).max(MAX_TOKENS_LIMIT).nullish().describe(description);
 
 /** POST /v1/chat/completions. Unknown OpenAI parameters are accepted and not sent upstream. */
 export const chatRequestSchema = z
   .object(
     {
-      model: z.string(must('must be a non-empty string: auto-route, fast-track, deep-reasoning or a model name')).trim().min(1, must('must be a non-empty string: auto-route, fast-track, deep-reasoning or a model name')).meta({ examples: ['auto-route', 'fast-track', 'deep-reasoning'] }),
-      messages: z.array(message, must('must be a non-empty array')).min(1, must('must be a non-empty array')),
-      temperature: z.number(must('must be a number from 0.0 to 2.0')).min(0, must('must be a number from 0.0 to 2.0')).max(2, must('must be a number from 0.0 to 2.0')).nullish().meta({ default: 0.7 }),
-      top_p: z.number(must('must be a number from 0 to 1')).min(0, must('must be a number from 0 to 1')).max(1, must('must be a number from 0 to 1')).nullish(),
+      model: z.string(must('must be a non-empty string: auto-route, fast-track, deep-reasoning or a model name')).trim().min(1).meta({ examples: ['auto-route', 'fast-track', 'deep-reasoning'] }),
+      messages: z.array(message, must('must be a non-empty array')).min(1),
+      temperature: z.number(must('must be a number from 0.0 to 2.0')).min(0).max(2).nullish().meta({ default: 0.7 }),
+      top_p: z.number(must('must be a number from 0 to 1')).min(0).max(1).nullish(),
       max_tokens: tokens('Largest number of completion tokens (enforced upstream)'),
       max_completion_tokens: tokens('Same as max_tokens; wins when both are given'),
       n: z.literal(1, must('must be 1: this gateway answers one choice per request')).nullish(),
@@ -119,10 +119,10 @@ export const PARAMETER_CODES: Record<string, string> = { n: 'unsupported_paramet
 export const embeddingRequestSchema = z
   .object(
     {
-      model: z.string(must('must be a non-empty string')).trim().min(1, must('must be a non-empty string')),
+      model: z.string(must('must be a non-empty string')).trim().min(1),
       input: z.union([z.string(), z.array(z.string()).min(1).max(2048)], must('must be a string or an array of 1 to 2048 strings')),
       encoding_format: z.enum(['float', 'base64'], must('must be "float" or "base64"')).optional(),
-      dimensions: z.number(must('must be a whole number from 1 to 8192')).int(must('must be a whole number from 1 to 8192')).min(1, must('must be a whole number from 1 to 8192')).max(8192, must('must be a whole number from 1 to 8192')).nullish(),
+      dimensions: z.number(must('must be a whole number from 1 to 8192')).int().min(1).max(8192).nullish(),
       user: z.string().optional(),
     },
     must('must be a JSON object'),
@@ -130,16 +130,16 @@ export const embeddingRequestSchema = z
   .loose()
   .meta({ example: { model: 'svc-local-embedding', input: 'quarterly revenue' } });
 
-const agentCode = z.string(must('must be letters, digits, . _ - (at most 64)')).regex(AGENT_CODE, must('must be letters, digits, . _ - (at most 64)'));
+const agentCode = z.string(must('must be letters, digits, . _ - (at most 64)')).regex(AGENT_CODE);
 
 /** POST /admin/v1/budgets (and the setBudget mutation's input). */
 export const budgetChangeSchema = z
   .object({
     agentCode,
-    monthlyBudgetUsd: z.number(must('must be a number of USD from 0 to 1e9')).min(0, must('must be a number of USD from 0 to 1e9')).max(1e9, must('must be a number of USD from 0 to 1e9')),
+    monthlyBudgetUsd: z.number(must('must be a number of USD from 0 to 1e9')).min(0).max(1e9),
     hardLimitEnabled: z.boolean(must('must be a boolean')).nullish().meta({ default: false, description: 'Default false: record spending but never block.' }),
-    alertWebhookUrl: z.string(must('must be an http(s) URL')).regex(/^https?:\/\/\S+$/, must('must be an http(s) URL')).nullish().meta({ format: 'uri', description: 'Called once per period when usage crosses the threshold; checked by the outbound-address guard. null removes it.' }),
-    alertThresholdPercent: z.number(must('must be a number above 0 and at most 100')).gt(0, must('must be a number above 0 and at most 100')).max(100, must('must be a number above 0 and at most 100')).nullish().meta({ default: 80 }),
+    alertWebhookUrl: z.string(must('must be an http(s) URL')).regex(/^https?:\/\/\S+$/).nullish().meta({ format: 'uri', description: 'Called once per period when usage crosses the threshold; checked by the outbound-address guard. null removes it.' }),
+    alertThresholdPercent: z.number(must('must be a number above 0 and at most 100')).gt(0).max(100).nullish().meta({ default: 80 }),
   })
   .strict()
   .meta({ example: { agentCode: 'marketing', monthlyBudgetUsd: 250, hardLimitEnabled: true, alertWebhookUrl: 'https://hooks.example.com/budget' } });

@@ -27,7 +27,7 @@
  */
 import { parseSelector, type ParsedSelector } from '../extract/selector.js';
 import { JSDOM } from 'jsdom';
-import { SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
+import { pointerOf, SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
 import type { z } from 'zod';
 import { crawlJobRequestSchema, MAX_SELECTOR, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
 import { chunkingProblems } from './chunking.js';
@@ -42,7 +42,6 @@ export interface CrawlSelectors {
   link?: string;
 }
 
-export { CHUNK_LIMITS, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
 export type VectorDb = (typeof VECTOR_DBS)[number];
 
 export type RobotsTxtPolicy = (typeof ROBOTS_TXT_POLICIES)[number];
@@ -273,7 +272,7 @@ function contractProblems(issues: readonly z.core.$ZodIssue[], body: unknown): {
   const types: FieldProblem[] = [];
   const rules: FieldProblem[] = [];
   for (const issue of issues) {
-    const pointer = issue.path.map((k) => `/${token(String(k))}`).join('');
+    const pointer = pointerOf(issue.path);
     const name = String(issue.path.at(-1) ?? '');
     const value = valueAt(body, issue.path);
     const wrongType = issue.code === 'invalid_type' ? TYPE_WORDS[issue.expected] : issue.code === 'invalid_value' && typeof value !== 'string' && issue.values.every((v) => typeof v === 'string') ? TYPE_WORDS.string : undefined;

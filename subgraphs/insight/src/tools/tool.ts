@@ -1,3 +1,4 @@
+import { jsonSchemaOf } from '@svc/kit';
 import { z } from 'zod';
 import type { ForecastingService } from '../service/forecasting.js';
 import type { MetricService } from '../service/metrics.js';
@@ -96,7 +97,7 @@ const definitions = new WeakMap<Tool, OpenAiTool>();
 export function openAiTool(tool: Tool): OpenAiTool {
   let definition = definitions.get(tool);
   if (!definition) {
-    const { $schema: _ignored, ...parameters } = z.toJSONSchema(tool.agentInput ?? tool.input, { io: 'input' }) as Record<string, unknown>;
+    const parameters = jsonSchemaOf(tool.agentInput ?? tool.input);
     definitions.set(tool, (definition = { type: 'function', function: { name: tool.name, description: tool.description, parameters } }));
   }
   return definition;

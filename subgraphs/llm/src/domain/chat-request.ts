@@ -33,11 +33,7 @@ function parseBody<S extends z.ZodType>(schema: S, body: unknown): z.output<S> {
   if (parsed.success) return parsed.data;
   const issue = primaryIssue(parsed.error);
   const param = paramOf(issue.path);
-  return throwInvalid(describeIssue(issue, body), param);
-}
-
-function throwInvalid(message: string, param: string | null): never {
-  throw invalid(message, param, (param && PARAMETER_CODES[param]) ?? null);
+  throw invalid(describeIssue(issue, body), param, (param && PARAMETER_CODES[param]) ?? null);
 }
 
 /** Validates an OpenAI chat completion body (the contract's chatRequestSchema); every error names the offending parameter and value. */

@@ -34,7 +34,7 @@ import {
   type Usage,
 } from '../domain/openai-types.js';
 import { parseSse, type SseEvent } from '../domain/sse.js';
-import { request } from 'undici';
+import { request, type Dispatcher } from 'undici';
 
 export interface OpenAiCompatibleOptions {
   /** E.g. `https://api.openai.com/v1` or `http://localhost:8000/v1`; may carry a query string. */
@@ -182,20 +182,21 @@ export interface UpstreamCall {
   label: string;
 }
 
+/** POSTs the call's JSON body; an answer that is not 2xx becomes the upstream's HTTP error (its body read for the error's kind only). */
+async function postUpstream(call: UpstreamCall, accept: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
+  const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal });
+  if (response.statusCode >= 200 && response.statusCode < 300) return response;
+  const text = await response.body.text().catch(() => '');
+  throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
+}
+
 /** POSTs JSON and returns the parsed JSON answer; `timeoutMs` bounds the whole exchange. */
 export async function postJson(call: UpstreamCall): Promise<unknown> {
   if (call.signal.aborted) throw callerAbortError(call.signal);
   const timeout = AbortSignal.timeout(call.timeoutMs);
   try {
-    const response = await request(call.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'application/json', ...call.headers },
-      body: JSON.stringify(call.body),
-      signal: AbortSignal.any([call.signal, timeout]),
-    });
-    const text = await response.body.text();
-    if (response.statusCode < 200 || response.statusCode >= 300) throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
-    const parsed = parseJsonData(text, call.label);
+    const response = await postUpstream(call, 'application/json', AbortSignal.any([call.signal, timeout]));
+    const parsed = parseJsonData(await response.body.text(), call.label);
     const error = upstreamErrorInBody(parsed, response.statusCode);
     if (error) throw error;
     return parsed;
@@ -224,15 +225,8 @@ export async function* postSse(call: UpstreamCall): AsyncGenerator<SseEvent> {
   const disarm = (): void => clearTimeout(timer);
   arm();
   try {
-    const response = await request(call.url, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...call.headers },
-      body: JSON.stringify(call.body),
-      signal: AbortSignal.any([call.signal, idle.signal]),
-    });
-    const headers = headerReader(response.headers);
-    if (response.statusCode < 200 || response.statusCode >= 300) throw upstreamHttpError(response.statusCode, await response.body.text().catch(() => ''), headers, call.label);
-    if ((headers.get('content-type') ?? '').includes('application/json')) {
+    const response = await postUpstream(call, 'text/event-stream', AbortSignal.any([call.signal, idle.signal]));
+    if (String(response.headers['content-type'] ?? '').includes('application/json')) {
       // Some servers answer a streaming request with a JSON error (or ignore `stream`).
       const parsed = parseJsonData(await response.body.text(), call.label);
       throw upstreamErrorInBody(parsed, response.statusCode) ?? new UpstreamError(`${call.label}: upstream answered JSON instead of an event stream`, response.statusCode, false);
@@ -283,10 +277,9 @@ function describeNetworkError(error: unknown): string {
 
 /**
  * Builds the UpstreamError for a non-2xx answer. Upstream error bodies often echo the request
- * (the prompt), so only the status, the error's type and code identifiers and the body's size
- * are kept: they reach logs and clients, the body never does.
+ * (the prompt), so only the status, the error's type and code identifiers, the body's size and
+ * Retry-After are kept: they reach logs and clients, the body never does.
  */
-/** An upstream's HTTP error: its status, the kind its body names (never the body), and its Retry-After. */
 export function upstreamHttpError(status: number, text: string, headers: HeaderReader, label: string): UpstreamError {
   const kind = errorKindOf(text);
   return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(headers));
