@@ -26,7 +26,7 @@ async function main(argv: string[]): Promise<void> {
         allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
         log,
       })
-      : await runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, log });
+      : await runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, tenantId: config.SVC_TENANT_ID, log });
     const stop = () => void mcp.close().finally(() => process.exit(0));
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -226,7 +226,8 @@ export function createBridge(options: BridgeOptions) {
   }
 
   function relayEvents(req: RestRequest, route: CompiledRoute, headers: Record<string, string>, params: Record<string, string>): Promise<RestResponse> {
-    const lastEventId = req.headers['last-event-id'];
+    // EventSource cannot set headers on a first connection, so `?lastEventId=` says the same.
+    const lastEventId = req.headers['last-event-id'] ?? req.query.get('lastEventId') ?? undefined;
     const path = route.events!.path.replace(/\{(\w+)\}/g, (_m, name: string) => encodeURIComponent(params[name] ?? ''));
     return relay(req, route, route.events!.service, path, { method: 'GET', headers: { ...headers, accept: 'text/event-stream', ...(lastEventId ? { 'last-event-id': lastEventId } : {}) } });
   }

@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -82,9 +82,11 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
     logger: log,
-    plugins: armorPlugins,
+    plugins: [...armorPlugins, useFiniteVariables<RouterContext>()],
+    // Messages from the gateway's own libraries can carry terminal colour codes.
+    formatError: plainMessage,
     // armor's depth limit skips __schema; introspection gets its own bound (kit graph/introspection-limit.ts).
-    validationRules: [...protection.validationRules, introspectionDepthRule(), BadTextRule],
+    validationRules: [...protection.validationRules, introspectionDepthRule(), BadTextRule, FiniteNumberRule],
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);

@@ -28,8 +28,8 @@ const actionUrl = (id: string) => `${platform.bridge}/api/v1/insight/actions/${i
 async function propose(kind: ActionKind, targetType: string, targetId: string, params: Record<string, unknown>): Promise<string> {
   const id = randomUUID();
   await db.query(
-    `insert into insight.action (id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expires_at)
-     values ($1, $2, $3, $4, 'test', $5, $6, $7, $8, now() + interval '1 hour')`,
+    `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expires_at)
+     select $1, j.tenant_id, j.id, $3, $4, 'test', $5, $6, $7, $8, now() + interval '1 hour' from insight.job j where j.id = $2`,
     [id, jobId, kind, `${kind} ${targetId}`, targetType, targetId, JSON.stringify(params), paramsHash(kind, targetId, params)],
   );
   return id;
@@ -59,9 +59,9 @@ beforeAll(async () => {
   });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
-  reviewer = await platform.token({ subject: 'rev', roles: ['reviewer'], tenants: [], sites: [] });
+  reviewer = await platform.token({ subject: 'rev', roles: ['reviewer'], tenants: ['demo'], sites: ['demo'] });
   admin = await platform.token({ subject: 'root' });
-  const analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: [], sites: [] });
+  const analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: ['demo'], sites: [] });
   const job = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(analyst), json: { prompt: 'How is revenue doing?' } });
   jobId = job.body.data.jobId;
 });
@@ -118,18 +118,18 @@ describe('executing approved actions', () => {
   });
 
   it('triggers a crawl and changes its selectors in the requester\'s tenant', async () => {
-    const crawler = await platform.token({ subject: 'crawler', roles: ['crawler'], tenants: ['acme'], sites: [] });
+    const crawler = await platform.token({ subject: 'crawler', roles: ['crawler'], tenants: ['demo'], sites: [] });
     const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: bearer(crawler), json: { jobName: 'news', targetUrl: site.url('/news'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.n > li.i', title: 'a' } } });
     expect(created.status).toBe(201);
     const crawlJobId = created.body.data.jobId;
-    const trigger = await propose('CRAWL_TRIGGER', 'CrawlJob', crawlJobId, { tenantId: 'acme' });
+    const trigger = await propose('CRAWL_TRIGGER', 'CrawlJob', crawlJobId, { tenantId: 'demo' });
     expect((await call(`${actionUrl(trigger)}/approve`, { headers: bearer(reviewer), json: {} })).status).toBe(200);
     const triggered = await outcome(trigger);
     expect(triggered.status).toBe('EXECUTED');
     expect(triggered.outcome.execution).toMatchObject({ jobId: crawlJobId, executionId: expect.any(String) });
     const { rows } = await db.query('select count(*)::int as n from crawl.crawl_execution where job_id = $1', [crawlJobId]);
     expect(rows[0].n).toBe(1);
-    const change = await propose('CRAWL_SELECTOR_CHANGE', 'CrawlJob', crawlJobId, { tenantId: 'acme', selectors: { listRow: 'ul.n > li', title: 'a' } });
+    const change = await propose('CRAWL_SELECTOR_CHANGE', 'CrawlJob', crawlJobId, { tenantId: 'demo', selectors: { listRow: 'ul.n > li', title: 'a' } });
     expect((await call(`${actionUrl(change)}/approve`, { headers: bearer(reviewer), json: {} })).status).toBe(200);
     expect((await outcome(change)).outcome.job).toMatchObject({ jobId: crawlJobId, selectorVersion: 2, selectors: { listRow: 'ul.n > li' } });
   });

@@ -50,7 +50,7 @@ let editor: McpStdioClient;
 let tools: Tool[];
 
 function serverEnv(extra: Record<string, string>): Record<string, string> {
-  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_ROUTER_URL: platform.router, LOG_LEVEL: 'warn', ...extra };
+  return { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SVC_ROUTER_URL: platform.router, SVC_TENANT_ID: 'demo', LOG_LEVEL: 'warn', ...extra };
 }
 
 async function callTool(session: McpStdioClient, name: string, args: Record<string, unknown>): Promise<CallToolResult> {
@@ -221,7 +221,7 @@ describe('svc insight-mcp over stdio', () => {
   });
 
   it('works with the MCP Inspector CLI (tools/list and tools/call)', async () => {
-    const env = ['-e', `SVC_ROUTER_URL=${platform.router}`, '-e', `SVC_TOKEN=${analystToken}`, '-e', 'LOG_LEVEL=warn'];
+    const env = ['-e', `SVC_ROUTER_URL=${platform.router}`, '-e', `SVC_TOKEN=${analystToken}`, '-e', 'SVC_TENANT_ID=demo', '-e', 'LOG_LEVEL=warn'];
     const inspect = (...method: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
         execFile(process.execPath, [INSPECTOR, '--cli', ...env, process.execPath, SVC, 'insight-mcp', ...method], { cwd: REPO, env: { PATH: process.env.PATH ?? '', HOME: inspectorHome }, timeout: 30_000 }, (error, stdout, stderr) =>

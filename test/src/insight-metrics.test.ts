@@ -21,8 +21,8 @@ beforeAll(async () => {
   ]);
   site = await startFixtureSite();
   site.serve('/list', { content: { html: '<ul class="news"><li class="story"><a href="/d/1">One</a></li><li class="story"><a href="/d/2">Two</a></li></ul>' } });
-  platform = await startTestPlatform({ SVC_PROMETHEUS_URL: prometheus.url, SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
-  analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: [], sites: [] });
+  platform = await startTestPlatform({ SVC_PROMETHEUS_URL: prometheus.url, SVC_PROMETHEUS_TENANTS: 'demo', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
+  analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: ['demo'], sites: [] });
 });
 afterAll(async () => {
   await platform?.close();
@@ -145,5 +145,11 @@ describe('metrics', () => {
     expect(sent.params.get('query')).toBe('http_requests_total{code="500"}');
     expect(sent.params.get('step')).toBe('3600');
     expect(Number(sent.params.get('start'))).toBe(Date.UTC(2026, 0, 1) / 1000);
+    // Prometheus is the operator's: only the tenants in SVC_PROMETHEUS_TENANTS read it.
+    const other = await platform.token({ subject: 'oli', roles: ['analyst'], tenants: ['acme'] });
+    const theirs = await gql(platform.router, '{ metrics { name source } }', {}, bearer(other));
+    expect(theirs.body.data.metrics.filter((m: { source: string }) => m.source === 'prometheus')).toEqual([]);
+    const refused = await gql(platform.router, 'query($q: JSONObject!) { metricSeries(query: $q) { name } }', { q: { name: 'http_requests_total', step: '1h' } }, bearer(other));
+    expect(refused.body.errors![0]!.extensions!.code).toBe('NOT_FOUND');
   });
 });

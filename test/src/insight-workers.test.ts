@@ -53,7 +53,7 @@ beforeAll(async () => {
   });
   // The analysis service only queues here; the two `svc worker` processes run the jobs.
   platform = await startTestPlatform({ SVCLLM_CONFIG: config, SVC_INSIGHT_WORKER: 'false', SVCLLM_CACHE_TTL_SECONDS: '0' });
-  analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: [], sites: [] });
+  analyst = await platform.token({ subject: 'ana', roles: ['analyst'], tenants: ['demo'], sites: [] });
   const key = await gql(platform.router, 'mutation { createApiKey(agentCode: "insight", name: "workers") { key } }', {}, { authorization: `Bearer ${TEST_MASTER_KEY}` });
   gatewayKey = key.body.data.createApiKey.key;
   await Promise.all([startWorker('worker-a'), startWorker('worker-b')]);

@@ -5,10 +5,16 @@ import type { JsonSchema, RouteSpec } from '../route-spec.js';
 const jobSummary = jsonSchemaOf(jobSummarySchema, 'output');
 const action = jsonSchemaOf(actionSchema, 'output');
 const decision: JsonSchema = { ...jsonSchemaOf(decisionInputSchema), example: { reviewedBy: 'reviewer-01', comment: 'Approved for the campaign.' } };
-const auth = { 401: 'Missing, expired or invalid token', 403: 'The token lacks the role' };
+const auth = { 401: 'Missing, expired or invalid token', 403: 'The token lacks the role, or the tenant in X-Svc-Tenant-Id' };
 const common = { style: 'insight' as const, tag: 'analysis', security: 'bearer' as const };
 
-export const insightRoutes: RouteSpec[] = [
+/**
+ * Every analysis object belongs to a tenant: X-Svc-Tenant-Id names it (one the token grants),
+ * and may be left out only when the token grants exactly one.
+ */
+const tenantScoped = (routes: RouteSpec[]): RouteSpec[] => routes.map((r) => ({ ...r, variables: { ...r.variables, tenantId: 'header.x-svc-tenant-id' } }));
+
+export const insightRoutes: RouteSpec[] = tenantScoped([
   {
     ...common,
     method: 'POST',
@@ -34,7 +40,7 @@ export const insightRoutes: RouteSpec[] = [
     result: 'insightJobs',
     status: 200,
     summary: 'List analysis jobs, newest first',
-    description: 'Your jobs (every job for reviewers and admins). first: 1-100 (default 20); pass nextCursor as after for the next page; status filters.',
+    description: 'Your jobs in the tenant (every job of the tenant for reviewers and admins). first: 1-100 (default 20); pass nextCursor as after for the next page; status filters.',
     response: jsonSchemaOf(jobPageSchema, 'output'),
     errors: { ...auth, 422: 'Bad status, first or after' },
   },
@@ -85,7 +91,7 @@ export const insightRoutes: RouteSpec[] = [
     result: 'approveAction',
     status: 200,
     summary: 'Approve a proposed action (it is then executed once by a worker)',
-    description: 'Role reviewer. One decision per action: a second decision, or one on an expired action, is 409 naming the current status and changes nothing.',
+    description: 'Role reviewer, holding the action\'s tenant (and, for content actions, its site). The decision records the token\'s subject as the reviewer (a reviewedBy in the body is not trusted). One decision per action: a second decision, or one on an expired action, is 409 naming the current status and changes nothing.',
     body: decision,
     response: action,
     errors: { ...auth, 404: 'No such action', 409: 'Already decided, expired, or its parameters changed', 422: 'Validation failed (reviewedBy or comment); errors[] names each field' },
@@ -137,9 +143,22 @@ export const insightRoutes: RouteSpec[] = [
     result: 'ingestMetrics',
     status: 200,
     summary: 'Ingest metric points',
-    description: 'Role analyst. Series are identified by name and labels; timestamps ISO 8601 (strictly increasing per series), values finite. At most 100 series and 50,000 points per request; a point at an existing time replaces it. All or nothing.',
+    description: 'Role analyst. Series are identified by name and labels; timestamps RFC 3339 or integer epoch milliseconds (strictly increasing per series), values finite and at most 1e15 in magnitude; label names __proto__, constructor and prototype are reserved. At most 100 series and 10,000 points per request (what fits the 1 MiB body limit); a point at an existing time replaces it. All or nothing.',
     body: { ...jsonSchemaOf(ingestInputSchema), example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] } },
     response: jsonSchemaOf(ingestResultSchema, 'output'),
     errors: { ...auth, 400: 'Malformed body', 422: 'A bad name, label, timestamp or value; errors[] names each' },
   },
-];
+  {
+    ...common,
+    method: 'DELETE',
+    path: '/api/v1/insight/metrics/{name}',
+    operation: 'DeleteMetricSeries',
+    variables: { name: 'path.name' },
+    result: 'deleteMetricSeries',
+    status: 200,
+    summary: 'Delete a metric\'s stored series',
+    description: 'Role analyst. Deletes every stored series of the metric in the tenant (all label sets) with their points, and says how many went. GraphQL\'s deleteMetricSeries also takes labels to delete only some series.',
+    response: jsonSchemaOf(ingestResultSchema, 'output'),
+    errors: { ...auth, 404: 'The tenant has no stored series of that name' },
+  },
+]);

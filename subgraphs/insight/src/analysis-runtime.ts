@@ -16,7 +16,7 @@ import { createNoticeDelivery, type ReviewWebhook } from './service/review-notic
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
-import type { MetricSourceAdapter } from './service/sources/metric-source.js';
+import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
 import { createActionStore } from './store/action-store.js';
 import { createJobStore } from './store/job-store.js';
 import { createMetricStore } from './store/metric-store.js';
@@ -49,6 +49,8 @@ export interface AnalysisSettings {
   jwtSecret?: string | undefined;
   /** Prometheus base URL (SVC_PROMETHEUS_URL): lookups also read its series. */
   prometheusUrl?: string | undefined;
+  /** Tenants that may read the Prometheus series (SVC_PROMETHEUS_TENANTS). */
+  prometheusTenants?: readonly string[] | '*' | undefined;
   /** Where new proposals are announced to reviewers (signed, retried); none by default. */
   reviewWebhook?: ReviewWebhook | undefined;
 }
@@ -58,11 +60,14 @@ export interface AnalysisRuntime {
   actions: ActionService;
   metrics: MetricService;
   forecasting: ForecastingService;
-  toolContext(principal: Principal, headers: Record<string, string>): ToolContext;
+  /** The tools' context for a request's caller (resolvers, the MCP server's `insightTool`). */
+  toolContext(caller: Caller): ToolContext;
   close(): Promise<void>;
 }
 
 const DEMO_SEED = 42;
+/** The demo shop's figures belong to tenant `demo`, as its content belongs to site `demo`. */
+export const DEMO_TENANT = 'demo';
 const SERVICE_TOKEN_TTL_SECONDS = 300;
 
 /**
@@ -84,26 +89,31 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const noticeStore = createNoticeStore(orm);
   const webhook = settings.reviewWebhook;
   // The platform's figures are read with the caller's own credential, or, in a job (no request
-  // in hand), with a short-lived token acting for the requester with the requester's rights.
-  const callerHeaders = async (caller: { principal: Principal; headers: Record<string, string> }) =>
+  // in hand), with a short-lived token acting for the requester with the requester's rights
+  // narrowed to the job's tenant; either way for that one tenant.
+  const callerHeaders = async (caller: Caller): Promise<Record<string, string>> =>
     caller.headers.authorization
-      ? caller.headers
-      : { authorization: `Bearer ${await mintToken({ subject: 'svc:insight', actor: caller.principal.subject, roles: caller.principal.roles, tenants: caller.principal.tenants, sites: caller.principal.sites })}` };
-  const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log })] : [])];
+      ? { ...caller.headers, 'x-svc-tenant-id': caller.tenantId }
+      : {
+          authorization: `Bearer ${await mintToken({ subject: 'svc:insight', actor: caller.principal.subject, roles: caller.principal.roles, tenants: [caller.tenantId], sites: caller.principal.sites })}`,
+          'x-svc-tenant-id': caller.tenantId,
+        };
+  const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log, tenants: settings.prometheusTenants ?? [] })] : [])];
   const metrics = createMetricService({ store: metricStore, sources });
   const analytics = threadAnalytics();
   const forecasting = createForecastingService({ metrics, analytics });
-  if (settings.seedDemo && (await metricStore.isEmpty())) {
-    const seeded = await metricStore.ingest(demoSeries(new Date(), seededRandom(DEMO_SEED)));
+  if (settings.seedDemo && (await metricStore.isEmpty(DEMO_TENANT))) {
+    const seeded = await metricStore.ingest(DEMO_TENANT, demoSeries(new Date(), seededRandom(DEMO_SEED)));
     log.info(seeded, 'seeded the demo business metrics');
   }
 
   const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
-  const toolContext = (principal: Principal, headers: Record<string, string>, job?: Job): ToolContext => ({
-    caller: { principal, headers },
+  // Everything a tool reads, it reads for one tenant: the request's, or the job's.
+  const toolContext = (caller: Caller, job?: Job): ToolContext => ({
+    caller,
     metrics,
     forecasting,
-    graph: graphReads({ call, mintToken, authority: job?.authority ?? { subject: principal.subject, roles: principal.roles, tenants: principal.tenants, sites: principal.sites }, tenantId: headers['x-svc-tenant-id'] ?? onlyOne(job?.authority.tenants ?? principal.tenants) }),
+    graph: graphReads({ call, mintToken, authority: { ...(job?.authority ?? { subject: caller.principal.subject, roles: caller.principal.roles, sites: caller.principal.sites }), tenants: [caller.tenantId] }, tenantId: caller.tenantId }),
     now: Date.now,
   });
   const writer: JobStepWriter = {
@@ -129,8 +139,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       modelName: settings.modelName,
       agentCode: 'insight',
       tools: (job) => {
-        const principal: Principal = { subject: job.owner, roles: job.authority.roles, tenants: job.authority.tenants, sites: job.authority.sites };
-        return toolContext(principal, {}, job);
+        const principal: Principal = { subject: job.owner, roles: job.authority.roles, tenants: [job.tenantId], sites: job.authority.sites };
+        return toolContext({ principal, tenantId: job.tenantId, headers: {} }, job);
       },
       limits: { maxSteps: settings.maxSteps, timeoutMs: settings.timeoutMs, maxExtraCalls: 3 },
       siteKey: (job) => onlyOne(job.authority.sites) ?? 'demo',
@@ -153,7 +163,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     actions,
     metrics,
     forecasting,
-    toolContext: (principal, headers) => toolContext(principal, headers),
+    toolContext: (caller) => toolContext(caller),
     async close() {
       await jobsAgenda.close();
       await router.close();

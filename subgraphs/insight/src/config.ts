@@ -41,6 +41,12 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_GATEWAY_KEY: z.string().min(16).optional(),
     /** Prometheus base URL; with it, metric lookups also read series through its HTTP API. Default none. */
     SVC_PROMETHEUS_URL: envVar.httpUrl().optional(),
+    /** Tenants whose analyses may read the Prometheus series (comma-separated, or `*`); required with SVC_PROMETHEUS_URL. */
+    SVC_PROMETHEUS_TENANTS: z
+      .string()
+      .regex(/^\s*(\*|[A-Za-z0-9._-]+(\s*,\s*[A-Za-z0-9._-]+)*)\s*$/, 'must be * or a comma-separated list of tenant ids')
+      .transform((v) => (v.trim() === '*' ? ('*' as const) : v.split(',').map((t) => t.trim())))
+      .optional(),
     /** Reviewers' webhook: each job's new proposals are posted there (signed, retried). Default none. */
     SVC_INSIGHT_REVIEW_WEBHOOK_URL: envVar.httpUrl().optional(),
     /** HMAC-SHA256 secret of the reviewers' webhook (`X-Svc-Signature`); required with the URL. */
@@ -49,6 +55,12 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
   }),
   rules: [
+    {
+      variable: 'SVC_PROMETHEUS_TENANTS',
+      message: 'is required when SVC_PROMETHEUS_URL is set: name the tenants whose analyses may read its series (or *)',
+      services: ['insight', 'worker'],
+      broken: (config) => !!config.SVC_PROMETHEUS_URL && !config.SVC_PROMETHEUS_TENANTS,
+    },
     {
       variable: 'SVC_INSIGHT_REVIEW_WEBHOOK_SECRET',
       message: 'is required when SVC_INSIGHT_REVIEW_WEBHOOK_URL is set (receivers verify the signature with it)',
@@ -83,6 +95,7 @@ export const insightConfig = defineConfigSlice({
       routerUrl: start.routerUrl,
       gatewayKey: () => config.SVC_INSIGHT_GATEWAY_KEY ?? start.issuedGatewayKey(),
       prometheusUrl: config.SVC_PROMETHEUS_URL,
+      prometheusTenants: config.SVC_PROMETHEUS_TENANTS ?? [],
       reviewWebhook:
         config.SVC_INSIGHT_REVIEW_WEBHOOK_URL && config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET
           ? { url: config.SVC_INSIGHT_REVIEW_WEBHOOK_URL, secret: config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET, retryBaseMs: config.SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS }

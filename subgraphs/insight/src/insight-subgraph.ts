@@ -31,12 +31,12 @@ function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts
     referenceResolvers: {
       InsightJob: {
         async __resolveReference(reference: { jobId: string }, ctx: SvcContext) {
-          return jobView(await runtime!.jobs.get(ctx.principal, reference.jobId));
+          return jobView(await runtime!.jobs.get(ctx, reference.jobId));
         },
       },
       ActionProposal: {
         async __resolveReference(reference: { actionId: string }, ctx: SvcContext) {
-          return actionView(await runtime!.actions.get(ctx.principal, reference.actionId));
+          return actionView(await runtime!.actions.get(ctx, reference.actionId));
         },
       },
     },
@@ -77,10 +77,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   const accounts = createAccountService({ orm, log, jwtSecret: options.jwtSecret, tokenTtlSeconds: options.tokenTtlSeconds });
   await accounts.ensureAdmin(options.adminUsername, options.adminPassword);
   const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
-  const toolContext = (ctx: SvcContext) => {
-    const caller = callerOf(ctx);
-    return runtime.toolContext(caller.principal, caller.headers);
-  };
+  const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
     parts(runtime, [new AuthResolver(accounts), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
   );

@@ -48,6 +48,6 @@ describe('analysis playbook', () => {
   });
 
   it('only lists metrics when there are none', () => {
-    expect(planAnalysis('Why did revenue drop?', [], { siteKey: 'demo', now, crossService: true })).toEqual({ target: '', tasks: [expect.objectContaining({ tool: 'list_metrics' })] });
+    expect(planAnalysis('Why did revenue drop?', [], { siteKey: 'demo', now, crossService: true })).toEqual({ target: '', alsoMatched: [], tasks: [expect.objectContaining({ tool: 'list_metrics' })] });
   });
 });

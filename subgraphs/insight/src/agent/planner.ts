@@ -24,6 +24,8 @@ export interface PlannedTask {
 
 export interface Plan {
   target: string;
+  /** Other metrics of the catalog the question could have meant. */
+  alsoMatched: string[];
   tasks: PlannedTask[];
 }
 
@@ -100,11 +102,14 @@ export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], op
   const text = prompt.toLowerCase();
   const promptWords = words(prompt);
   const names = [...new Set(catalog.map((c) => c.name))];
-  const asked = names.filter((n) => mentioned(promptWords, n));
+  // A metric named verbatim wins over one matched through a word of its name or a synonym.
+  const exact = names.filter((n) => promptWords.has(n.toLowerCase()));
+  const asked = [...exact, ...names.filter((n) => !exact.includes(n) && mentioned(promptWords, n))];
   const drivers = new Set(['ad_spend']);
-  const target = asked.find((n) => !drivers.has(n)) ?? (names.includes('revenue') ? 'revenue' : names[0]);
+  const target = exact[0] ?? asked.find((n) => !drivers.has(n)) ?? (names.includes('revenue') ? 'revenue' : names[0]);
+  const alsoMatched = asked.filter((n) => n !== target);
   const tasks: PlannedTask[] = [task('list_metrics', 'See which metrics exist.', 'to know what can be measured', { name: '' })];
-  if (!target) return { target: '', tasks };
+  if (!target) return { target: '', alsoMatched, tasks };
 
   const to = Math.floor(options.now / 86_400_000) * 86_400_000;
   const from = to - windowDays(text) * 86_400_000;
@@ -142,5 +147,5 @@ export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], op
     if (BUDGET.test(text) || target.startsWith('llm.')) tasks.push(task('read_budgets', 'Read the model gateway budgets.', 'what thinking costs and what is left', { agent_code: '' }));
     if (CONTENT.test(text)) tasks.push(task('read_content', `Read the contents of site ${options.siteKey}.`, 'what the site shows and what waits to be published', { site_key: options.siteKey, slug: '' }));
   }
-  return { target, tasks };
+  return { target, alsoMatched, tasks };
 }

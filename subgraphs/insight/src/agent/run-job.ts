@@ -69,7 +69,8 @@ const FINAL = 'Reply with your judgment as a json object {"judgment": string, "c
 const TOOL_OUTPUT_LIMIT = 6000;
 
 function planText(plan: Plan): string {
-  return plan.tasks.map((t, i) => `${i + 1}. ${t.tool}: ${t.why}`).join('\n');
+  const subject = plan.target ? `Subject: ${plan.target}${plan.alsoMatched?.length ? ` (the question also matched ${plan.alsoMatched.join(', ')})` : ''}.\n` : '';
+  return subject + plan.tasks.map((t, i) => `${i + 1}. ${t.tool}: ${t.why}`).join('\n');
 }
 
 function taskOf(step: Step): number | undefined {

@@ -13,6 +13,8 @@ export interface Authority {
 
 export interface Job {
   id: string;
+  /** The tenant the job was created in: it reads that tenant's data only. */
+  tenantId: string;
   owner: string;
   requesterId: string;
   prompt: string;
@@ -59,12 +61,15 @@ export type NewStep = Omit<Step, 'jobId' | 'seq' | 'startedAt' | 'detail' | 'too
 export interface Decision {
   reviewedBy: string;
   reviewerSubject: string;
+  /** The reviewer's tenants and sites when deciding: an execution never acts beyond them. */
+  reviewerGrants: { tenants: readonly string[] | '*'; sites: readonly string[] | '*' } | null;
   comment: string | null;
   decidedAt: Date;
 }
 
 export interface Action {
   id: string;
+  tenantId: string;
   jobId: string;
   kind: ActionKind;
   title: string;

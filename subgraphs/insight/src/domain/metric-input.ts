@@ -1,22 +1,28 @@
 import { z } from 'zod';
-import { AGGREGATIONS, checkLabels, checkMetricName, checkPoints, METRIC_LIMITS, parseStep, type Aggregation, type Labels, type Point } from './metric.js';
+import { AGGREGATIONS, checkLabels, checkMetricName, checkPoints, METRIC_LIMITS, parseStep, RESERVED_LABEL_KEYS, type Aggregation, type Labels, type Point } from './metric.js';
+import { parseRfc3339 } from './timestamp.js';
 
 /**
  * What clients send to ingest and look up metrics, as zod schemas (GraphQL, REST, MCP and the
- * agent's tools all validate with these). Timestamps are ISO 8601 strings or epoch
+ * agent's tools all validate with these). Timestamps are RFC 3339 strings or integer epoch
  * milliseconds; every rule failure names its field.
  */
 
-const timestamp = z.union([z.string().min(1).max(40), z.number()]).transform((v, ctx) => {
-  const t = typeof v === 'number' ? v : Date.parse(v);
-  if (!Number.isFinite(t)) {
-    ctx.addIssue({ code: 'custom', message: `${JSON.stringify(v)} is not an ISO 8601 timestamp or epoch milliseconds` });
-    return z.NEVER;
-  }
-  return t;
-});
+const timestamp = z
+  .union([z.string().min(1).max(40), z.number()])
+  .transform((v, ctx) => {
+    const t = typeof v !== 'number' ? parseRfc3339(v) : Number.isInteger(v) ? v : { problem: `epoch milliseconds must be a whole number, got ${v}` };
+    if (typeof t !== 'number') {
+      ctx.addIssue({ code: 'custom', message: t.problem });
+      return z.NEVER;
+    }
+    return t;
+  })
+  .meta({ description: 'RFC 3339 date-time (e.g. 2026-11-09T00:00:00Z) or integer epoch milliseconds' });
 
-const labels = z.record(z.string(), z.string()).default({});
+/** A label name that would reach the prototype is refused before it can vanish from the object. */
+const labelKey = z.string().refine((k) => !RESERVED_LABEL_KEYS.includes(k), { message: 'this label name is reserved (__proto__, constructor, prototype)' });
+const labels = z.record(labelKey, z.string()).default({});
 
 /** Each field checks itself, so one bad field does not hide the problems of the others. */
 const seriesInput = z
@@ -48,6 +54,20 @@ export const ingestInputSchema = z
 
 export type IngestInput = z.output<typeof ingestInputSchema>;
 
+/**
+ * Label names zod would drop before any rule sees them (`__proto__`), looked for in the raw
+ * body: a label must be refused, never silently merged into the unlabelled series.
+ */
+export function reservedLabelProblems(input: unknown): { pointer: string; detail: string }[] {
+  const series = (input as { series?: unknown } | null)?.series;
+  if (!Array.isArray(series)) return [];
+  return series.flatMap((s, i) => {
+    const labels = (s as { labels?: unknown } | null)?.labels;
+    if (!labels || typeof labels !== 'object') return [];
+    return RESERVED_LABEL_KEYS.filter((k) => Object.hasOwn(labels, k)).map((k) => ({ pointer: `/series/${i}/labels/${k}`, detail: `label name ${JSON.stringify(k)} is reserved` }));
+  });
+}
+
 export function ingestBatch(input: IngestInput): { name: string; labels: Labels; unit?: string | undefined; points: Point[] }[] {
   return input.series.map((s) => ({ name: s.name, labels: s.labels, unit: s.unit, points: s.points.map((p) => ({ t: p.timestamp, value: p.value })) }));
 }
@@ -71,6 +91,14 @@ export const lookupInputSchema = z
   });
 
 export type LookupInput = z.input<typeof lookupInputSchema>;
+
+/** Which stored series to delete: a name, and optionally labels the series must carry. */
+export const removeInputSchema = z
+  .object({
+    name: z.string().min(1).max(METRIC_LIMITS.nameLength).describe('Metric name.'),
+    labels: labels.describe('Only the series carrying these labels; default every series of the name.'),
+  })
+  .strict();
 
 export interface MetricQuery {
   name: string;

@@ -36,7 +36,10 @@ export const METRIC_LIMITS = {
   labelKeyLength: 50,
   labelValueLength: 200,
   seriesPerBatch: 100,
-  pointsPerBatch: 50_000,
+  /** Fits the default 1 MiB body limit (SVC_MAX_BODY_BYTES) with room to spare: a point is at most ~80 bytes of JSON. */
+  pointsPerBatch: 10_000,
+  /** Largest magnitude a value may have: sums of a lookup's 500,000 points stay finite and exact enough. */
+  maxAbsValue: 1e15,
   pointsPerLookup: 20_000,
   /** Raw points a bucketed lookup may read. */
   rawPointsPerLookup: 500_000,
@@ -47,6 +50,8 @@ export const METRIC_LIMITS = {
 
 const NAME = /^[a-z][a-z0-9_.]*$/;
 const LABEL_KEY = /^[a-z_][a-z0-9_]*$/;
+/** Label names that would reach an object's prototype instead of being stored. */
+export const RESERVED_LABEL_KEYS: readonly string[] = ['__proto__', 'constructor', 'prototype'];
 
 export interface MetricProblem {
   pointer: string;
@@ -65,7 +70,9 @@ export function checkLabels(labels: Record<string, unknown>, pointer: string): M
   const entries = Object.entries(labels);
   if (entries.length > METRIC_LIMITS.labelsPerSeries) problems.push({ pointer, detail: `at most ${METRIC_LIMITS.labelsPerSeries} labels per series, got ${entries.length}` });
   for (const [key, value] of entries) {
-    if (key.length > METRIC_LIMITS.labelKeyLength || !LABEL_KEY.test(key)) {
+    if (RESERVED_LABEL_KEYS.includes(key)) {
+      problems.push({ pointer: `${pointer}/${key}`, detail: `label name ${JSON.stringify(key)} is reserved` });
+    } else if (key.length > METRIC_LIMITS.labelKeyLength || !LABEL_KEY.test(key)) {
       problems.push({ pointer: `${pointer}/${key}`, detail: `label name ${JSON.stringify(key.slice(0, 60))} must be 1-${METRIC_LIMITS.labelKeyLength} characters of a-z, 0-9 and "_", not starting with a digit` });
     } else if (typeof value !== 'string' || value.length === 0 || value.length > METRIC_LIMITS.labelValueLength) {
       problems.push({ pointer: `${pointer}/${key}`, detail: `label ${key} must be a string of 1-${METRIC_LIMITS.labelValueLength} characters` });
@@ -86,6 +93,7 @@ export function checkPoints(points: readonly Point[], pointer: string): MetricPr
       problems.push({ pointer: `${pointer}/${i}/timestamp`, detail: `timestamps must be strictly increasing; ${new Date(t).toISOString()} does not follow ${new Date(previous).toISOString()}` });
     }
     if (!Number.isFinite(value)) problems.push({ pointer: `${pointer}/${i}/value`, detail: `value must be a finite number` });
+    else if (Math.abs(value) > METRIC_LIMITS.maxAbsValue) problems.push({ pointer: `${pointer}/${i}/value`, detail: `value ${value} is beyond the bound of ±${METRIC_LIMITS.maxAbsValue.toExponential()}` });
     if (Number.isFinite(t)) previous = t;
   }
   return problems;

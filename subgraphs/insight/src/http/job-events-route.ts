@@ -31,7 +31,7 @@ export function jobEventsRoute(options: EventsOptions): Route {
   async function open(headers: IncomingHttpHeaders, url: URL, jobId: string): Promise<{ job: Awaited<ReturnType<JobService['follow']>>; after: number }> {
     const ctx = await createContext(headers, { verifier: options.verifier, log: options.log });
     if (ctx.authError) throw ctx.authError;
-    const job = await options.jobs.follow(ctx.principal, jobId);
+    const job = await options.jobs.follow(ctx, jobId);
     const last = headers['last-event-id'] ?? url.searchParams.get('lastEventId') ?? '0';
     const after = Number(Array.isArray(last) ? last[0] : last);
     if (!Number.isInteger(after) || after < 0) throw new SvcError('BAD_USER_INPUT', `Last-Event-ID ${JSON.stringify(last)} must be a step number`, { errors: [{ pointer: '/Last-Event-ID', detail: 'not a step number' }] });

@@ -26,6 +26,8 @@ export interface InsightToolCallDeps {
   routerUrl: string;
   /** Platform JWT the tools run with (SVC_TOKEN). */
   token?: string | undefined;
+  /** Tenant the tools act for (SVC_TENANT_ID). */
+  tenantId?: string | undefined;
   log: Logger;
 }
 
@@ -64,8 +66,10 @@ function explain(error: SvcError, name: string, deps: InsightToolCallDeps): stri
     case 'UNAUTHENTICATED':
       return `The platform refused SVC_TOKEN: ${sentence(message)} Set SVC_TOKEN to a valid, unexpired platform token (POST /api/v1/auth/token) and restart the insight MCP server.`;
     case 'FORBIDDEN':
+      if (/tenant/i.test(message)) return `The platform refused ${name}: ${sentence(message)} SVC_TOKEN must grant the tenant in SVC_TENANT_ID${deps.tenantId ? ` (${deps.tenantId})` : ''}.`;
       return `The platform refused ${name}: ${sentence(message)} SVC_TOKEN must carry the analyst or reviewer role.`;
     case 'BAD_USER_INPUT':
+      if (/X-Svc-Tenant-Id/i.test(message)) return `${sentence(message)} Set SVC_TENANT_ID to the tenant whose metrics the tools read, and restart the insight MCP server.`;
       return `${sentence(message)} Correct that argument and call ${name} again.`;
     case 'NOT_FOUND':
       return `${sentence(message)}${/list_metrics/.test(message) ? '' : ' svcinsight_list_metrics lists the metrics there are, with their labels.'}`;
@@ -90,7 +94,7 @@ export async function callInsightTool(deps: InsightToolCallDeps, name: string, a
   let output: ToolOutput | null | undefined;
   try {
     const data = await deps.router.execute<{ insightTool?: ToolOutput | null }>(OPERATION, { name, arguments: args }, {
-      headers: { authorization: `Bearer ${deps.token}` },
+      headers: { authorization: `Bearer ${deps.token}`, ...(deps.tenantId ? { 'x-svc-tenant-id': deps.tenantId } : {}) },
       timeoutMs: REQUEST_TIMEOUT_MS,
     });
     output = data.insightTool;

@@ -23,6 +23,8 @@ export interface InsightMcpDeps {
   routerUrl: string;
   /** Platform JWT the tools run with (SVC_TOKEN): analyst or reviewer. */
   token?: string | undefined;
+  /** Tenant whose metrics the tools read (SVC_TENANT_ID); without it the token's only tenant. */
+  tenantId?: string | undefined;
   log: Logger;
 }
 
@@ -38,7 +40,7 @@ export async function createInsightMcpServer(deps: InsightMcpDeps): Promise<{ se
         'Tools of the Svc Platform analysis service over its metric series (stored business series, the platform\'s own figures, Prometheus): svcinsight_list_metrics shows what exists; svcinsight_lookup_metric reads one metric over a window with statistics; svcinsight_forecast forecasts a daily metric with a p10-p90 band; svcinsight_simulate runs a seeded what-if (a driver such as ad_spend changed by a percentage, its effect on a target such as revenue). Labels are written as key=value pairs separated by commas.',
     },
   );
-  const toolDeps = { router, routerUrl: deps.routerUrl, token: deps.token, log: deps.log };
+  const toolDeps = { router, routerUrl: deps.routerUrl, token: deps.token, tenantId: deps.tenantId, log: deps.log };
   registerListMetricsTool(server, toolDeps);
   registerLookupMetricTool(server, toolDeps);
   registerForecastTool(server, toolDeps);

@@ -12,7 +12,7 @@ import { createInsightMcpServer, type InsightMcpDeps } from './server.js';
  * exits.
  */
 
-/** The server's dependencies (SVC_ROUTER_URL, SVC_TOKEN). */
+/** The server's dependencies (SVC_ROUTER_URL, SVC_TOKEN, SVC_TENANT_ID). */
 export type InsightMcpStdioOptions = InsightMcpDeps;
 
 export async function runInsightMcpStdio(options: InsightMcpStdioOptions): Promise<{ close(): Promise<void> }> {
@@ -23,6 +23,6 @@ export async function runInsightMcpStdio(options: InsightMcpStdioOptions): Promi
     cleanup,
     log: options.log,
     what: 'insight MCP server',
-    fields: { routerUrl: options.routerUrl, hasToken: Boolean(options.token) },
+    fields: { routerUrl: options.routerUrl, hasToken: Boolean(options.token), tenantId: options.tenantId ?? null },
   });
 }

@@ -15,7 +15,7 @@ export class ActionResolver {
     @Arg('comment', () => String, { nullable: true }) comment: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<ActionProposal> {
-    return actionView(await this.actions.approve(ctx.principal, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
+    return actionView(await this.actions.approve(ctx, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
   }
 
   @Mutation(() => ActionProposal, { description: 'Rejects a PROPOSED action (reviewer). 409 naming the status if already decided or expired.' })
@@ -25,12 +25,12 @@ export class ActionResolver {
     @Arg('comment', () => String, { nullable: true }) comment: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<ActionProposal> {
-    return actionView(await this.actions.reject(ctx.principal, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
+    return actionView(await this.actions.reject(ctx, actionId, { ...(reviewedBy !== null ? { reviewedBy } : {}), ...(comment !== null ? { comment } : {}) }));
   }
 
   @Query(() => ActionProposal)
   async actionProposal(@Arg('actionId', () => ID) actionId: string, @Ctx() ctx: SvcContext): Promise<ActionProposal> {
-    return actionView(await this.actions.get(ctx.principal, actionId));
+    return actionView(await this.actions.get(ctx, actionId));
   }
 
   @Query(() => [ActionProposal], { description: 'Proposed actions newest first, by status and job (reviewers see all, analysts those of their jobs).' })
@@ -40,6 +40,6 @@ export class ActionResolver {
     @Arg('first', () => Int, { nullable: true, description: '1 to 200, default 50.' }) first: number | null,
     @Ctx() ctx: SvcContext,
   ): Promise<ActionProposal[]> {
-    return (await this.actions.list(ctx.principal, { ...(status !== null ? { status } : {}), ...(jobId !== null ? { jobId } : {}), ...(first !== null ? { first } : {}) })).map(actionView);
+    return (await this.actions.list(ctx, { ...(status !== null ? { status } : {}), ...(jobId !== null ? { jobId } : {}), ...(first !== null ? { first } : {}) })).map(actionView);
   }
 }

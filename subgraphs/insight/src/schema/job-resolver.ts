@@ -16,17 +16,17 @@ export class JobResolver {
     @Arg('idempotencyKey', () => String, { nullable: true }) idempotencyKey: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<InsightJob> {
-    return jobView((await this.jobs.create(ctx.principal, input, idempotencyKey ?? undefined)).job);
+    return jobView((await this.jobs.create(ctx, input, idempotencyKey ?? undefined)).job);
   }
 
   @Mutation(() => InsightJob, { description: 'Cancels a PENDING job at once, a RUNNING one at its next step; 409 once it has ended.' })
   async cancelInsightJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: SvcContext): Promise<InsightJob> {
-    return jobView(await this.jobs.cancel(ctx.principal, jobId));
+    return jobView(await this.jobs.cancel(ctx, jobId));
   }
 
   @Query(() => InsightJob)
   async insightJob(@Arg('jobId', () => ID) jobId: string, @Ctx() ctx: SvcContext): Promise<InsightJob> {
-    return jobView(await this.jobs.get(ctx.principal, jobId));
+    return jobView(await this.jobs.get(ctx, jobId));
   }
 
   @Query(() => InsightJobPage, { description: 'The caller\'s jobs newest first (every job for reviewers and admins).' })
@@ -36,13 +36,13 @@ export class JobResolver {
     @Arg('after', () => String, { nullable: true }) after: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<InsightJobPage> {
-    const page = await this.jobs.list(ctx.principal, { ...(status !== null ? { status } : {}), ...(first !== null ? { first } : {}), ...(after !== null ? { after } : {}) });
+    const page = await this.jobs.list(ctx, { ...(status !== null ? { status } : {}), ...(first !== null ? { first } : {}), ...(after !== null ? { after } : {}) });
     return { jobs: page.jobs.map(jobView), nextCursor: page.nextCursor };
   }
 
   @FieldResolver(() => [JobStep], { description: 'Steps after `after` (a step number), in order.' })
   async steps(@Root() job: InsightJob, @Arg('after', () => Int, { defaultValue: 0 }) after: number, @Ctx() ctx: SvcContext): Promise<JobStep[]> {
-    return (await this.jobs.steps(ctx.principal, job.jobId, after)).map(stepView);
+    return (await this.jobs.steps(ctx, job.jobId, after)).map(stepView);
   }
 
   @FieldResolver(() => [ActionProposal])

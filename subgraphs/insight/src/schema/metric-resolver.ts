@@ -14,7 +14,16 @@ export class MetricResolver {
 
   @Mutation(() => MetricIngestResult, { description: 'Stores series points (body as POST /api/v1/insight/metrics: {series: [{name, labels, unit, points: [{timestamp, value}]}]}); a point at an existing time replaces it. All or nothing.' })
   async ingestMetrics(@Arg('input', () => GraphQLJSONObject) input: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<MetricIngestResult> {
-    return this.metricService.ingest(ctx.principal, input);
+    return this.metricService.ingest(ctx, input);
+  }
+
+  @Mutation(() => MetricIngestResult, { description: 'Deletes the tenant\'s stored series of a metric (only those carrying `labels` when given) with their points: how many went. Role analyst; 404 when none matches.' })
+  async deleteMetricSeries(
+    @Arg('name', () => String) name: string,
+    @Arg('labels', () => GraphQLJSONObject, { nullable: true }) labels: Record<string, unknown> | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<MetricIngestResult> {
+    return this.metricService.remove(ctx, { name, ...(labels ? { labels } : {}) });
   }
 
   @Query(() => [MetricInfo], { description: 'Every series the analysis can read: stored, the platform\'s own figures, Prometheus.' })

@@ -57,19 +57,38 @@ function planOf(action: Action): Plan {
       return {
         operation: 'InsightTriggerCrawlJob',
         variables: { jobId: action.targetId, idempotencyKey: key },
-        roles: ['crawler'], tenants: [str(p.tenantId)], sites: [],
-        headers: { 'x-svc-tenant-id': str(p.tenantId) },
+        roles: ['crawler'], tenants: [action.tenantId], sites: [],
+        headers: { 'x-svc-tenant-id': action.tenantId },
         outcome: (d) => ({ execution: d.triggerCrawlJob }),
       };
     case 'CRAWL_SELECTOR_CHANGE':
       return {
         operation: 'InsightChangeCrawlSelectors',
         variables: { jobId: action.targetId, selectors: p.selectors ?? {}, idempotencyKey: key },
-        roles: ['crawler'], tenants: [str(p.tenantId)], sites: [],
-        headers: { 'x-svc-tenant-id': str(p.tenantId) },
+        roles: ['crawler'], tenants: [action.tenantId], sites: [],
+        headers: { 'x-svc-tenant-id': action.tenantId },
         outcome: (d) => ({ job: d.changeCrawlSelectors }),
       };
   }
+}
+
+const within = (needed: string[], granted: readonly string[] | '*' | undefined) => (granted === '*' ? needed : needed.filter((x) => granted?.includes(x)));
+
+/**
+ * The rights the work runs with: what it needs, intersected with the tenants and sites the
+ * approver held when deciding, so an approval can never do what its reviewer could not have
+ * asked for. Undefined (with the reason) when the approver lacked one of them.
+ */
+export function grantsFor(action: Action, plan: Pick<Plan, 'tenants' | 'sites'>): { tenants: string[]; sites: string[] } | { refused: string } {
+  const grants = action.decision?.reviewerGrants;
+  if (!grants) return { refused: 'the action has no recorded reviewer grants' };
+  const tenants = within(plan.tenants, grants.tenants);
+  const sites = within(plan.sites, grants.sites);
+  const missingTenant = plan.tenants.find((t) => !tenants.includes(t));
+  if (missingTenant !== undefined) return { refused: `the approver does not hold tenant ${JSON.stringify(missingTenant)}` };
+  const missingSite = plan.sites.find((x) => !sites.includes(x));
+  if (missingSite !== undefined) return { refused: `the approver does not hold site ${JSON.stringify(missingSite)}` };
+  return { tenants, sites };
 }
 
 /**
@@ -84,7 +103,12 @@ export function createActionExecutor(deps: ExecutorDeps) {
   const maxAttempts = deps.maxAttempts ?? 5;
   return async function execute(action: Action): Promise<ExecutionOutcome> {
     const plan = planOf(action);
-    const token = await deps.mintToken({ subject: 'svc:insight', actor: action.decision?.reviewerSubject ?? 'unknown', roles: plan.roles, tenants: plan.tenants, sites: plan.sites });
+    const grants = grantsFor(action, plan);
+    if ('refused' in grants) {
+      deps.log.warn({ actionId: action.id, kind: action.kind, reason: grants.refused }, 'an approved action was not executed');
+      return { ok: false, detail: { error: `Not executed: ${grants.refused}`, code: 'FORBIDDEN' } };
+    }
+    const token = await deps.mintToken({ subject: 'svc:insight', actor: action.decision?.reviewerSubject ?? 'unknown', roles: plan.roles, tenants: grants.tenants, sites: grants.sites });
     try {
       const data = await deps.call(plan.operation, plan.variables, { authorization: `Bearer ${token}`, 'x-request-id': `action-${action.id}-${action.executionAttempts}`, ...plan.headers });
       return { ok: true, detail: plan.outcome(data) };

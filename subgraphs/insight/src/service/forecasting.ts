@@ -30,6 +30,14 @@ export interface ScenarioResult extends Simulation {
   baseline: Forecast;
 }
 
+/** True when every number inside a model's result is finite. */
+function allFinite(value: unknown): boolean {
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (Array.isArray(value)) return value.every(allFinite);
+  if (value && typeof value === 'object') return Object.values(value).every(allFinite);
+  return true;
+}
+
 /** Forecasts and what-if simulations over daily series, read through the metric service and computed by `analytics`. */
 export function createForecastingService(deps: { metrics: MetricService; analytics: Analytics; now?: () => number }) {
   const now = deps.now ?? Date.now;
@@ -41,20 +49,30 @@ export function createForecastingService(deps: { metrics: MetricService; analyti
     return { points: series.length === 1 ? series[0]!.points : sumSeries(series.map((s) => s.points)), combined: series.length };
   }
 
-  async function rangeError<T>(work: Promise<T>, pointer: string): Promise<T> {
+  /**
+   * A series the models cannot fit (too short, constant, values far beyond the usual scale) is
+   * the data's problem, not the service's: the caller (a job's step, a tool) gets a 422 naming
+   * the series and the model's reason, and an analysis goes on with the rest of its evidence.
+   */
+  async function fitted<T>(work: Promise<T>, pointer: string, what: string): Promise<T> {
+    let result: T;
     try {
-      return await work;
+      result = await work;
     } catch (error) {
-      // By name: the error crossed from a worker thread.
-      if (error instanceof Error && error.name === 'RangeError') throw new SvcError('BAD_USER_INPUT', error.message, { status: 422, errors: [{ pointer, detail: error.message }] });
-      throw error;
+      if (error instanceof SvcError) throw error;
+      // By name and shape: the error crossed from a worker thread.
+      const reason = error instanceof Error ? error.message : String(error);
+      const message = error instanceof Error && error.name === 'RangeError' ? reason : `Could not fit ${what}: ${reason}`;
+      throw new SvcError('BAD_USER_INPUT', message, { status: 422, errors: [{ pointer, detail: message }] });
     }
+    if (!allFinite(result)) throw new SvcError('BAD_USER_INPUT', `Could not fit ${what}: the model's figures are not finite`, { status: 422, errors: [{ pointer, detail: 'the fit overflows' }] });
+    return result;
   }
 
   async function forecastSeries(caller: Caller, input: unknown): Promise<SeriesForecast> {
     const q = parseInput(forecastInputSchema, input);
     const { points, combined } = await daily(caller, q.name, q.labels);
-    const result = await rangeError(deps.analytics.forecast(points, q.horizon), '/name');
+    const result = await fitted(deps.analytics.forecast(points, q.horizon), '/name', `a forecast to ${q.name}`);
     return { ...result, name: q.name, labels: q.labels, combined, history: points };
   }
 
@@ -74,8 +92,8 @@ export function createForecastingService(deps: { metrics: MetricService; analyti
       }
       elasticity = { ...estimate, source: 'estimated' };
     }
-    const baseline = await rangeError(deps.analytics.forecast(target.points, q.horizon), '/target');
-    const simulation = await deps.analytics.simulate(baseline.points, { driverChange: q.changePercent / 100, elasticity, runs: q.runs, seed: q.seed });
+    const baseline = await fitted(deps.analytics.forecast(target.points, q.horizon), '/target', `a forecast to ${q.target.name}`);
+    const simulation = await fitted(deps.analytics.simulate(baseline.points, { driverChange: q.changePercent / 100, elasticity, runs: q.runs, seed: q.seed }), '/target', `a simulation of ${q.target.name}`);
     return { ...simulation, target: q.target, driver: q.driver, changePercent: q.changePercent, horizon: q.horizon, seed: q.seed, elasticity, baseline };
   }
 

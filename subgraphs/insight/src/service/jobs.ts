@@ -1,4 +1,4 @@
-import { hasRole, parseInput, requireRole, SvcError, type Principal } from '@svc/kit';
+import { hasRole, parseInput, requireRole, SvcError, tenantOf, type Principal, type Role, type TenantRequest } from '@svc/kit';
 import type { JobStatus } from '../domain/job.js';
 import type { Job, Step } from '../domain/job-records.js';
 import { idempotencyKeySchema, jobInputSchema, jobListSchema } from '../domain/job-input.js';
@@ -17,31 +17,39 @@ export interface JobServiceDeps {
 }
 
 /**
- * Analysts run analyses and see their own jobs; reviewers read every job (they decide on
- * proposals from anyone's report) and admins may do everything.
+ * Every job belongs to the tenant it was created in and is reached only through it (the
+ * `X-Svc-Tenant-Id` rule). Within a tenant analysts see their own jobs; reviewers read every
+ * job of the tenant (they decide on proposals from anyone's report) and admins may do everything.
  */
 export const seesAll = (p: Principal) => hasRole(p, 'reviewer');
+
+/** The caller's principal (with one of `roles`) and the tenant the call acts for. */
+export function scoped(request: TenantRequest, ...roles: Role[]): { principal: Principal; tenantId: string } {
+  const principal = requireRole(request.principal, ...roles);
+  return { principal, tenantId: tenantOf(request) };
+}
 
 export function createJobService(deps: JobServiceDeps) {
   const { store } = deps;
 
-  function visible(principal: Principal, job: Job | undefined, id: string): Job {
-    if (!job || (!seesAll(principal) && job.owner !== principal.subject)) throw new SvcError('NOT_FOUND', `No analysis job ${JSON.stringify(id)}`);
+  function visible(scope: { principal: Principal; tenantId: string }, job: Job | undefined, id: string): Job {
+    const { principal } = scope;
+    if (!job || job.tenantId !== scope.tenantId || (!seesAll(principal) && job.owner !== principal.subject)) throw new SvcError('NOT_FOUND', `No analysis job ${JSON.stringify(id)}`);
     return job;
   }
 
-  async function readable(principal: Principal | undefined, id: string): Promise<Job> {
-    const p = requireRole(principal, 'analyst', 'reviewer');
-    return visible(p, await store.get(id), id);
+  async function readable(request: TenantRequest, id: string): Promise<Job> {
+    return visible(scoped(request, 'analyst', 'reviewer'), await store.get(id), id);
   }
 
   return {
     /** A PENDING job, queued; the same idempotency key gives back the same job. */
-    async create(principal: Principal | undefined, input: unknown, idempotencyKey: string | undefined): Promise<{ job: Job; created: boolean }> {
-      const p = requireRole(principal, 'analyst');
+    async create(request: TenantRequest, input: unknown, idempotencyKey: string | undefined): Promise<{ job: Job; created: boolean }> {
+      const { principal: p, tenantId } = scoped(request, 'analyst');
       const body = parseInput(jobInputSchema, input);
       const key = idempotencyKey === undefined ? null : parseInput(idempotencyKeySchema, idempotencyKey, '/idempotencyKey');
       const result = await store.create({
+        tenantId,
         owner: p.subject,
         requesterId: body.requesterId ?? p.subject,
         prompt: body.prompt,
@@ -55,8 +63,8 @@ export function createJobService(deps: JobServiceDeps) {
 
     get: readable,
 
-    async steps(principal: Principal | undefined, id: string, afterSeq = 0): Promise<Step[]> {
-      await readable(principal, id);
+    async steps(request: TenantRequest, id: string, afterSeq = 0): Promise<Step[]> {
+      await readable(request, id);
       return store.steps(id, afterSeq);
     },
 
@@ -64,24 +72,23 @@ export function createJobService(deps: JobServiceDeps) {
      * A reader of one job's progress for a stream: visibility is checked once, here, and the
      * reader then costs one query per poll (the stream polls several times a second).
      */
-    async follow(principal: Principal | undefined, id: string): Promise<{ stepsAfter(after: number): Promise<Step[]>; status(): Promise<JobStatus | undefined> }> {
-      await readable(principal, id);
+    async follow(request: TenantRequest, id: string): Promise<{ stepsAfter(after: number): Promise<Step[]>; status(): Promise<JobStatus | undefined> }> {
+      await readable(request, id);
       return { stepsAfter: (after) => store.steps(id, after), status: async () => (await store.get(id))?.status };
     },
 
-    /** The caller's jobs newest first (every job for an admin), by cursor. */
-    async list(principal: Principal | undefined, filter: unknown): Promise<JobPage> {
-      const p = requireRole(principal, 'analyst', 'reviewer');
+    /** The caller's jobs of the tenant newest first (every job of the tenant for reviewers), by cursor. */
+    async list(request: TenantRequest, filter: unknown): Promise<JobPage> {
+      const { principal: p, tenantId } = scoped(request, 'analyst', 'reviewer');
       const q = parseInput(jobListSchema, filter);
       const after = q.after === undefined ? undefined : decodeCursor(q.after);
       if (q.after !== undefined && !after) throw new SvcError('BAD_USER_INPUT', `after ${JSON.stringify(q.after)} is not a cursor this API returned`, { errors: [{ pointer: '/after', detail: 'not a valid cursor' }] });
-      return store.list({ owner: seesAll(p) ? undefined : p.subject, status: q.status as JobStatus | undefined, after, limit: q.first });
+      return store.list({ tenantId, owner: seesAll(p) ? undefined : p.subject, status: q.status as JobStatus | undefined, after, limit: q.first });
     },
 
     /** PENDING → CANCELLED at once; RUNNING stops at its next step. 409 once final. */
-    async cancel(principal: Principal | undefined, id: string): Promise<Job> {
-      const p = requireRole(principal, 'analyst');
-      const job = visible(p, await store.get(id), id);
+    async cancel(request: TenantRequest, id: string): Promise<Job> {
+      const job = visible(scoped(request, 'analyst'), await store.get(id), id);
       if (job.status !== 'PENDING' && job.status !== 'RUNNING') throw new SvcError('CONFLICT', `Job ${id} is already ${job.status}`, { details: { status: job.status } });
       return (await store.requestCancel(id))!;
     },

@@ -1,7 +1,8 @@
-import { parseInput, requireRole, SvcError, type Principal } from '@svc/kit';
+import { parseInput, requireRole, SvcError, validationError, type TenantRequest } from '@svc/kit';
 import { aggregate, METRIC_LIMITS, type Series } from '../domain/metric.js';
-import { ingestBatch, ingestInputSchema, lookupInputSchema, metricQuery } from '../domain/metric-input.js';
+import { ingestBatch, ingestInputSchema, lookupInputSchema, metricQuery, removeInputSchema, reservedLabelProblems } from '../domain/metric-input.js';
 import type { MetricStore } from '../store/metric-store.js';
+import { scoped } from './jobs.js';
 import type { Caller, CatalogEntry, MetricSourceAdapter } from './sources/metric-source.js';
 
 export interface MetricServiceDeps {
@@ -18,15 +19,27 @@ const READERS = ['analyst', 'reviewer'] as const;
 export function createMetricService(deps: MetricServiceDeps) {
   const now = deps.now ?? Date.now;
 
-  async function sourceFor(name: string): Promise<MetricSourceAdapter | undefined> {
-    for (const source of deps.sources) if (await source.serves(name)) return source;
+  async function sourceFor(name: string, caller: Caller): Promise<MetricSourceAdapter | undefined> {
+    for (const source of deps.sources) if (await source.serves(name, caller)) return source;
     return undefined;
   }
 
   return {
-    async ingest(principal: Principal | undefined, input: unknown): Promise<{ series: number; points: number }> {
-      requireRole(principal, 'analyst');
-      return deps.store.ingest(ingestBatch(parseInput(ingestInputSchema, input)));
+    /** Stores the batch in the caller's tenant, all or nothing. */
+    async ingest(request: TenantRequest, input: unknown): Promise<{ series: number; points: number }> {
+      const { tenantId } = scoped(request, 'analyst');
+      const reserved = reservedLabelProblems(input);
+      if (reserved.length) throw validationError(reserved);
+      return deps.store.ingest(tenantId, ingestBatch(parseInput(ingestInputSchema, input)));
+    },
+
+    /** Deletes the tenant's series of a name (those carrying the given labels) with their points; 404 when none matches. */
+    async remove(request: TenantRequest, input: unknown): Promise<{ series: number; points: number }> {
+      const { tenantId } = scoped(request, 'analyst');
+      const q = parseInput(removeInputSchema, input);
+      const removed = await deps.store.remove(tenantId, q.name, q.labels);
+      if (removed.series === 0) throw new SvcError('NOT_FOUND', `No stored series ${JSON.stringify(q.name)}${Object.keys(q.labels).length ? ` with labels ${JSON.stringify(q.labels)}` : ''} in tenant ${JSON.stringify(tenantId)}`);
+      return removed;
     },
 
     async catalog(caller: Caller): Promise<CatalogEntry[]> {
@@ -46,7 +59,7 @@ export function createMetricService(deps: MetricServiceDeps) {
     async lookup(caller: Caller, input: unknown): Promise<Series[]> {
       requireRole(caller.principal, ...READERS);
       const query = metricQuery(parseInput(lookupInputSchema, input), now());
-      const source = await sourceFor(query.name);
+      const source = await sourceFor(query.name, caller);
       if (!source) throw new SvcError('NOT_FOUND', `No metric named ${JSON.stringify(query.name)}; list the available ones with metrics / svcinsight_list_metrics`);
       const limit = query.stepMs ? METRIC_LIMITS.rawPointsPerLookup : METRIC_LIMITS.pointsPerLookup;
       const series = await source.lookup(caller, query, limit);
@@ -60,7 +73,16 @@ export function createMetricService(deps: MetricServiceDeps) {
         }
         if (!query.stepMs) return s;
         const how = query.aggregation ?? (s.unit === 'ratio' ? 'avg' : 'sum');
-        return { ...s, points: aggregate(s.points, query.stepMs, how) };
+        const points = aggregate(s.points, query.stepMs, how);
+        // Values are bounded at ingest, but other sources (Prometheus) are not: never answer Infinity.
+        const overflow = points.find((p) => !Number.isFinite(p.value));
+        if (overflow) {
+          throw new SvcError('BAD_USER_INPUT', `The ${how} of ${s.name} over ${new Date(overflow.t).toISOString()} is not a finite number; ask for another aggregation or a smaller step`, {
+            status: 422,
+            errors: [{ pointer: '/aggregation', detail: 'the result overflows' }],
+          });
+        }
+        return { ...s, points };
       });
     },
   };

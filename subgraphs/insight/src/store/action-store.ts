@@ -7,6 +7,7 @@ export interface DecisionInput {
   status: 'APPROVED' | 'REJECTED';
   reviewedBy: string;
   reviewerSubject: string;
+  reviewerGrants: { tenants: readonly string[] | '*'; sites: readonly string[] | '*' };
   comment: string | null;
   /** The parameters' hash the reviewer saw; the decision holds only while it is still the action's. */
   paramsHash: string;
@@ -27,12 +28,12 @@ export function createActionStore(orm: MikroORM) {
   return {
     get,
 
-    async list(filter: { status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; limit: number }): Promise<Action[]> {
+    async list(filter: { tenantId: string; status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; limit: number }): Promise<Action[]> {
       const rows = await em().execute<Row[]>(
         `select a.* from insight.action a join insight.job j on j.id = a.job_id
-          where (?::text is null or a.status = ?) and (?::uuid is null or a.job_id = ?::uuid) and (?::text is null or j.owner = ?)
+          where a.tenant_id = ? and (?::text is null or a.status = ?) and (?::uuid is null or a.job_id = ?::uuid) and (?::text is null or j.owner = ?)
           order by a.proposed_at desc, a.id limit ?`,
-        [filter.status ?? null, filter.status ?? null, filter.jobId ?? null, filter.jobId ?? null, filter.owner ?? null, filter.owner ?? null, filter.limit],
+        [filter.tenantId, filter.status ?? null, filter.status ?? null, filter.jobId ?? null, filter.jobId ?? null, filter.owner ?? null, filter.owner ?? null, filter.limit],
       );
       return rows.map(toAction);
     },
@@ -49,9 +50,9 @@ export function createActionStore(orm: MikroORM) {
      */
     async decide(id: string, input: DecisionInput): Promise<Action | undefined> {
       const [row] = await em().execute<Row[]>(
-        `update insight.action set status = ?, reviewed_by = ?, reviewer_subject = ?, review_comment = ?, decided_at = now(), decision_hash = params_hash
+        `update insight.action set status = ?, reviewed_by = ?, reviewer_subject = ?, reviewer_grants = ?::jsonb, review_comment = ?, decided_at = now(), decision_hash = params_hash
           where id = ? and status = 'PROPOSED' and expires_at > now() and params_hash = ? and params = ?::jsonb returning *`,
-        [input.status, input.reviewedBy, input.reviewerSubject, input.comment, id, input.paramsHash, JSON.stringify(input.params)],
+        [input.status, input.reviewedBy, input.reviewerSubject, JSON.stringify(input.reviewerGrants), input.comment, id, input.paramsHash, JSON.stringify(input.params)],
       );
       return row ? toAction(row) : undefined;
     },

@@ -7,6 +7,7 @@ import type { ProposedAction, Report } from '../domain/report.js';
 import { toStep, toJob, type Row } from './rows.js';
 
 export interface NewJob {
+  tenantId: string;
   owner: string;
   requesterId: string;
   prompt: string;
@@ -56,25 +57,25 @@ export function createJobStore(orm: MikroORM) {
     async create(input: NewJob): Promise<{ job: Job; created: boolean }> {
       const id = randomUUID();
       const rows = await em().execute<Row[]>(
-        `insert into insight.job (id, owner, requester_id, prompt, idempotency_key, authority, pii_strict)
-         values (?, ?, ?, ?, ?, ?::jsonb, ?)
-         on conflict (owner, idempotency_key) do nothing returning *`,
-        [id, input.owner, input.requesterId, input.prompt, input.idempotencyKey, JSON.stringify(input.authority), input.piiStrict],
+        `insert into insight.job (id, tenant_id, owner, requester_id, prompt, idempotency_key, authority, pii_strict)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?)
+         on conflict (tenant_id, owner, idempotency_key) do nothing returning *`,
+        [id, input.tenantId, input.owner, input.requesterId, input.prompt, input.idempotencyKey, JSON.stringify(input.authority), input.piiStrict],
       );
       if (rows[0]) return { job: toJob(rows[0]), created: true };
-      const [existing] = await em().execute<Row[]>('select * from insight.job where owner = ? and idempotency_key = ?', [input.owner, input.idempotencyKey]);
+      const [existing] = await em().execute<Row[]>('select * from insight.job where tenant_id = ? and owner = ? and idempotency_key = ?', [input.tenantId, input.owner, input.idempotencyKey]);
       return { job: toJob(existing!), created: false };
     },
 
-    /** Newest first; `owner` undefined lists everyone's (admin). */
-    async list(filter: { owner?: string | undefined; status?: JobStatus | undefined; after?: { createdAt: Date; id: string } | undefined; limit: number }): Promise<JobPage> {
+    /** The tenant's jobs newest first; `owner` undefined lists everyone's in the tenant (reviewers). */
+    async list(filter: { tenantId: string; owner?: string | undefined; status?: JobStatus | undefined; after?: { createdAt: Date; id: string } | undefined; limit: number }): Promise<JobPage> {
       const rows = await em().execute<Row[]>(
         `select * from insight.job
-          where (?::text is null or owner = ?)
+          where tenant_id = ? and (?::text is null or owner = ?)
             and (?::text is null or status = ?)
             and (?::timestamptz is null or (created_at, id) < (?::timestamptz, ?::uuid))
           order by created_at desc, id desc limit ?`,
-        [filter.owner ?? null, filter.owner ?? null, filter.status ?? null, filter.status ?? null, filter.after?.createdAt ?? null, filter.after?.createdAt ?? null, filter.after?.id ?? null, filter.limit + 1],
+        [filter.tenantId, filter.owner ?? null, filter.owner ?? null, filter.status ?? null, filter.status ?? null, filter.after?.createdAt ?? null, filter.after?.createdAt ?? null, filter.after?.id ?? null, filter.limit + 1],
       );
       const jobs = rows.slice(0, filter.limit).map(toJob);
       return { jobs, nextCursor: rows.length > filter.limit ? encodeCursor(jobs[jobs.length - 1]!) : null };
@@ -145,9 +146,9 @@ export function createJobStore(orm: MikroORM) {
         for (const a of actions) {
           const id = randomUUID();
           await tx.execute(
-            `insert into insight.action (id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, expires_at)
-             values (?, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, now() + make_interval(hours => ?))`,
-            [id, jobId, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, options.ttlHours],
+            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, expires_at)
+             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, now() + make_interval(hours => ?) from insight.job j where j.id = ?`,
+            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, options.ttlHours, jobId],
           );
           ids.push(id);
         }

@@ -31,9 +31,9 @@ function toSeries(r: Row): StoredSeries {
 }
 
 const UPSERT_SERIES = `
-insert into insight.metric_series (id, name, labels, labels_key, unit)
-values (gen_random_uuid(), ?, ?::jsonb, ?, ?)
-on conflict (name, labels_key) do update set unit = coalesce(excluded.unit, insight.metric_series.unit)
+insert into insight.metric_series (id, tenant_id, name, labels, labels_key, unit)
+values (gen_random_uuid(), ?, ?, ?::jsonb, ?, ?)
+on conflict (tenant_id, name, labels_key) do update set unit = coalesce(excluded.unit, insight.metric_series.unit)
 returning id`;
 
 const UPSERT_POINTS = `
@@ -42,18 +42,18 @@ select ?::uuid, to_timestamp(x.t / 1000.0), x.v
   from jsonb_to_recordset(?::jsonb) as x(t double precision, v double precision)
 on conflict (series_id, t) do update set value = excluded.value`;
 
-/** Metric series and their points in the `insight` schema. */
+/** Metric series and their points in the `insight` schema; every query is within one tenant. */
 export function createMetricStore(orm: MikroORM) {
   return {
     /**
      * Writes every series of the batch in one transaction: a series is created on first sight
      * (name + labels), a point at an existing time replaces the old value. All or nothing.
      */
-    async ingest(batch: readonly SeriesBatch[]): Promise<{ series: number; points: number }> {
+    async ingest(tenantId: string, batch: readonly SeriesBatch[]): Promise<{ series: number; points: number }> {
       let points = 0;
       await orm.em.fork().transactional(async (em) => {
         for (const s of batch) {
-          const [row] = await em.execute<Row[]>(UPSERT_SERIES, [s.name, JSON.stringify(s.labels), seriesKey(s), s.unit ?? null]);
+          const [row] = await em.execute<Row[]>(UPSERT_SERIES, [tenantId, s.name, JSON.stringify(s.labels), seriesKey(s), s.unit ?? null]);
           for (let i = 0; i < s.points.length; i += 10_000) {
             const slice = s.points.slice(i, i + 10_000).map((p) => ({ t: p.t, v: p.value }));
             await em.execute(UPSERT_POINTS, [row!.id, JSON.stringify(slice)]);
@@ -65,30 +65,46 @@ export function createMetricStore(orm: MikroORM) {
     },
 
     /** Every series with its point count and time range, by name then labels. */
-    async list(name?: string): Promise<StoredSeries[]> {
+    async list(tenantId: string, name?: string): Promise<StoredSeries[]> {
       const rows = await orm.em.fork().execute<Row[]>(
         `select s.id, s.name, s.labels, s.unit, count(p.t) as points, min(p.t) as first_t, max(p.t) as last_t
            from insight.metric_series s left join insight.metric_point p on p.series_id = s.id
-          where (?::text is null or s.name = ?)
+          where s.tenant_id = ? and (?::text is null or s.name = ?)
           group by s.id order by s.name, s.labels_key`,
-        [name ?? null, name ?? null],
+        [tenantId, name ?? null, name ?? null],
       );
       return rows.map(toSeries);
     },
 
     /** Every series' name, labels and unit, without counting points (for planning). */
-    async names(): Promise<{ name: string; labels: Labels; unit: string | null }[]> {
-      const rows = await orm.em.fork().execute<Row[]>('select name, labels, unit from insight.metric_series order by name, labels_key');
+    async names(tenantId: string): Promise<{ name: string; labels: Labels; unit: string | null }[]> {
+      const rows = await orm.em.fork().execute<Row[]>('select name, labels, unit from insight.metric_series where tenant_id = ? order by name, labels_key', [tenantId]);
       return rows.map((r) => ({ name: String(r.name), labels: json<Labels>(r.labels), unit: (r.unit as string | null) ?? null }));
     },
 
     /** Series of `name` carrying every label of `labels`. */
-    async find(name: string, labels: Labels): Promise<StoredSeries[]> {
+    async find(tenantId: string, name: string, labels: Labels): Promise<StoredSeries[]> {
       const rows = await orm.em.fork().execute<Row[]>(
-        `select s.id, s.name, s.labels, s.unit from insight.metric_series s where s.name = ? and s.labels @> ?::jsonb order by s.labels_key`,
-        [name, JSON.stringify(labels)],
+        `select s.id, s.name, s.labels, s.unit from insight.metric_series s where s.tenant_id = ? and s.name = ? and s.labels @> ?::jsonb order by s.labels_key`,
+        [tenantId, name, JSON.stringify(labels)],
       );
       return rows.map(toSeries);
+    },
+
+    /**
+     * Deletes the tenant's series of `name` carrying every label of `labels` (all of them with
+     * `{}`), with their points; returns how many series and points went.
+     */
+    async remove(tenantId: string, name: string, labels: Labels): Promise<{ series: number; points: number }> {
+      const rows = await orm.em.fork().execute<Row[]>(
+        `with gone as (
+           delete from insight.metric_series s where s.tenant_id = ? and s.name = ? and s.labels @> ?::jsonb returning s.id
+         )
+         select (select count(*) from gone) as series,
+                (select count(*) from insight.metric_point p where p.series_id in (select id from gone)) as points`,
+        [tenantId, name, JSON.stringify(labels)],
+      );
+      return { series: Number(rows[0]?.series ?? 0), points: Number(rows[0]?.points ?? 0) };
     },
 
     /** Points of one series in [from, to), oldest first, at most `limit`. */
@@ -101,9 +117,9 @@ export function createMetricStore(orm: MikroORM) {
       return rows.map((r) => ({ t: Number(r.t), value: Number(r.value) }));
     },
 
-    /** True when no series exists yet (the demo seed runs only then). */
-    async isEmpty(): Promise<boolean> {
-      const rows = await orm.em.fork().execute<Row[]>('select 1 from insight.metric_series limit 1');
+    /** True when the tenant has no series yet (the demo seed runs only then). */
+    async isEmpty(tenantId: string): Promise<boolean> {
+      const rows = await orm.em.fork().execute<Row[]>('select 1 from insight.metric_series where tenant_id = ? limit 1', [tenantId]);
       return rows.length === 0;
     },
   };

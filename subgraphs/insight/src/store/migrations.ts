@@ -137,9 +137,45 @@ create index review_notice_pending on insight.review_notice (next_attempt_at) wh
   }
 }
 
+/**
+ * Every analysis object belongs to a tenant: metric series (and through them their points),
+ * jobs (and their steps and reports), actions (and their decisions). Existing jobs go to the
+ * tenant their requester's token named when it named exactly one, else to `demo`; series had
+ * no owner and were only ever the demo shop's or one tenant's, so they go to `demo`. An
+ * action records the reviewer's grants, so its execution can never do more than the reviewer
+ * could have asked for.
+ */
+class TenantScope extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table insight.metric_series add column tenant_id text not null default 'demo';
+alter table insight.metric_series alter column tenant_id drop default;
+alter table insight.metric_series drop constraint metric_series_name_labels_key_key;
+alter table insight.metric_series add constraint metric_series_tenant_name_labels unique (tenant_id, name, labels_key);
+alter table insight.job add column tenant_id text;
+update insight.job set tenant_id = case
+  when jsonb_typeof(authority->'tenants') = 'array' and jsonb_array_length(authority->'tenants') = 1 then authority->'tenants'->>0
+  else 'demo' end;
+alter table insight.job alter column tenant_id set not null;
+alter table insight.job drop constraint job_owner_idempotency_key_key;
+alter table insight.job add constraint job_tenant_owner_idempotency unique (tenant_id, owner, idempotency_key);
+drop index insight.job_owner_created;
+drop index insight.job_created;
+create index job_tenant_owner_created on insight.job (tenant_id, owner, created_at desc, id desc);
+create index job_tenant_created on insight.job (tenant_id, created_at desc, id desc);
+alter table insight.action add column tenant_id text;
+update insight.action a set tenant_id = j.tenant_id from insight.job j where j.id = a.job_id;
+alter table insight.action alter column tenant_id set not null;
+alter table insight.action add column reviewer_grants jsonb;
+drop index insight.action_status;
+create index action_tenant_status on insight.action (tenant_id, status, proposed_at desc);`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
   { name: '0003_jobs', class: Jobs },
   { name: '0004_review_notices', class: ReviewNotices },
+  { name: '0005_tenant_scope', class: TenantScope },
 ];

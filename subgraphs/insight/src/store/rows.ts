@@ -1,6 +1,6 @@
 import type { ActionKind, ActionStatus, ExpectedImpact, TargetType } from '../domain/action.js';
 import type { JobStatus, StepKind } from '../domain/job.js';
-import type { Action, Authority, Job, Step } from '../domain/job-records.js';
+import type { Action, Authority, Decision, Job, Step } from '../domain/job-records.js';
 import type { Report } from '../domain/report.js';
 
 /** Row mappers: database rows of the `insight` schema to domain records. */
@@ -14,6 +14,7 @@ const str = (v: unknown) => (v === null || v === undefined ? null : String(v));
 export function toJob(r: Row): Job {
   return {
     id: String(r.id),
+    tenantId: String(r.tenant_id),
     owner: String(r.owner),
     requesterId: String(r.requester_id),
     prompt: String(r.prompt),
@@ -58,6 +59,7 @@ export function toStep(r: Row): Step {
 export function toAction(r: Row): Action {
   return {
     id: String(r.id),
+    tenantId: String(r.tenant_id),
     jobId: String(r.job_id),
     kind: r.kind as ActionKind,
     title: String(r.title),
@@ -71,7 +73,7 @@ export function toAction(r: Row): Action {
     proposedAt: new Date(String(r.proposed_at)),
     expiresAt: new Date(String(r.expires_at)),
     decision: r.decided_at
-      ? { reviewedBy: String(r.reviewed_by), reviewerSubject: String(r.reviewer_subject), comment: str(r.review_comment), decidedAt: new Date(String(r.decided_at)) }
+      ? { reviewedBy: String(r.reviewed_by), reviewerSubject: String(r.reviewer_subject), reviewerGrants: r.reviewer_grants ? json<Decision['reviewerGrants']>(r.reviewer_grants) : null, comment: str(r.review_comment), decidedAt: new Date(String(r.decided_at)) }
       : null,
     outcome: r.outcome ? json<Record<string, unknown>>(r.outcome) : null,
     executedAt: date(r.executed_at),

@@ -7,6 +7,7 @@ import { apolloHandler } from '../http/apollo-handler.js';
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
+import { FiniteNumberRule, plainMessage, useFiniteVariables } from './finite-numbers.js';
 import { BadTextRule, maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
 import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 
@@ -36,10 +37,10 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     // svc owns shutdown (drain HTTP, stop jobs, close pools); Apollo must not race it.
     stopOnTerminationSignals: false,
     includeStacktraceInErrorResponses: false,
-    formatError: maskError,
+    formatError: (formatted, error) => plainMessage(maskError(formatted, error)),
     // The router bounds introspection too; a subgraph reached directly must not be deeper.
-    validationRules: [introspectionDepthRule(), BadTextRule],
-    plugins: [ApolloServerPluginInlineTraceDisabled(), useAuthGuard(options), useOperationLog(log)],
+    validationRules: [introspectionDepthRule(), BadTextRule, FiniteNumberRule],
+    plugins: [ApolloServerPluginInlineTraceDisabled(), useFiniteVariables<SvcContext>(), useAuthGuard(options), useOperationLog(log)],
     logger: log,
   });
   const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log }, req.socket.remoteAddress);

@@ -5,6 +5,8 @@ import type { MetricQuery } from '../../domain/metric-input.js';
 /** Who is asking: sources that read other services act with this person's authority. */
 export interface Caller {
   principal: Principal;
+  /** The tenant the call (or the job) acts for: every source answers within it. */
+  tenantId: string;
   /** The caller's credentials and request id, forwarded to the router. */
   headers: Record<string, string>;
 }
@@ -24,7 +26,7 @@ export interface CatalogEntry {
 export interface MetricSourceAdapter {
   kind: MetricSource;
   /** Whether this source serves series of that name (so a lookup asks only the right one). */
-  serves(name: string): boolean | Promise<boolean>;
+  serves(name: string, caller: Caller): boolean | Promise<boolean>;
   catalog(caller: Caller): Promise<CatalogEntry[]>;
   /** The catalog without point counts and time ranges, when a source can give it cheaper. */
   names?(caller: Caller): Promise<CatalogEntry[]>;

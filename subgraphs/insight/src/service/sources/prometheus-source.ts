@@ -14,6 +14,8 @@ export interface PrometheusSourceOptions {
   timeoutMs?: number;
   /** Largest number of points Prometheus is asked for per series. */
   maxPoints?: number;
+  /** The tenants whose analyses may read these series (SVC_PROMETHEUS_TENANTS); others never see them. */
+  tenants: readonly string[] | '*';
 }
 
 const NAME = /^[a-zA-Z_:][a-zA-Z0-9_:]*$/;
@@ -57,12 +59,14 @@ export function prometheusSource(options: PrometheusSourceOptions): MetricSource
     return names.values;
   }
 
+  const readable = (tenantId: string) => options.tenants === '*' || options.tenants.includes(tenantId);
   return {
     kind: 'prometheus',
-    async serves(name) {
-      return NAME.test(name) && (await metricNames()).has(name);
+    async serves(name, caller) {
+      return readable(caller.tenantId) && NAME.test(name) && (await metricNames()).has(name);
     },
-    async catalog(): Promise<CatalogEntry[]> {
+    async catalog(caller): Promise<CatalogEntry[]> {
+      if (!readable(caller.tenantId)) return [];
       return [...(await metricNames())].sort().map((name) => ({ name, labels: {}, unit: null, source: 'prometheus' as const, description: 'read through Prometheus' }));
     },
     async lookup(_caller, query, limit): Promise<Series[]> {

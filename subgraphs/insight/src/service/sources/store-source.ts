@@ -5,17 +5,17 @@ import type { MetricSourceAdapter } from './metric-source.js';
 export function storeSource(store: MetricStore): MetricSourceAdapter {
   return {
     kind: 'store',
-    async serves(name) {
-      return (await store.find(name, {})).length > 0;
+    async serves(name, caller) {
+      return (await store.find(caller.tenantId, name, {})).length > 0;
     },
-    async catalog() {
-      return (await store.list()).map((s) => ({ name: s.name, labels: s.labels, unit: s.unit, source: 'store' as const, points: s.points, first: s.first, last: s.last }));
+    async catalog(caller) {
+      return (await store.list(caller.tenantId)).map((s) => ({ name: s.name, labels: s.labels, unit: s.unit, source: 'store' as const, points: s.points, first: s.first, last: s.last }));
     },
-    async names() {
-      return (await store.names()).map((s) => ({ ...s, source: 'store' as const }));
+    async names(caller) {
+      return (await store.names(caller.tenantId)).map((s) => ({ ...s, source: 'store' as const }));
     },
-    async lookup(_caller, query, limit) {
-      const series = await store.find(query.name, query.labels);
+    async lookup(caller, query, limit) {
+      const series = await store.find(caller.tenantId, query.name, query.labels);
       return Promise.all(
         series.map(async (s) => ({
           name: s.name,
