@@ -51,6 +51,7 @@ const WRITES: Record<string, string[]> = {
   'post /api/v1/insight/actions/{actionId}/approve': [fingerprint('insight.action', 'id, status')],
   'post /api/v1/insight/actions/{actionId}/reject': [fingerprint('insight.action', 'id, status')],
   'post /api/v1/insight/metrics': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.*')],
+  'delete /api/v1/insight/metrics/{name}': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.series_id, r.t')],
   'post /api/v1/forms/{formKey}/submit': [fingerprint('cms.form_submission', 'id')],
   'post /api/v1/crawl/jobs': [fingerprint('crawl.crawl_job', 'id')],
   'post /api/v1/crawl/jobs/{jobId}/trigger': [fingerprint('crawl.crawl_execution', 'id')],

@@ -40,7 +40,7 @@ const seriesInput = z
   .strict()
   .superRefine((s, ctx) => {
     for (const p of checkPoints(s.points.map((x) => ({ t: x.timestamp, value: x.value })), '')) {
-      ctx.addIssue({ code: 'custom', path: ['points', ...p.pointer.split('/').filter(Boolean)], message: p.detail });
+      ctx.addIssue({ code: 'custom', path: ['points', ...p.pointer.split('/').filter(Boolean).map((k) => (/^\d+$/.test(k) ? Number(k) : k))], message: p.detail });
     }
   });
 
