@@ -33,10 +33,10 @@ describe('bad text', () => {
     const path = await call(`${platform.bridge}/api/v1/contents/wel%00come`, { headers: { 'X-Svc-Site-Key': 'demo' } });
     expect(path.status).toBe(400);
     expect(path.body.detail).toContain('Path parameter contentSlug');
-    const query = await call(`${platform.bridge}/api/v1/insight/jobs?status=%00`, { headers: bearer(admin) });
+    const query = await call(`${platform.bridge}/api/v1/insight/jobs?status=%00`, { headers: { ...bearer(admin), 'x-svc-tenant-id': 'demo' } });
     expect(query.status).toBe(400);
     expect(query.body.message).toContain('Query parameter status');
-    const body = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(admin), json: { prompt: LONE } });
+    const body = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: { ...bearer(admin), 'x-svc-tenant-id': 'demo' }, json: { prompt: LONE } });
     expect(body.status).toBe(400);
     expect(body.body).toMatchObject({ code: 400, message: expect.stringContaining('/prompt: it contains an unpaired UTF-16 surrogate') });
     const form = await call(`${platform.bridge}/api/v1/forms/contact/submit`, { headers: { 'X-Svc-Site-Key': 'demo' }, json: { applicantName: NUL } });
@@ -63,7 +63,7 @@ describe('structure', () => {
   const deep = (n: number) => `${'{"a":'.repeat(n)}1${'}'.repeat(n)}`;
 
   it('refuses JSON nested 20,000 deep at the bridge, the router and a subgraph', async () => {
-    const bridge = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: { ...bearer(admin), 'content-type': 'application/json' }, body: `{"prompt":${deep(20_000)}}` });
+    const bridge = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: { ...bearer(admin), 'x-svc-tenant-id': 'demo', 'content-type': 'application/json' }, body: `{"prompt":${deep(20_000)}}` });
     expect(bridge.status).toBe(400);
     expect(bridge.body.message).toContain('nests deeper than 64 levels');
     for (const url of [platform.router, platform.urls.llm!]) {

@@ -107,7 +107,7 @@ describe('the database refusing connections', () => {
       expect(delivery.value.headers.get('retry-after')).toBe('5');
       expect(delivery.value.body).toMatchObject({ status: 503, title: expect.any(String) });
       expect(delivery.ms).toBeLessThan(8000);
-      const jobs = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(admin) });
+      const jobs = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: { ...bearer(admin), 'x-svc-tenant-id': 'demo' } });
       expect(jobs.status).toBe(503);
       expect(jobs.body).toMatchObject({ code: 503, data: null });
       const graph = await gql(platform.router, '{ contents(siteKey: "demo") { id } }', {}, bearer(admin));
@@ -119,7 +119,7 @@ describe('the database refusing connections', () => {
       await cut(true);
     }
     await eventually(async () => ((await call(`${platform.bridge}/api/v1/contents/about`, { headers: { 'X-Svc-Site-Key': 'demo' } })).status === 200 ? true : undefined), 20_000, 'delivery to recover');
-    expect((await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(admin) })).status).toBe(200);
+    expect((await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: { ...bearer(admin), 'x-svc-tenant-id': 'demo' } })).status).toBe(200);
     expect(lines.filter((l) => l.includes('unexpected error in operation')).length).toBe(0);
   });
 });

@@ -53,7 +53,7 @@ async function once(kind: Outcome['kind']): Promise<Outcome> {
     kind === 'submit'
       ? await call(`${bridge}/api/v1/forms/contact/submit`, { headers: { 'X-Svc-Site-Key': 'demo' }, json: { applicantName: `Load ${++sequence}`, email: 'load@example.com', company: 'Load Ltd', inquiryType: 'SALES', message: 'Under load' } })
       : kind === 'jobs'
-        ? await call(`${bridge}/api/v1/insight/jobs`, { headers: { authorization: `Bearer ${admin}` } })
+        ? await call(`${bridge}/api/v1/insight/jobs`, { headers: { authorization: `Bearer ${admin}`, 'x-svc-tenant-id': 'demo' } })
         : await call(`${bridge}/api/v1/contents/welcome`, { headers: { 'X-Svc-Site-Key': 'demo' } });
   return { kind, status: reply.status, ms: performance.now() - started, retryAfter: reply.headers.get('retry-after'), body: (reply.body ?? {}) as Record<string, unknown>, at };
 }
