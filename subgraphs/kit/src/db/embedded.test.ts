@@ -1,0 +1,43 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import pg from 'pg';
+import { createLogger } from '../logger.js';
+import { startEmbeddedDatabase, type EmbeddedDatabase } from './embedded.js';
+
+/**
+ * PGlite is one backend behind a socket server that queues each connection's protocol
+ * messages: an extended-protocol query (Parse, Bind, Describe, Execute, Sync) must run whole,
+ * or another connection's unnamed statement replaces its own ("unnamed prepared statement does
+ * not exist", as agenda's schedulers logged under bursts of jobs).
+ */
+let dir: string;
+let db: EmbeddedDatabase;
+
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+  db = await startEmbeddedDatabase(dir, createLogger({ level: 'silent', name: 'test' }));
+});
+afterAll(async () => {
+  await db?.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('embedded PostgreSQL', () => {
+  it('keeps every connection\'s parameterised queries whole under a burst from many connections', async () => {
+    const pool = new pg.Pool({ connectionString: db.url, max: 12 });
+    try {
+      // Each statement's text differs, so a Bind that reached another connection's statement shows.
+      const results = await Promise.allSettled(
+        Array.from({ length: 600 }, (_, i) => pool.query<{ id: number; who: string }>(`select $1::int as id, 'w${i % 7}' as who`, [i])),
+      );
+      const failures = results.filter((r) => r.status === 'rejected').map((r) => String((r as PromiseRejectedResult).reason));
+      expect(failures).toEqual([]);
+      const rows = results.map((r) => (r as PromiseFulfilledResult<pg.QueryResult<{ id: number; who: string }>>).value.rows[0]!);
+      expect(rows.map((r) => [r.id, r.who])).toEqual(rows.map((_, i) => [i, `w${i % 7}`]));
+    } finally {
+      await pool.end();
+    }
+  });
+});
