@@ -3,7 +3,7 @@ import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
-import { createCrawlScheduler, type CrawlScheduler } from './service/crawl-scheduler.js';
+import { createCrawlScheduler, type CrawlScheduler } from './worker/crawl-queue.js';
 import { createCrawlService, type CrawlService } from './service/crawl-service.js';
 import { tenantOf } from './service/tenancy.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';

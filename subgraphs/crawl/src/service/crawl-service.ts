@@ -6,7 +6,7 @@ import type { KnowledgeStore } from '../store/knowledge-store.js';
 import { checkEmbeddingModel } from './embedding-model-check.js';
 import type { Embedder } from './gateway-embedder.js';
 import type { ExecutionRow, ItemDay, JobRow, JobStore } from '../store/job-store.js';
-import type { CrawlScheduler } from './crawl-scheduler.js';
+import type { CrawlScheduler } from '../worker/crawl-queue.js';
 import { tenantOf, writerTenant } from './tenancy.js';
 
 export interface CrawlServiceDeps {

@@ -9,7 +9,7 @@ import { healSelectors } from '../extract/heal.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { JobStore } from '../store/job-store.js';
-import { syncItems, type RagSyncDeps } from './rag-sync.js';
+import { syncItems, type RagSyncDeps } from '../service/rag-sync.js';
 
 export interface RunnerDeps {
   jobs: JobStore;

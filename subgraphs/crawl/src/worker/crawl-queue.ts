@@ -1,7 +1,7 @@
 import type { Agenda, Logger } from '@svc/kit';
 import { nextRunAt } from '../domain/cron.js';
 import type { JobStore } from '../store/job-store.js';
-import { runExecution, type RunnerDeps } from './crawl-runner.js';
+import { runExecution, type RunnerDeps } from './run-crawl-execution.js';
 
 const RUN = 'crawl.run';
 const SCHEDULED = 'crawl.scheduled';
