@@ -1,6 +1,6 @@
 import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import DataLoader from 'dataloader';
-import { createCmsJobs } from './jobs.js';
+import { createCmsJobs } from './worker/deliver-form-webhook.js';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
 import type { Content } from './domain/content.js';

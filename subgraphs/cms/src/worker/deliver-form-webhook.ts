@@ -1,8 +1,8 @@
 import type { Agenda, Logger, OutboundHttp } from '@svc/kit';
-import type { PublishScheduler, Publishing } from './service/publishing.js';
-import type { WebhookQueue } from './service/submit-form.js';
-import { deliverWebhook } from './service/webhook-delivery.js';
-import type { SubmissionStore } from './store/submission-store.js';
+import type { PublishScheduler, Publishing } from '../service/publishing.js';
+import type { WebhookQueue } from '../service/submit-form.js';
+import { deliverWebhook } from '../service/webhook-delivery.js';
+import type { SubmissionStore } from '../store/submission-store.js';
 
 const PUBLISH = 'cms.publish-scheduled';
 const WEBHOOK = 'cms.form-webhook';
