@@ -1,26 +1,19 @@
 import type { Agenda, Logger, OutboundHttp } from '@svc/kit';
-import type { PublishScheduler, Publishing } from '../service/publishing.js';
 import type { WebhookQueue } from '../service/submit-form.js';
 import { deliverWebhook } from '../service/webhook-delivery.js';
 import type { SubmissionStore } from '../store/submission-store.js';
 
-const PUBLISH = 'cms.publish-scheduled';
 const WEBHOOK = 'cms.form-webhook';
 
 /**
- * The cms's durable jobs: scheduled publishing and form webhooks (both survive restarts).
- * A webhook's durable record is its submission row (the outbox, see store/migrations.ts); the
- * agenda job is only a prompt nudge. `sweepWebhooks` delivers every due one whose job was never
- * queued (the process died between the two, or queueing failed) or was lost; it runs at start
- * and then periodically.
+ * The `cms.form-webhook` job: delivers a form submission to the form's webhook (it survives
+ * restarts). A webhook's durable record is its submission row (the outbox, see
+ * store/migrations.ts); the agenda job is only a prompt nudge. `sweep` delivers every due one
+ * whose job was never queued (the process died between the two, or queueing failed) or was
+ * lost; it runs at start and then periodically.
  */
-export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, http: Pick<OutboundHttp, 'fetch'>, log: Logger, retryBaseMs: number) {
-  const scheduler: PublishScheduler = {
-    async schedule(contentId, version, at) {
-      await agenda.create(PUBLISH, { contentId, version }).unique({ 'data.contentId': contentId }).schedule(at).save();
-    },
-  };
-  const webhooks: WebhookQueue = {
+export function createDeliverFormWebhook(agenda: Agenda, submissions: SubmissionStore, http: Pick<OutboundHttp, 'fetch'>, log: Logger, retryBaseMs: number) {
+  const queue: WebhookQueue = {
     async enqueue(submissionId) {
       await agenda.now(WEBHOOK, { submissionId });
     },
@@ -30,22 +23,16 @@ export function createCmsJobs(agenda: Agenda, submissions: SubmissionStore, http
     if (outcome.retryAt) await agenda.schedule(outcome.retryAt, WEBHOOK, { submissionId });
   }
   return {
-    scheduler,
-    webhooks,
+    queue,
     /** Delivers the due PENDING webhooks (at most `batch`); returns how many were due. */
-    async sweepWebhooks(batch = 100): Promise<number> {
+    async sweep(batch = 100): Promise<number> {
       const due = await submissions.dueWebhooks(batch);
       for (const submissionId of due) await deliver(submissionId);
       if (due.length) log.info({ due: due.length }, 'webhook outbox swept');
       return due.length;
     },
-    /** Registers the handlers; call before agenda.start(). */
-    define(publishing: Pick<Publishing, 'publishScheduled'>) {
-      agenda.define(PUBLISH, async (job: { attrs: { data: { contentId: string; version: number } } }) => {
-        const { contentId, version } = job.attrs.data;
-        const published = await publishing.publishScheduled(contentId, version);
-        log.info({ contentId, version, published }, 'scheduled publish ran');
-      });
+    /** Registers the handler; call before agenda.start(). */
+    define() {
       agenda.define(WEBHOOK, (job: { attrs: { data: { submissionId: string } } }) => deliver(job.attrs.data.submissionId));
     },
   };
