@@ -103,7 +103,7 @@ async function svcContender(concurrency, selectors) {
   const { createPageFetcher } = await import('../subgraphs/crawl/dist/src/fetch/fetch-page.js');
   const { createSsrfGuard } = await import('../subgraphs/crawl/dist/src/fetch/ssrf-guard.js');
   const { createHostLimiter } = await import('../subgraphs/crawl/dist/src/domain/host-politeness.js');
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { extractItems } = await import('../subgraphs/crawl/dist/src/domain/extract-items.js');
   const guard = createSsrfGuard({ allow: ['127.0.0.1'] });
   const limiter = createHostLimiter({ concurrencyPerHost: concurrency, delayMs: 0 });
   const fetcher = createPageFetcher({ guard, limiter, robots: 'respect' });
@@ -152,7 +152,7 @@ async function crawleeContender(kind, concurrency, selectors) {
   const crawlee = kind === 'jsdom' ? await import('@crawlee/jsdom') : await import('@crawlee/cheerio');
   const { RequestQueue, log } = crawlee;
   log.setLevel(log.LEVELS.WARNING);
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { extractItems } = await import('../subgraphs/crawl/dist/src/domain/extract-items.js');
   // The cheerio extraction below hard-codes the bench's selectors; check they are the ones given.
   if (kind === 'cheerio' && JSON.stringify(selectors) !== JSON.stringify({ listRow: 'li.news-item', title: 'h3.title a', publishedAt: '.date', link: 'h3.title a::attr(href)' })) {
     throw new Error('the cheerio contender expects the bench selectors');
@@ -237,7 +237,7 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   const { createPageFetcher } = await import('../subgraphs/crawl/dist/src/fetch/fetch-page.js');
   const { createSsrfGuard } = await import('../subgraphs/crawl/dist/src/fetch/ssrf-guard.js');
   const { createHostLimiter } = await import('../subgraphs/crawl/dist/src/domain/host-politeness.js');
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { extractItems } = await import('../subgraphs/crawl/dist/src/domain/extract-items.js');
   const crawleeRequire = createRequire(createRequire(import.meta.url).resolve('@crawlee/jsdom'));
   const { JSDOM: CrawleeJSDOM } = crawleeRequire('jsdom');
   const crawleeJsdomVersion = crawleeRequire('jsdom/package.json').version;

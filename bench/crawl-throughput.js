@@ -278,7 +278,7 @@ function report(site, runs, breakdown, meta) {
 
 async function main() {
   const t0 = performance.now();
-  for (const file of ['fetch/fetch-page.js', 'fetch/ssrf-guard.js', 'domain/host-politeness.js', 'extract/extract-items.js']) {
+  for (const file of ['fetch/fetch-page.js', 'fetch/ssrf-guard.js', 'domain/host-politeness.js', 'domain/extract-items.js']) {
     try {
       readFileSync(join(ROOT, 'subgraphs/crawl/dist/src', file));
     } catch {

@@ -14,7 +14,7 @@
  * `runAt` (only for one-time jobs; both together is a 422) is an ISO 8601 date-time with seconds
  * optional and a `Z` or `±hh:mm` offset, a real date and strictly in the future. Selectors are CSS
  * optionally ending in `::text` (the default) or `::attr(name)` (name lower-cased), the grammar of
- * extract/selector.ts: `listRow` is required and must be plain CSS; `title`, `publishedAt` and
+ * selector.ts: `listRow` is required and must be plain CSS; `title`, `publishedAt` and
  * `link` are optional, empty means absent, and an empty CSS part or `:scope` means the row itself;
  * the CSS part must parse (checked with jsdom, which also runs it) and must not use other
  * pseudo-elements (`::before` selects nothing) or start with a combinator (write `:scope > a`).
@@ -25,7 +25,7 @@
  * (validated) when given without it. `embeddingModel` is any name of 1–200 characters here; whether
  * the model gateway serves it is checked by the service (service/embedding-model-check.ts).
  */
-import { parseSelector, type ParsedSelector } from '../extract/selector.js';
+import { parseSelector, type ParsedSelector } from './selector.js';
 import { JSDOM } from 'jsdom';
 import { pointerOf, SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
 import type { z } from 'zod';
@@ -33,7 +33,7 @@ import { crawlJobRequestSchema, MAX_SELECTOR, ROBOTS_TXT_POLICIES, VECTOR_DBS } 
 import { chunkingProblems } from './chunking.js';
 import { nextRunAt, parseCron } from './cron.js';
 
-export type { Extract as SelectorExtract, ParsedSelector } from '../extract/selector.js';
+export type { Extract as SelectorExtract, ParsedSelector } from './selector.js';
 
 export interface CrawlSelectors {
   listRow: string;

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
-import type { StoredFingerprints } from '../extract/fingerprint.js';
+import type { StoredFingerprints } from '../domain/fingerprint.js';
 
 export type JobStatus = 'SCHEDULED' | 'PAUSED' | 'DELETED' | 'COMPLETED';
 export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
