@@ -6,7 +6,8 @@ import { SvcError, createSsrfGuard, type ResolvedAddress, type Resolver } from '
 import { createHostLimiter, type HostLimiter } from '../domain/host-politeness.js';
 import { SVC_USER_AGENT } from '../domain/robots.js';
 import { decodeBody, parseContentType, sniffMetaCharset } from './charset.js';
-import { createPageFetcher, parseRetryAfter, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
+import { createPageFetcher, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
+import { parseRetryAfter } from './retry-policy.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixture website: one node:http server on 127.0.0.1, routes keyed by "<hostname> <path>" (or
