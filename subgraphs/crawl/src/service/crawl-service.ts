@@ -5,7 +5,8 @@ import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import { checkEmbeddingModel } from './embedding-model-check.js';
 import type { Embedder } from './gateway-embedder.js';
-import type { ExecutionRow, ItemDay, JobRow, JobStore } from '../store/job-store.js';
+import type { ExecutionRow, ItemDay, JobRow } from '../domain/crawl-job.js';
+import type { JobStore } from '../store/job-store.js';
 import { tenantOf, writerTenant } from './tenancy.js';
 
 /** Where the service puts crawl runs and schedules for the workers (worker/crawl-queue.ts). */
