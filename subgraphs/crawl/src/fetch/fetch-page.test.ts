@@ -5,7 +5,7 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SvcError, createSsrfGuard, type ResolvedAddress, type Resolver } from '@svc/kit';
 import { createHostLimiter, type HostLimiter } from '../domain/host-politeness.js';
 import { SVC_USER_AGENT } from '../domain/robots.js';
-import { decodeBody, parseContentType, sniffMetaCharset } from './charset.js';
+import { decodeBody, parseContentType } from './charset.js';
 import { createPageFetcher, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
 import { parseRetryAfter } from './retry-policy.js';
 
@@ -556,13 +556,13 @@ describe('helpers', () => {
     expect(parseContentType(undefined)).toEqual({ type: '' });
   });
 
-  it('sniffMetaCharset reads both meta forms and skips comments', () => {
-    const bytes = (text: string) => Buffer.from(text, 'latin1');
-    expect(sniffMetaCharset(bytes('<head><META CHARSET=windows-1251>'))).toBe('windows-1251');
-    expect(sniffMetaCharset(bytes(`<meta content='text/html; charset=koi8-r' http-equiv='content-type'>`))).toBe('koi8-r');
-    expect(sniffMetaCharset(bytes('<!-- <meta charset="shift_jis"> --><meta charset="utf-8">'))).toBe('utf-8');
-    expect(sniffMetaCharset(bytes(`${' '.repeat(1100)}<meta charset="koi8-r">`))).toBeUndefined();
-    expect(sniffMetaCharset(bytes('<meta name="description" content="charset=koi8-r">'))).toBeUndefined();
+  it('decodeBody reads both meta forms and skips comments', () => {
+    const sniffed = (text: string) => decodeBody(Buffer.from(text, 'latin1'), 'text/html').charset;
+    expect(sniffed('<head><META CHARSET=windows-1251>')).toBe('windows-1251');
+    expect(sniffed(`<meta content='text/html; charset=koi8-r' http-equiv='content-type'>`)).toBe('koi8-r');
+    expect(sniffed('<!-- <meta charset="shift_jis"> --><meta charset="utf-8">')).toBe('utf-8');
+    expect(sniffed(`${' '.repeat(1100)}<meta charset="koi8-r">`)).toBe('utf-8');
+    expect(sniffed('<meta name="description" content="charset=koi8-r">')).toBe('utf-8');
   });
 
   it('decodeBody: BOM beats header beats meta; meta only for HTML', () => {
