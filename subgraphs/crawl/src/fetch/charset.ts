@@ -1,7 +1,6 @@
 // Decoding fetched pages: the media type and charset of a Content-Type header, and the body in
 // the encoding the WHATWG sniffing algorithm picks (BOM, header, <meta> prescan, UTF-8).
 
-import { getBOMEncoding, labelToName } from '@exodus/bytes/encoding-lite.js';
 import sniffHTMLEncoding from 'html-encoding-sniffer';
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
@@ -28,9 +27,10 @@ export function parseContentType(value: string | undefined): { type: string; cha
  * label naming no decoder (the WHATWG `replacement` encoding, e.g. iso-2022-kr) decodes as UTF-8.
  */
 export function decodeBody(body: Uint8Array, type: string, headerCharset?: string): { text: string; charset: string } {
-  const encoding = HTML_TYPES.has(type)
-    ? sniffHTMLEncoding(body, { ...(headerCharset ? { transportLayerEncodingLabel: headerCharset } : {}), defaultEncoding: 'UTF-8' })
-    : (getBOMEncoding(body) ?? (headerCharset ? labelToName(headerCharset) : null) ?? 'UTF-8');
+  // Other types get no prescan: given only the first 3 bytes, the sniffer finds a BOM and
+  // nothing else (no <meta>, no XML declaration), so it decides by BOM, header, UTF-8.
+  const sniffed = HTML_TYPES.has(type) ? body : body.subarray(0, 3);
+  const encoding = sniffHTMLEncoding(sniffed, { ...(headerCharset ? { transportLayerEncodingLabel: headerCharset } : {}), defaultEncoding: 'UTF-8' });
   let decoder: TextDecoder;
   try {
     decoder = new TextDecoder(encoding);

@@ -572,5 +572,8 @@ describe('helpers', () => {
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('é')]);
     expect(decodeBody(bom, 'text/html', 'iso-8859-1')).toEqual({ text: 'é', charset: 'utf-8' });
     expect(decodeBody(Buffer.from('<meta charset="utf-16">é'), 'text/html').charset).toBe('utf-8');
+    expect(decodeBody(Buffer.from('<?xml version="1.0" encoding="koi8-r"?>é'), 'text/plain').charset).toBe('utf-8');
+    expect(decodeBody(Buffer.from('\uFEFFé', 'utf16le'), 'text/plain')).toEqual({ text: 'é', charset: 'utf-16le' });
+    expect(decodeBody(Buffer.from('é', 'latin1'), 'text/plain', 'ISO-8859-1')).toEqual({ text: 'é', charset: 'windows-1252' });
   });
 });
