@@ -11,7 +11,7 @@
 // measured URLs, and extracts the same fields from every page:
 //   svc      the platform's crawler parts: createPageFetcher (SSRF guard allow-listing 127.0.0.1,
 //            robots.txt respected, per-host limiter at `concurrency`, delay 0) + `new JSDOM(html,
-//            { url })` + extractItems, exactly as crawl-runner.ts does per page, driven by a pool of
+//            { url })` + extractItems, exactly as worker/run-crawl-execution.ts does per page, driven by a pool of
 //            `concurrency` workers over the URL list.
 //   jsdom    Crawlee JSDOMCrawler (min = max concurrency = `concurrency`), extracting with the
 //            platform's extractItems over Crawlee's window.document (same extraction code).
@@ -28,6 +28,7 @@ import dns from 'node:dns';
 import net from 'node:net';
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
+import { loadSvcParts } from './crawl-svc-modules.js';
 
 // ---------------------------------------------------------------- outbound connection audit
 const contacted = new Map();
@@ -100,10 +101,7 @@ function collector() {
 /** The platform's parts; returns crawl(urls) -> { elapsedMs, errors, firstError, ...summary }. */
 async function svcContender(concurrency, selectors) {
   const { JSDOM } = await import('jsdom');
-  const { createPageFetcher } = await import('../subgraphs/crawl/dist/src/fetch/fetch-page.js');
-  const { createSsrfGuard } = await import('../subgraphs/crawl/dist/src/fetch/ssrf-guard.js');
-  const { createHostLimiter } = await import('../subgraphs/crawl/dist/src/domain/host-politeness.js');
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems } = await loadSvcParts();
   const guard = createSsrfGuard({ allow: ['127.0.0.1'] });
   const limiter = createHostLimiter({ concurrencyPerHost: concurrency, delayMs: 0 });
   const fetcher = createPageFetcher({ guard, limiter, robots: 'respect' });
@@ -152,7 +150,7 @@ async function crawleeContender(kind, concurrency, selectors) {
   const crawlee = kind === 'jsdom' ? await import('@crawlee/jsdom') : await import('@crawlee/cheerio');
   const { RequestQueue, log } = crawlee;
   log.setLevel(log.LEVELS.WARNING);
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { extractItems } = await import('../subgraphs/crawl/dist/src/domain/extract-items.js');
   // The cheerio extraction below hard-codes the bench's selectors; check they are the ones given.
   if (kind === 'cheerio' && JSON.stringify(selectors) !== JSON.stringify({ listRow: 'li.news-item', title: 'h3.title a', publishedAt: '.date', link: 'h3.title a::attr(href)' })) {
     throw new Error('the cheerio contender expects the bench selectors');
@@ -234,10 +232,7 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   const { Agent, get } = await import('node:http');
   const { createRequire } = await import('node:module');
   const { JSDOM } = await import('jsdom');
-  const { createPageFetcher } = await import('../subgraphs/crawl/dist/src/fetch/fetch-page.js');
-  const { createSsrfGuard } = await import('../subgraphs/crawl/dist/src/fetch/ssrf-guard.js');
-  const { createHostLimiter } = await import('../subgraphs/crawl/dist/src/domain/host-politeness.js');
-  const { extractItems } = await import('../subgraphs/crawl/dist/src/extract/extract-items.js');
+  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems } = await loadSvcParts();
   const crawleeRequire = createRequire(createRequire(import.meta.url).resolve('@crawlee/jsdom'));
   const { JSDOM: CrawleeJSDOM } = crawleeRequire('jsdom');
   const crawleeJsdomVersion = crawleeRequire('jsdom/package.json').version;

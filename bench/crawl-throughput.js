@@ -14,20 +14,24 @@
 //
 // Knobs: BENCH_CRAWL_PAGES (default 2000), BENCH_CRAWL_WARMUP (default 200 pages),
 // BENCH_CRAWL_CONCURRENCY (default 16), BENCH_CRAWL_ROUNDS (default 2), BENCH_NO_WRITE=1 (print
-// the markdown instead of writing RESULTS.md).
+// the markdown instead of writing RESULTS.md), SVC_BENCH_SMOKE=1 (10 pages, one round, checks the
+// items, writes nothing: npm test runs it so a moved module cannot break the benchmark silently).
 import { fork, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { SVC_MODULES } from './crawl-svc-modules.js';
 import { writeResultsPart } from './results-section.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
-const PAGES = Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
-const WARMUP = Number(process.env.BENCH_CRAWL_WARMUP ?? 200);
-const CONCURRENCY = Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 16);
-const ROUNDS = Number(process.env.BENCH_CRAWL_ROUNDS ?? 2);
+/** SVC_BENCH_SMOKE=1 (npm test's bench smoke run): a few pages, one round, nothing written. */
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+const PAGES = SMOKE ? 10 : Number(process.env.BENCH_CRAWL_PAGES ?? 2000);
+const WARMUP = SMOKE ? 2 : Number(process.env.BENCH_CRAWL_WARMUP ?? 200);
+const CONCURRENCY = SMOKE ? 2 : Number(process.env.BENCH_CRAWL_CONCURRENCY ?? 16);
+const ROUNDS = SMOKE ? 1 : Number(process.env.BENCH_CRAWL_ROUNDS ?? 2);
 const SELECTORS = { listRow: 'li.news-item', title: 'h3.title a', publishedAt: '.date', link: 'h3.title a::attr(href)' };
 const CONTENDERS = ['svc', 'jsdom', 'cheerio', 'jsdom-mem', 'cheerio-mem'];
 const LABEL = {
@@ -213,7 +217,7 @@ function report(site, runs, breakdown, meta) {
   L();
   L(`- **Fixture site** (\`bench/crawl-fixture-site.js\`, own process): node:http on 127.0.0.1, keep-alive, ${site.pages} list pages \`/list/<n>\` plus ${site.warmPages} warm-up pages \`/warm/<n>\`, each a news listing like \`subgraphs/crawl/test/fixtures/v1.html\` (header, nav, sidebar, footer, a \`<script>\`) with ${site.itemsPerPage} items (title link, date, teaser) and one advertisement row, ${fmt(site.bytesPerPage / 1024, 1)} KiB per page; rendered once from a seeded generator and served from memory; robots.txt allows everything. The expected items (${expectedItems} on the list pages) and their digest come from the generator data, not from parsing HTML.`);
   L(`- **Work per page**, the same for every contender: fetch, parse, extract title, date and absolute link of every \`li.news-item\` (selectors \`${SELECTORS.listRow}\` / \`${SELECTORS.title}\` / \`${SELECTORS.publishedAt}\` / \`${SELECTORS.link}\`), rows with neither title nor link dropped. No link discovery: every contender gets the same ${site.pages} URLs as its start list. Concurrency ${CONCURRENCY} for all.`);
-  L(`- **svc**: \`createPageFetcher({ guard: createSsrfGuard({ allow: ['127.0.0.1'] }), limiter: createHostLimiter({ concurrencyPerHost: ${CONCURRENCY}, delayMs: 0 }), robots: 'respect' })\` (robots.txt fetched once and cached; retries, size limit, charset handling at their defaults), then \`new JSDOM(page.html, { url: page.url })\` and \`extractItems\`, as \`crawl-runner.ts\` does per page, driven by ${CONCURRENCY} async workers over the URL list (the platform crawls one list page per execution; the pool is the bench's).`);
+  L(`- **svc**: \`createPageFetcher({ guard: createSsrfGuard({ allow: ['127.0.0.1'] }), limiter: createHostLimiter({ concurrencyPerHost: ${CONCURRENCY}, delayMs: 0 }), robots: 'respect' })\` (robots.txt fetched once and cached; retries, size limit, charset handling at their defaults), then \`new JSDOM(page.html, { url: page.url })\` and \`extractItems\`, as \`worker/run-crawl-execution.ts\` does per page, driven by ${CONCURRENCY} async workers over the URL list (the platform crawls one list page per execution; the pool is the bench's).`);
   L(`- **Crawlee**: \`JSDOMCrawler\` / \`CheerioCrawler\` with \`minConcurrency = maxConcurrency = ${CONCURRENCY}\` (so the autoscaled pool does not ramp up from 1), a request queue of its own per crawl, everything else at Crawlee's defaults (got-scraping with generated browser headers, session pool, 3 retries, robots.txt not consulted). \`CRAWLEE_STORAGE_DIR\` is a fresh temporary directory per process, \`CRAWLEE_PURGE_ON_START=1\`. "defaults" rows persist the request queue there as Crawlee does by default; the \`CRAWLEE_PERSIST_STORAGE=false\` rows keep it in memory only. JSDOMCrawler's handler runs the platform's \`extractItems\` on \`window.document\`; CheerioCrawler's handler extracts the same fields with cheerio (\`.text()\` with whitespace collapsed, \`attr('href')\` resolved with \`new URL\`). Crawlee's wall time includes putting the ${site.pages} URLs into its queue (\`crawler.run(urls)\`).`);
   L(`- **Runs**: each contender in its own process (\`bench/crawl-contender.js\`), started fresh for every run (with \`--expose-gc\`, used only for the full GC after the warm-up and after the measured crawl that measures retained heap); ${site.warmPages} warm-up pages first (not measured, same for all), then the ${site.pages} measured pages. ${ROUNDS} rounds, order changed each round (${meta.orders.map((o) => o.join(' → ')).join('; ')}); pages/s is the median of the rounds. Peak RSS is the process's \`maxRSS\` (= VmHWM) at the end: loading, warm-up and measured crawl. Crawler CPU is the contender process's user + system time during the measured crawl (GC threads included, so it can exceed the wall time); site CPU is per request served. The last column is the machine's busy CPU time (/proc/stat) minus the contender's, the site's and the orchestrator's during each run: **other work on the shared machine** (other sessions were running builds and tests during the run), which takes cores from the contenders and makes single runs noisy.`);
   L(`- **Outbound connections** recorded in every contender process (each \`net.Socket\` connect and DNS lookup): ${CONTENDERS.map((c) => `${c}: ${s[c].contacted.length ? s[c].contacted.map((t) => `\`${t.replace(/:\d+$/, ':<site port>')}\``).join(', ') : 'none'}`).join('; ')}. ${CONTENDERS.every((c) => s[c].external.length === 0) ? 'Nothing but the fixture site was contacted.' : '**Something other than the fixture site was contacted** (see above).'} No browser is installed or launched (see the dependency note at the end).`);
@@ -268,7 +272,7 @@ function report(site, runs, breakdown, meta) {
   // Retaining: more than 100 MiB and 200 KiB per measured page still in use after a full GC, beyond what the warm-up left.
   const leaky = CONTENDERS.filter((c) => retained(c) > 100 && perPageKiB(c) > 200);
   const list = (names) => (names.length < 2 ? names.join('') : `${names.slice(0, -1).join(', ')} and ${names.at(-1)}`);
-  L(`- **Memory.** Peak RSS: svc ${fmt(s.svc.peak, 0)} MiB, JSDOMCrawler ${fmt(s.jsdom.peak, 0)} / ${fmt(s['jsdom-mem'].peak, 0)} MiB, CheerioCrawler ${fmt(s.cheerio.peak, 0)} / ${fmt(s['cheerio-mem'].peak, 0)} MiB (defaults / in memory; after loading the code: svc ${fmt(s.svc.afterLoad, 0)}, JSDOMCrawler ${fmt(s.jsdom.afterLoad, 0)}, CheerioCrawler ${fmt(s.cheerio.afterLoad, 0)} MiB). Heap still in use after a full GC at the end of the crawl: svc ${fmt(s.svc.heapAfterGc, 0)} MiB, JSDOMCrawler ${fmt(s.jsdom.heapAfterGc, 0)} / ${fmt(s['jsdom-mem'].heapAfterGc, 0)} MiB, CheerioCrawler ${fmt(s.cheerio.heapAfterGc, 0)} / ${fmt(s['cheerio-mem'].heapAfterGc, 0)} MiB. svc does what \`crawl-runner.ts\` does and never calls \`window.close()\`${leaky.includes('svc') ? '. ' : `, but nothing keeps a page's window once it is done, so its peak is garbage waiting for collection (V8 lets the heap grow while there is room) and it is released by a GC. `}${leaky.length ? `${list(leaky.map((c) => LABEL[c]))} retain${leaky.length === 1 ? 's' : ''} heap across the crawl (≈ ${leaky.map((c) => fmt(perPageKiB(c), 0)).join(' / ')} KiB per measured page, still reachable after a full GC${leaky.some((c) => c.startsWith('jsdom')) ? ', although JSDOMCrawler calls \`window.close()\` after every handler' : ''}), so ${leaky.length === 1 ? 'its' : 'their'} peak grows with the length of the crawl${leaky.includes('jsdom') ? `: after ${site.pages + site.warmPages} pages JSDOMCrawler's peak is ${fmt(s.jsdom.peak / s.svc.peak, 1)}× svc's` : ''}.` : 'No contender retains heap in proportion to the pages crawled.'}`);
+  L(`- **Memory.** Peak RSS: svc ${fmt(s.svc.peak, 0)} MiB, JSDOMCrawler ${fmt(s.jsdom.peak, 0)} / ${fmt(s['jsdom-mem'].peak, 0)} MiB, CheerioCrawler ${fmt(s.cheerio.peak, 0)} / ${fmt(s['cheerio-mem'].peak, 0)} MiB (defaults / in memory; after loading the code: svc ${fmt(s.svc.afterLoad, 0)}, JSDOMCrawler ${fmt(s.jsdom.afterLoad, 0)}, CheerioCrawler ${fmt(s.cheerio.afterLoad, 0)} MiB). Heap still in use after a full GC at the end of the crawl: svc ${fmt(s.svc.heapAfterGc, 0)} MiB, JSDOMCrawler ${fmt(s.jsdom.heapAfterGc, 0)} / ${fmt(s['jsdom-mem'].heapAfterGc, 0)} MiB, CheerioCrawler ${fmt(s.cheerio.heapAfterGc, 0)} / ${fmt(s['cheerio-mem'].heapAfterGc, 0)} MiB. svc does what \`worker/run-crawl-execution.ts\` does and never calls \`window.close()\`${leaky.includes('svc') ? '. ' : `, but nothing keeps a page's window once it is done, so its peak is garbage waiting for collection (V8 lets the heap grow while there is room) and it is released by a GC. `}${leaky.length ? `${list(leaky.map((c) => LABEL[c]))} retain${leaky.length === 1 ? 's' : ''} heap across the crawl (≈ ${leaky.map((c) => fmt(perPageKiB(c), 0)).join(' / ')} KiB per measured page, still reachable after a full GC${leaky.some((c) => c.startsWith('jsdom')) ? ', although JSDOMCrawler calls \`window.close()\` after every handler' : ''}), so ${leaky.length === 1 ? 'its' : 'their'} peak grows with the length of the crawl${leaky.includes('jsdom') ? `: after ${site.pages + site.warmPages} pages JSDOMCrawler's peak is ${fmt(s.jsdom.peak / s.svc.peak, 1)}× svc's` : ''}.` : 'No contender retains heap in proportion to the pages crawled.'}`);
   L(`- **What would raise svc's rate** (not implemented; no platform code was changed for this benchmark): (1) stop creating a window per page: parse with one long-lived window's \`DOMParser\` (${fmt(b.svcDomParser.mean, 2)} ms instead of ${fmt(b.svcParse.mean, 2)} ms per page for parse + extract, ${b.svcDomParserSame ? 'same items' : 'but the items differed'}; \`extractItems\` resolves links against the page URL it is given, so the document URL does not matter) or \`JSDOM.fragment\`; by the sequential measurements this would take ≈ ${fmt(((b.svcParse.mean - b.svcDomParser.mean) / s.svc.cpuMsPerPage) * 100, 0)} % off svc's CPU per page (an estimate, not a measured crawl); (2) a lighter parser for extraction (cheerio/htmlparser2: ${fmt(b.cheerioParse.mean, 2)} ms per page) where selectors do not need a full DOM; (3) \`window.close()\` after use if windows stay, to release memory sooner; (4) more processes or worker threads for large crawls, since the work is CPU-bound in one event loop (on this 2-core machine the site and the crawler already share the cores).`);
   L(`- **Caveats.** One host on loopback answering from memory, no politeness delay: this measures the crawler's own cost per page, not what a polite crawl of a real site achieves (there the per-host delay and the site's latency dominate, and every contender waits alike). Crawlee ran at a fixed concurrency; with its default autoscaling (from low concurrency up to 200) it would start slower on a crawl this short. ${ROUNDS} rounds only; the per-round figures show the spread.`);
   L();
@@ -278,11 +282,11 @@ function report(site, runs, breakdown, meta) {
 
 async function main() {
   const t0 = performance.now();
-  for (const file of ['fetch/fetch-page.js', 'fetch/ssrf-guard.js', 'domain/host-politeness.js', 'extract/extract-items.js']) {
+  for (const [name, file] of Object.entries(SVC_MODULES)) {
     try {
-      readFileSync(join(ROOT, 'subgraphs/crawl/dist/src', file));
+      readFileSync(join(ROOT, file));
     } catch {
-      throw new Error(`subgraphs/crawl/dist/src/${file} is missing; run npm run build (or npm run bench:crawl)`);
+      throw new Error(`${file} (${name}) is missing; run npm run build (or npm run bench:crawl), or update bench/crawl-svc-modules.js if it moved`);
     }
   }
   const meta = {
@@ -336,7 +340,10 @@ async function main() {
     })();
     meta.totalMs = performance.now() - t0;
     const out = report(site, runs, breakdown, meta);
-    if (process.env.BENCH_NO_WRITE === '1') console.log(out.markdown);
+    if (SMOKE) {
+      if (!out.allCorrect) throw new Error('smoke run: a contender did not extract exactly the items the site holds');
+      log('smoke run: every contender extracted the expected items; RESULTS.md left as it is');
+    } else if (process.env.BENCH_NO_WRITE === '1') console.log(out.markdown);
     else {
       writeResultsPart('crawl-throughput', out.markdown);
       log('wrote the crawl throughput part of bench/RESULTS.md');

@@ -1,7 +1,7 @@
 // Analysis orchestration overhead: how long a job spends outside model and tool calls, per
 // step, and how many jobs complete per minute.
 //
-//   npm run bench:insight            (JOBS=40 by default)
+//   npm run bench:insight            (JOBS=40 by default; SVC_BENCH_SMOKE=1: two jobs, nothing written)
 //
 // The whole platform runs in this process (startPlatform(config, 'all'), as `npm start` does)
 // on a fresh PostgreSQL database, with the offline model (svc-local) and the gateway's response
@@ -18,7 +18,9 @@ import pg from 'pg';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
 import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
 
-const JOBS = Number(process.env.JOBS ?? 40);
+/** SVC_BENCH_SMOKE=1 (npm test's bench smoke run): two jobs, RESULTS.md untouched. */
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+const JOBS = SMOKE ? 2 : Number(process.env.JOBS ?? 40);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 2);
 const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
@@ -123,6 +125,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n\n${md}\n`);
+    if (SMOKE) return;
     const file = new URL('./RESULTS.md', import.meta.url);
     const existing = await readFile(file, 'utf8');
     const marker = '## Analysis orchestration';

@@ -21,7 +21,8 @@
 // Queries are noisy copies of held-out vectors (drawn like the chunks, never inserted).
 //
 // Knobs: BENCH_VECTOR_CHUNKS (100000), BENCH_VECTOR_OTHER (10000), BENCH_VECTOR_QUERIES (1000),
-// BENCH_VECTOR_CLUSTERS (1000), BENCH_NO_WRITE=1. Needs PostgreSQL with pgvector as for the tests
+// BENCH_VECTOR_CLUSTERS (1000), BENCH_NO_WRITE=1, SVC_BENCH_SMOKE=1 (1,600 chunks, 20 queries,
+// nothing written: npm test runs it so a moved module cannot break the benchmark silently). Needs PostgreSQL with pgvector as for the tests
 // (SVC_TEST_PG_URL, default postgres://postgres@127.0.0.1:5432/postgres).
 import { randomUUID } from 'node:crypto';
 import { createRequire } from 'node:module';
@@ -40,13 +41,15 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const DIMS = 384;
 const MODEL = 'bench-embedding-384';
 const TOP_K = 5;
-const CHUNKS_A = Number(process.env.BENCH_VECTOR_CHUNKS ?? 100_000);
-const CHUNKS_B = Number(process.env.BENCH_VECTOR_OTHER ?? 10_000);
-const CHUNKS_C = 4_000; // tenant C: half through replaceItemChunks before the index exists, half after
-const QUERIES = Number(process.env.BENCH_VECTOR_QUERIES ?? 1000);
+/** SVC_BENCH_SMOKE=1 (npm test's bench smoke run): tiny data, a few queries, nothing written. */
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+const CHUNKS_A = SMOKE ? 1000 : Number(process.env.BENCH_VECTOR_CHUNKS ?? 100_000);
+const CHUNKS_B = SMOKE ? 200 : Number(process.env.BENCH_VECTOR_OTHER ?? 10_000);
+const CHUNKS_C = SMOKE ? 400 : 4_000; // tenant C: half through replaceItemChunks before the index exists, half after
+const QUERIES = SMOKE ? 20 : Number(process.env.BENCH_VECTOR_QUERIES ?? 1000);
 const QUERIES_B = Math.max(50, Math.round(QUERIES / 5));
-const WARMUP = 100;
-const CLUSTERS = Number(process.env.BENCH_VECTOR_CLUSTERS ?? 1000);
+const WARMUP = SMOKE ? 5 : 100;
+const CLUSTERS = SMOKE ? 100 : Number(process.env.BENCH_VECTOR_CLUSTERS ?? 1000);
 const CHUNKS_PER_ITEM = 100;
 const LOADERS = 2;
 const DATA = process.env.BENCH_VECTOR_DATA ?? 'topics'; // or 'flat'
@@ -58,7 +61,7 @@ const QUERY_NOISE = 0.3; // query = held-out vector moved by this much: cosine â
 const EF_SWEEP = [40, SEARCH_EF, 200, 400];
 // Replay configurations: the ef_search values with the store's iterative scan, and the store's ef_search without it.
 const REPLAYS = [...EF_SWEEP.map((ef) => ({ key: String(ef), ef, iterative: 'relaxed_order' })), { key: `${SEARCH_EF}-off`, ef: SEARCH_EF, iterative: 'off' }];
-const PG_CROSS_CHECK = 50;
+const PG_CROSS_CHECK = Math.min(50, QUERIES);
 const TENANT_A = 'bench-tenant-a';
 const TENANT_B = 'bench-tenant-b';
 const TENANT_C = 'bench-tenant-c';
@@ -541,7 +544,8 @@ async function main() {
   }
   meta.totalMs = performance.now() - started;
   const markdown = report(results, meta);
-  if (process.env.BENCH_NO_WRITE === '1') console.log(markdown);
+  if (SMOKE) log('smoke run: RESULTS.md left as it is');
+  else if (process.env.BENCH_NO_WRITE === '1') console.log(markdown);
   else {
     writeResultsPart('vector-search', markdown);
     log('wrote the vector search part of bench/RESULTS.md');

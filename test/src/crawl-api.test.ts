@@ -10,7 +10,7 @@ import { eventually } from './support/eventually.js';
 const ISO_UTC = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(\.\d{3})?Z$/;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
-/** The selectors a user configured on v1 (as in subgraphs/crawl/src/extract/heal.test.ts). */
+/** The selectors a user configured on v1 (as in subgraphs/crawl/src/domain/heal.test.ts). */
 const V1_SELECTORS = {
   listRow: 'ul.news-list > li.news-item',
   title: ':scope > h3.title > a',

@@ -1,6 +1,5 @@
 import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
 import DataLoader from 'dataloader';
-import { createCmsJobs } from './jobs.js';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
 import type { Content } from './domain/content.js';
@@ -20,6 +19,8 @@ import { createContentStore } from './store/content-store.js';
 import { createFormStore } from './store/form-store.js';
 import { createSiteStore } from './store/site-store.js';
 import { createSubmissionStore } from './store/submission-store.js';
+import { createDeliverFormWebhook } from './worker/deliver-form-webhook.js';
+import { createPublishScheduled } from './worker/publish-scheduled.js';
 
 export interface CmsOptions {
   databaseUrl: string;
@@ -83,18 +84,20 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:cms`, log });
   const stores = { sites: createSiteStore(orm), contents: createContentStore(orm), forms: createFormStore(orm), submissions: createSubmissionStore(orm) };
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
-  const cmsJobs = createCmsJobs(jobs.agenda, stores.submissions, outbound, log, options.webhookRetryBaseMs);
+  const publishScheduled = createPublishScheduled(jobs.agenda, log);
+  const deliverFormWebhook = createDeliverFormWebhook(jobs.agenda, stores.submissions, outbound, log, options.webhookRetryBaseMs);
   const purge = createCachePurge({ sites: stores.sites, cache, edge: createEdgePurger(options.edgePurgeUrls, log), log });
   const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
   const authoring = createAuthoring(stores);
-  const publishing = createPublishing({ contents: stores.contents, purge, scheduler: cmsJobs.scheduler, log });
+  const publishing = createPublishing({ contents: stores.contents, purge, scheduler: publishScheduled.scheduler, log });
   const forms = createForms({ ...stores, outbound });
-  const submitForm = createSubmitForm({ ...stores, cache, webhooks: cmsJobs.webhooks, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
+  const submitForm = createSubmitForm({ ...stores, cache, webhooks: deliverFormWebhook.queue, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
   const sites = createSites(stores.sites);
-  cmsJobs.define(publishing);
+  publishScheduled.define(publishing);
+  deliverFormWebhook.define();
   await jobs.agenda.start();
   if (options.seedDemo) await seedDemo(orm, log);
-  const sweep = () => void cmsJobs.sweepWebhooks().catch((error: unknown) => log.error({ err: error }, 'webhook outbox sweep failed'));
+  const sweep = () => void deliverFormWebhook.sweep().catch((error: unknown) => log.error({ err: error }, 'webhook outbox sweep failed'));
   sweep();
   const sweeper = setInterval(sweep, options.webhookSweepMs);
   sweeper.unref();

@@ -3,14 +3,16 @@ import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
-import { createCrawlScheduler, type CrawlScheduler } from './service/crawl-scheduler.js';
-import { createCrawlService, type CrawlService } from './service/crawl-service.js';
+import { createCrawlService, type CrawlQueue, type CrawlService } from './service/crawl-service.js';
 import { tenantOf } from './service/tenancy.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
 import { createKnowledgeStore, type KnowledgeStore } from './store/knowledge-store.js';
 import { createGatewayEmbedder, type Embedder } from './service/gateway-embedder.js';
 import { CRAWL_MIGRATIONS } from './store/migrations.js';
+import { createCrawlQueue } from './worker/crawl-queue.js';
+import { defineRunCrawlExecution } from './worker/run-crawl-execution.js';
+import { defineRunScheduledCrawl } from './worker/run-scheduled-crawl.js';
 
 export interface CrawlOptions {
   databaseUrl: string;
@@ -43,14 +45,14 @@ interface CrawlRuntime {
   items: ItemStore;
   knowledge: KnowledgeStore;
   embedder: Embedder;
-  scheduler: CrawlScheduler;
+  queue: CrawlQueue;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
 
 /**
- * Stores, fetchers and the agenda scheduler. With `work` set this process runs crawl jobs (a
- * worker); without, it only enqueues them for the workers.
+ * Stores, fetchers and the crawl queue on agenda. With `work` set this process runs crawl jobs
+ * (a worker: the jobs in worker/); without, it only enqueues them for the workers.
  */
 async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Promise<CrawlRuntime> {
   const { log } = options;
@@ -69,9 +71,12 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   const knowledge = createKnowledgeStore(orm);
   const router = createRouterClient({ url: options.routerUrl, operations });
   const embedder = createGatewayEmbedder({ router, apiKey: options.gatewayKey });
-  const scheduler = createCrawlScheduler(agendaJobs.agenda, jobs, { jobs, items, fetchers, rag: { items, knowledge, embedder, log }, log }, { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency }, log);
+  const queue = createCrawlQueue(agendaJobs.agenda, log);
   if (work) {
-    scheduler.define();
+    const runner = { jobs, items, fetchers, rag: { items, knowledge, embedder, log }, log };
+    const settings = { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency };
+    defineRunCrawlExecution(agendaJobs.agenda, runner, settings);
+    defineRunScheduledCrawl(agendaJobs.agenda, jobs, runner, settings, log);
     await agendaJobs.agenda.start();
   }
   return {
@@ -79,7 +84,7 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
     items,
     knowledge,
     embedder,
-    scheduler,
+    queue,
     ready: async () => void (await orm.em.fork().execute('select 1')),
     async close() {
       await agendaJobs.close();
@@ -133,7 +138,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<{ c
 export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
-  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, scheduler: runtime.scheduler, triggerWaitMs: options.triggerWaitMs, log });
+  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, queue: runtime.queue, triggerWaitMs: options.triggerWaitMs, log });
   const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs, runtime.items));
   const server = await createSubgraphServer({
     name: 'crawl',

@@ -2,6 +2,7 @@ export * from './errors.js';
 export * from './openai-error.js';
 export * from './config/env-var.js';
 export * from './config/platform-config.js';
+export * from './config/config-rule.js';
 export * from './config/config-slice.js';
 export * from './config/load-config.js';
 export * from './config/embedded-secret.js';

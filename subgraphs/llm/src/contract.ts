@@ -5,7 +5,7 @@
  * Rules JSON Schema cannot state (a `tool` message needs `tool_call_id`) are refinements here too.
  */
 import { z } from 'zod';
-import { AGENT_CODE } from './domain/agent.js';
+import { AGENT_CODE } from './domain/agent-code.js';
 
 /** Largest max_tokens accepted; a deployment's own limit applies on top. */
 export const MAX_TOKENS_LIMIT = 128_000;

@@ -7,7 +7,8 @@ import type { LockedContent } from '../store/locked-content.js';
 import type { SiteStore } from '../store/site-store.js';
 import { mayAuthor, requireAuthor } from './access.js';
 import { authoredContent, keyedAuthoring, withAuthoredContent } from './authored-content.js';
-import { siteOrFail, versionNotFound } from './not-found.js';
+import { versionNotFound } from './not-found.js';
+import { siteOrFail } from './site-key.js';
 
 export interface AuthoringDeps {
   sites: SiteStore;

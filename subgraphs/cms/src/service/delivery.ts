@@ -3,7 +3,7 @@ import { deliveryKey } from '../domain/cache-keys.js';
 import { deliveryOf, publishedContent, type Delivery } from '../domain/delivery.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { SiteStore } from '../store/site-store.js';
-import { requireSiteKey, siteOrFail } from './not-found.js';
+import { requireSiteKey, siteOrFail } from './site-key.js';
 
 export interface ContentDeliveryDeps {
   sites: SiteStore;

@@ -7,7 +7,8 @@ import type { FormStore } from '../store/form-store.js';
 import type { SiteStore } from '../store/site-store.js';
 import type { SubmissionStore } from '../store/submission-store.js';
 import { requireAuthor } from './access.js';
-import { formNotFound, siteOrFail } from './not-found.js';
+import { formNotFound } from './not-found.js';
+import { siteOrFail } from './site-key.js';
 
 export interface FormsDeps {
   sites: SiteStore;

@@ -5,7 +5,7 @@ import type { LayerResult, PurgeReport } from '../domain/purge.js';
 import type { SiteStore } from '../store/site-store.js';
 import { requireAuthor } from './access.js';
 import type { EdgePurger } from './edge-purger.js';
-import { siteOrFail } from './not-found.js';
+import { siteOrFail } from './site-key.js';
 
 export interface CachePurgeDeps {
   sites: SiteStore;

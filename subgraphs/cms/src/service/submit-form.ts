@@ -5,7 +5,8 @@ import { validateSubmission } from '../domain/validate-submission.js';
 import type { FormStore } from '../store/form-store.js';
 import type { SiteStore } from '../store/site-store.js';
 import type { SubmissionStore } from '../store/submission-store.js';
-import { formNotFound, requireSiteKey, siteOrFail } from './not-found.js';
+import { formNotFound } from './not-found.js';
+import { requireSiteKey, siteOrFail } from './site-key.js';
 
 export interface WebhookQueue {
   /**

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import { SvcError, type FieldProblem } from '@svc/kit';
 import { thrown } from '@svc/kit/testing/thrown';
-import { RAG_DEFAULTS, firstRunAt, parseCrawlJobInput, parseCrawlSelectors, checkSelectorSpec, type CrawlJobInput } from './crawl-job-input.js';
+import { RAG_DEFAULTS, firstRunAt, parseCrawlJobInput, parseCrawlSelectors, type CrawlJobInput } from './crawl-job-input.js';
+import { checkSelectorSpec } from './selector-check.js';
 
 
 function problemsOf(error: SvcError): FieldProblem[] {

@@ -12,9 +12,9 @@
  * serialisation (whether its address is public is the fetcher's SSRF guard's business); no
  * `cronExpression` means a one-time job, run at `runAt` or at once (see {@link firstRunAt}), and
  * `runAt` (only for one-time jobs; both together is a 422) is an ISO 8601 date-time with seconds
- * optional and a `Z` or `±hh:mm` offset, a real date and strictly in the future. Selectors are CSS
+ * optional and a `Z` or `±hh:mm` offset, a real date and strictly in the future (run-at.ts). Selectors are CSS
  * optionally ending in `::text` (the default) or `::attr(name)` (name lower-cased), the grammar of
- * extract/selector.ts: `listRow` is required and must be plain CSS; `title`, `publishedAt` and
+ * selector.ts, checked by selector-check.ts: `listRow` is required and must be plain CSS; `title`, `publishedAt` and
  * `link` are optional, empty means absent, and an empty CSS part or `:scope` means the row itself;
  * the CSS part must parse (checked with jsdom, which also runs it) and must not use other
  * pseudo-elements (`::before` selects nothing) or start with a combinator (write `:scope > a`).
@@ -25,15 +25,15 @@
  * (validated) when given without it. `embeddingModel` is any name of 1–200 characters here; whether
  * the model gateway serves it is checked by the service (service/embedding-model-check.ts).
  */
-import { parseSelector, type ParsedSelector } from '../extract/selector.js';
-import { JSDOM } from 'jsdom';
 import { pointerOf, SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
 import type { z } from 'zod';
-import { crawlJobRequestSchema, MAX_SELECTOR, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
+import { crawlJobRequestSchema, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
 import { chunkingProblems } from './chunking.js';
 import { nextRunAt, parseCron } from './cron.js';
+import { parseRunAt } from './run-at.js';
+import { analyseSelector, quote } from './selector-check.js';
 
-export type { Extract as SelectorExtract, ParsedSelector } from '../extract/selector.js';
+export type { Extract as SelectorExtract, ParsedSelector } from './selector.js';
 
 export interface CrawlSelectors {
   listRow: string;
@@ -84,121 +84,14 @@ export interface ParseCrawlJobOptions {
 }
 
 const SELECTOR_FIELDS = ['listRow', 'title', 'publishedAt', 'link'] as const;
-const ISO_DATE_TIME = /^(\d{4})-(\d{2})-(\d{2})T(\d{2}):(\d{2})(?::(\d{2})(\.\d{1,9})?)?(Z|[+-](\d{2}):(\d{2}))$/;
 
 const show = (value: unknown) => JSON.stringify(value) ?? String(value);
-/** A selector spec for a message, shortened when long. */
-const quote = (spec: string) => show(spec.length > 80 ? `${spec.slice(0, 80)}…` : spec);
 const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 const present = (value: unknown) => value !== undefined && value !== null;
 /** A JSON pointer token (RFC 6901). */
 const token = (key: string) => key.replace(/~/g, '~0').replace(/\//g, '~1');
 
-let cssDocument: Document | undefined;
-
-/** Null when `css` parses as a CSS selector list, else the parser's complaint. */
-function cssSyntaxError(css: string): string | null {
-  cssDocument ??= new JSDOM('').window.document;
-  try {
-    cssDocument.querySelector(css);
-    return null;
-  } catch (error) {
-    return error instanceof Error ? error.message : String(error);
-  }
-}
-
-/** Positions of `::` outside quotes, brackets and parentheses (CSS escapes skipped). */
-function topLevelPseudoElements(css: string): number[] {
-  const found: number[] = [];
-  let quote: string | null = null;
-  let depth = 0;
-  for (let i = 0; i < css.length; i++) {
-    const c = css[i]!;
-    if (c === '\\') {
-      i++;
-    } else if (quote !== null) {
-      if (c === quote) quote = null;
-    } else if (c === '"' || c === "'") {
-      quote = c;
-    } else if (c === '[' || c === '(') {
-      depth++;
-    } else if (c === ']' || c === ')') {
-      depth = Math.max(0, depth - 1);
-    } else if (depth === 0 && c === ':' && css[i + 1] === ':') {
-      found.push(i);
-      i++;
-    }
-  }
-  return found;
-}
-
-/** Splits a selector spec into CSS part and extraction; the problem with it, if any. */
-function analyseSelector(spec: string, role: 'row' | 'field'): { parsed: ParsedSelector } | { problem: string } {
-  const trimmed = spec.trim();
-  if (trimmed.length > MAX_SELECTOR) return { problem: `must be at most ${MAX_SELECTOR} characters; got ${trimmed.length}` };
-  let parsed: ParsedSelector;
-  try {
-    parsed = parseSelector(trimmed);
-  } catch {
-    return { problem: `::attr(name) or ::text may only appear once, at the end (e.g. "a::attr(href)")` };
-  }
-  const { css, extract } = parsed;
-  if (/::\s*(attr|text)\b/i.test(css)) {
-    return { problem: `::attr(name) or ::text may only appear once, at the end (e.g. "a::attr(href)")` };
-  }
-  const pseudo = topLevelPseudoElements(css);
-  if (pseudo.length > 0) {
-    const name = /^::[\w-]*/.exec(css.slice(pseudo[0]!))?.[0] ?? '::';
-    return { problem: `${name} is not supported; only a final ::text or ::attr(name) may follow the CSS selector` };
-  }
-  if (role === 'row') {
-    if (css !== trimmed) return { problem: `listRow selects the row elements, so it takes no ::text or ::attr() suffix` };
-    if (css === '' || css === ':scope') return { problem: `listRow needs a CSS selector for the row elements` };
-  }
-  if (css === '' || css === ':scope') return { parsed: { css, extract } };
-  if (/^[>+~]/.test(css)) {
-    return { problem: `a selector cannot start with a combinator; write ":scope ${css}" for children of the row` };
-  }
-  const syntax = cssSyntaxError(css);
-  if (syntax !== null) return { problem: `${show(css)} is not a valid CSS selector (${syntax})` };
-  return { parsed: { css, extract } };
-}
-
-/**
- * Splits a selector spec (`CSS`, `CSS::text`, `CSS::attr(name)`) into its CSS part and what to
- * extract, validating both; throws a 422 SvcError naming the spec when it is invalid.
- */
-export function checkSelectorSpec(spec: string): ParsedSelector {
-  if (typeof spec !== 'string') throw new SvcError('BAD_USER_INPUT', `selector must be a string; got ${show(spec)}`);
-  const result = analyseSelector(spec, 'field');
-  if ('problem' in result) throw new SvcError('BAD_USER_INPUT', `Invalid selector ${quote(spec)}: ${result.problem}`, { status: 422 });
-  return result.parsed;
-}
-
-function daysIn(year: number, month: number): number {
-  return new Date(Date.UTC(year, month, 0)).getUTCDate();
-}
-
-/** The instant of an ISO 8601 date-time with offset, or a description of what is wrong. */
-function parseRunAt(text: string): Date | string {
-  const iso = text.trim().toUpperCase(); // RFC 3339 allows a lower-case t and z
-  const m = ISO_DATE_TIME.exec(iso);
-  if (!m) return `must be an ISO 8601 date-time with a time zone, such as "2026-11-21T09:00:00Z"; got ${show(text)}`;
-  const [year, month, day, hour, minute, second] = [m[1], m[2], m[3], m[4], m[5], m[6] ?? '0'].map(Number) as number[];
-  const offsetHours = m[9] === undefined ? 0 : Number(m[9]);
-  const offsetMinutes = m[10] === undefined ? 0 : Number(m[10]);
-  if (
-    month! < 1 || month! > 12 || day! < 1 || day! > daysIn(year!, month!) ||
-    hour! > 23 || minute! > 59 || second! > 59 || offsetHours > 23 || offsetMinutes > 59
-  ) {
-    return `is not a real date-time: ${show(text)}`;
-  }
-  const instant = new Date(iso);
-  return Number.isNaN(instant.getTime()) ? `is not a real date-time: ${show(text)}` : instant;
-}
-
-/** Member-type problems (400): `expected` is 'string', 'boolean', 'number' or 'object'. */
 function typeProblem(pointer: string, value: unknown, expected: 'string' | 'boolean' | 'number' | 'object'): FieldProblem | null {
   if (!present(value)) return null;
   const ok = expected === 'object' ? isObject(value) : typeof value === expected;

@@ -1,9 +1,9 @@
 /// <reference types="jsdom" />
 import { JSDOM, VirtualConsole } from 'jsdom';
 import { SvcError } from '@svc/kit';
-import { extractValue, normaliseText } from './extract-items.js';
+import { extractValue, normaliseText } from '../domain/extract-items.js';
 import { mainText } from './main-text.js';
-import { isScopeSelf, parseSelector, type ParsedSelector } from './selector.js';
+import { isScopeSelf, parseSelector, type ParsedSelector } from '../domain/selector.js';
 
 /**
  * One page as an agent wants it (the MCP tool `svccrawl_collect_page`): the readable main text,

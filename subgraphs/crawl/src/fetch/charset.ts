@@ -1,5 +1,7 @@
-// Decoding fetched pages: the media type and charset of a Content-Type header, a WHATWG-style
-// prescan for <meta charset>, and the order a body is decoded in (BOM, header, meta, UTF-8).
+// Decoding fetched pages: the media type and charset of a Content-Type header, and the body in
+// the encoding the WHATWG sniffing algorithm picks (BOM, header, <meta> prescan, UTF-8).
+
+import sniffHTMLEncoding from 'html-encoding-sniffer';
 
 const HTML_TYPES = new Set(['text/html', 'application/xhtml+xml']);
 
@@ -18,48 +20,22 @@ export function parseContentType(value: string | undefined): { type: string; cha
   return { type: type.trim().toLowerCase(), ...(charset ? { charset } : {}) };
 }
 
-/** A TextDecoder for a label, or undefined when the label is unknown. */
-function decoderFor(label: string | undefined): TextDecoder | undefined {
-  if (!label) return undefined;
-  try {
-    return new TextDecoder(label.trim());
-  } catch {
-    return undefined;
-  }
-}
-
-const ATTRIBUTE = /([^\s"'<>\/=]+)(?:\s*=\s*("[^"]*"|'[^']*'|[^\s"'>]+))?/g;
-
-/** The charset a `<meta>` in the first 1024 bytes declares (simplified WHATWG prescan). */
-export function sniffMetaCharset(body: Uint8Array): string | undefined {
-  const head = Buffer.from(body.subarray(0, 1024)).toString('latin1').replace(/<!--[\s\S]*?(?:-->|$)/g, '');
-  for (const [, inner = ''] of head.matchAll(/<meta(?=[\s\/])([^>]*)>?/gi)) {
-    const attributes = new Map<string, string>();
-    for (const [, name = '', raw = ''] of inner.matchAll(ATTRIBUTE)) {
-      const key = name.toLowerCase();
-      if (!attributes.has(key)) attributes.set(key, raw.replace(/^(["'])([\s\S]*)\1$/, '$2'));
-    }
-    const charset = attributes.get('charset');
-    if (charset) return charset.trim();
-    if (attributes.get('http-equiv')?.trim().toLowerCase() === 'content-type') {
-      const match = /charset\s*=\s*["']?([^\s"';]+)/i.exec(attributes.get('content') ?? '');
-      if (match?.[1]) return match[1];
-    }
-  }
-  return undefined;
-}
-
-/** Decodes a body: BOM, then the header's charset, then (HTML) a meta declaration, then UTF-8. */
+/**
+ * Decodes a body in the WHATWG order: a byte order mark, else the header's charset, else (HTML
+ * only) a `<meta>` in the first 1024 bytes (html-encoding-sniffer, as jsdom does), else UTF-8.
+ * Unknown labels fall through to the next source; a UTF-16 label in a meta tag means UTF-8. A
+ * label naming no decoder (the WHATWG `replacement` encoding, e.g. iso-2022-kr) decodes as UTF-8.
+ */
 export function decodeBody(body: Uint8Array, type: string, headerCharset?: string): { text: string; charset: string } {
-  let decoder: TextDecoder | undefined;
-  if (body[0] === 0xef && body[1] === 0xbb && body[2] === 0xbf) decoder = new TextDecoder('utf-8');
-  else if (body[0] === 0xfe && body[1] === 0xff) decoder = new TextDecoder('utf-16be');
-  else if (body[0] === 0xff && body[1] === 0xfe) decoder = new TextDecoder('utf-16le');
-  decoder ??= decoderFor(headerCharset);
-  if (!decoder && HTML_TYPES.has(type)) {
-    decoder = decoderFor(sniffMetaCharset(body));
-    if (decoder?.encoding.startsWith('utf-16')) decoder = new TextDecoder('utf-8');
+  // Other types get no prescan: given only the first 3 bytes, the sniffer finds a BOM and
+  // nothing else (no <meta>, no XML declaration), so it decides by BOM, header, UTF-8.
+  const sniffed = HTML_TYPES.has(type) ? body : body.subarray(0, 3);
+  const encoding = sniffHTMLEncoding(sniffed, { ...(headerCharset ? { transportLayerEncodingLabel: headerCharset } : {}), defaultEncoding: 'UTF-8' });
+  let decoder: TextDecoder;
+  try {
+    decoder = new TextDecoder(encoding);
+  } catch {
+    decoder = new TextDecoder('utf-8');
   }
-  decoder ??= new TextDecoder('utf-8');
   return { text: decoder.decode(body), charset: decoder.encoding };
 }

@@ -5,8 +5,9 @@ import { brotliCompressSync, deflateSync, gzipSync } from 'node:zlib';
 import { SvcError, createSsrfGuard, type ResolvedAddress, type Resolver } from '@svc/kit';
 import { createHostLimiter, type HostLimiter } from '../domain/host-politeness.js';
 import { SVC_USER_AGENT } from '../domain/robots.js';
-import { decodeBody, parseContentType, sniffMetaCharset } from './charset.js';
-import { createPageFetcher, parseRetryAfter, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
+import { decodeBody, parseContentType } from './charset.js';
+import { createPageFetcher, type PageFetcher, type PageFetcherOptions } from './fetch-page.js';
+import { parseRetryAfter } from './retry-policy.js';
 
 // ---------------------------------------------------------------------------------------------
 // Fixture website: one node:http server on 127.0.0.1, routes keyed by "<hostname> <path>" (or
@@ -555,13 +556,13 @@ describe('helpers', () => {
     expect(parseContentType(undefined)).toEqual({ type: '' });
   });
 
-  it('sniffMetaCharset reads both meta forms and skips comments', () => {
-    const bytes = (text: string) => Buffer.from(text, 'latin1');
-    expect(sniffMetaCharset(bytes('<head><META CHARSET=windows-1251>'))).toBe('windows-1251');
-    expect(sniffMetaCharset(bytes(`<meta content='text/html; charset=koi8-r' http-equiv='content-type'>`))).toBe('koi8-r');
-    expect(sniffMetaCharset(bytes('<!-- <meta charset="shift_jis"> --><meta charset="utf-8">'))).toBe('utf-8');
-    expect(sniffMetaCharset(bytes(`${' '.repeat(1100)}<meta charset="koi8-r">`))).toBeUndefined();
-    expect(sniffMetaCharset(bytes('<meta name="description" content="charset=koi8-r">'))).toBeUndefined();
+  it('decodeBody reads both meta forms and skips comments', () => {
+    const sniffed = (text: string) => decodeBody(Buffer.from(text, 'latin1'), 'text/html').charset;
+    expect(sniffed('<head><META CHARSET=windows-1251>')).toBe('windows-1251');
+    expect(sniffed(`<meta content='text/html; charset=koi8-r' http-equiv='content-type'>`)).toBe('koi8-r');
+    expect(sniffed('<!-- <meta charset="shift_jis"> --><meta charset="utf-8">')).toBe('utf-8');
+    expect(sniffed(`${' '.repeat(1100)}<meta charset="koi8-r">`)).toBe('utf-8');
+    expect(sniffed('<meta name="description" content="charset=koi8-r">')).toBe('utf-8');
   });
 
   it('decodeBody: BOM beats header beats meta; meta only for HTML', () => {
@@ -571,5 +572,8 @@ describe('helpers', () => {
     const bom = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('é')]);
     expect(decodeBody(bom, 'text/html', 'iso-8859-1')).toEqual({ text: 'é', charset: 'utf-8' });
     expect(decodeBody(Buffer.from('<meta charset="utf-16">é'), 'text/html').charset).toBe('utf-8');
+    expect(decodeBody(Buffer.from('<?xml version="1.0" encoding="koi8-r"?>é'), 'text/plain').charset).toBe('utf-8');
+    expect(decodeBody(Buffer.from('\uFEFFé', 'utf16le'), 'text/plain')).toEqual({ text: 'é', charset: 'utf-16le' });
+    expect(decodeBody(Buffer.from('é', 'latin1'), 'text/plain', 'ISO-8859-1')).toEqual({ text: 'é', charset: 'windows-1252' });
   });
 });

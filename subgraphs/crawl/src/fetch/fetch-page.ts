@@ -1,11 +1,13 @@
 import { decodeBody, parseContentType } from './charset.js';
-import { Agent as HttpAgent, STATUS_CODES, type IncomingHttpHeaders } from 'node:http';
+import { Agent as HttpAgent, STATUS_CODES } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { setTimeout as sleep } from 'node:timers/promises';
-import got, { type Request as GotRequest } from 'got';
+import got from 'got';
 import { SvcError, type SsrfGuard } from '@svc/kit';
 import { ROBOTS_MAX_BYTES, SVC_USER_AGENT, productToken, robotsPolicyFromFetch, type RobotsFetchResult } from '../domain/robots.js';
 import type { HostLimiter } from '../domain/host-politeness.js';
+import { type Answer, type BodyPlan, exchange, firstHeader, upstream } from './exchange.js';
+import { backoffDelay, parseRetryAfter, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry-policy.js';
 import { createRobotsCache, type RobotsCacheEntry } from './robots-cache.js';
 
 /**
@@ -129,65 +131,10 @@ export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
 export const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
 const ROBOTS_ACCEPT = 'text/plain,*/*;q=0.1';
 const ROBOTS_MAX_REDIRECTS = 5;
-const MAX_BACKOFF_MS = 30_000;
 const CONNECT_TIMEOUT_MS = 10_000;
 
 const ACCEPTED_TYPES = new Set(['text/html', 'application/xhtml+xml', 'text/plain']);
 const REDIRECT_STATUSES = new Set([301, 302, 303, 307, 308]);
-const RETRY_STATUSES = new Set([408, 425, 429, 500, 502, 503, 504]);
-const RETRY_ERROR_CODES = new Set([
-  'ETIMEDOUT',
-  'ECONNRESET',
-  'ECONNREFUSED',
-  'ECONNABORTED',
-  'EPIPE',
-  'ENOTFOUND',
-  'EAI_AGAIN',
-  'ENETUNREACH',
-  'EHOSTUNREACH',
-  'EADDRINUSE',
-]);
-
-/** What to do with a 2xx body. */
-interface BodyPlan {
-  accept: string;
-  limit: number;
-  /** Keep the first `limit` bytes instead of failing (robots.txt). */
-  truncate: boolean;
-  /** Refuse a 2xx answer before reading it (content type check); returns the error or nothing. */
-  vet?: (url: URL, headers: IncomingHttpHeaders) => SvcError | undefined;
-}
-
-interface Answer {
-  url: URL;
-  status: number;
-  headers: IncomingHttpHeaders;
-  /** The decompressed body of a 2xx answer; empty otherwise. */
-  body: Buffer;
-  attempts: number;
-}
-
-function firstHeader(value: string | string[] | undefined): string | undefined {
-  return Array.isArray(value) ? value[0] : value;
-}
-
-/** Milliseconds a Retry-After value asks for (delta-seconds or HTTP date), or undefined when invalid. */
-export function parseRetryAfter(value: string | undefined, now: number = Date.now()): number | undefined {
-  if (value === undefined) return undefined;
-  const text = value.trim();
-  if (/^\d+$/.test(text)) return Number(text) * 1000;
-  // HTTP-date forms only (RFC 9110 5.6.7): IMF-fixdate, RFC 850 and asctime (UTC, no zone given).
-  // Date.parse alone would take '-5' or '2025' for dates.
-  if (!/^[A-Za-z]{3}/.test(text) || !/\d{1,2}:\d{2}:\d{2}/.test(text)) return undefined;
-  const date = Date.parse(/^\w{3} \w{3} [\d ]\d \d{2}:\d{2}:\d{2} \d{4}$/.test(text) ? `${text} GMT` : text);
-  if (Number.isNaN(date)) return undefined;
-  return Math.max(0, date - now);
-}
-
-function upstream(message: string, slug: string, details: Record<string, unknown>, extra: { cause?: unknown; retryAfter?: number } = {}): SvcError {
-  return new SvcError('UPSTREAM_ERROR', message, { slug, details, ...extra });
-}
-
 function attemptsNote(attempts: number): string {
   return attempts > 1 ? ` (after ${attempts} attempts)` : '';
 }
@@ -236,52 +183,6 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
     return limiter ? limiter.run(host, task) : task();
   }
 
-  /** One HTTP GET: resolves with the answer (body read only for 2xx), rejects with got's error or a SvcError. */
-  function exchange(url: URL, plan: BodyPlan): Promise<Omit<Answer, 'attempts'>> {
-    return new Promise((resolve, reject) => {
-      const stream: GotRequest = client.stream(url, { headers: { accept: plan.accept } });
-      let settled = false;
-      const finish = (error: unknown, answer?: Omit<Answer, 'attempts'>) => {
-        if (settled) return;
-        settled = true;
-        if (error) {
-          stream.destroy();
-          reject(error);
-        } else resolve(answer!);
-      };
-      stream.on('error', (error: Error) => finish(error));
-      stream.once('response', (response: { statusCode: number; headers: IncomingHttpHeaders }) => {
-        const { statusCode: status, headers } = response;
-        if (status < 200 || status >= 300) {
-          stream.destroy();
-          finish(undefined, { url, status, headers, body: Buffer.alloc(0) });
-          return;
-        }
-        const refusal = plan.vet?.(url, headers);
-        if (refusal) return finish(refusal);
-        const tooLarge = () =>
-          upstream(`${url.href} is larger than the ${plan.limit}-byte limit`, 'page-too-large', { url: url.href, maxBytes: plan.limit });
-        const declared = Number(firstHeader(headers['content-length']));
-        if (!plan.truncate && Number.isFinite(declared) && declared > plan.limit) return finish(tooLarge());
-        const chunks: Buffer[] = [];
-        let size = 0;
-        stream.on('data', (chunk: Buffer) => {
-          if (settled) return;
-          if (size + chunk.length > plan.limit) {
-            if (!plan.truncate) return finish(tooLarge());
-            chunks.push(chunk.subarray(0, plan.limit - size));
-            size = plan.limit;
-            stream.destroy();
-            return finish(undefined, { url, status, headers, body: Buffer.concat(chunks, size) });
-          }
-          chunks.push(chunk);
-          size += chunk.length;
-        });
-        stream.once('end', () => finish(undefined, { url, status, headers, body: Buffer.concat(chunks, size) }));
-      });
-    });
-  }
-
   /** The error a got failure stands for: the guard's own refusal, or UPSTREAM_ERROR after retries. */
   function networkFailure(url: URL, error: unknown, attempts: number): SvcError {
     if (error instanceof SvcError) return error;
@@ -299,19 +200,19 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
     for (let attempt = 1; ; attempt++) {
       let answer: Omit<Answer, 'attempts'>;
       try {
-        answer = await politely(url.host, () => exchange(url, plan));
+        answer = await politely(url.host, () => exchange(client, url, plan));
       } catch (error) {
         const failure = networkFailure(url, error, attempt);
         const retryable = !(error instanceof SvcError) && !((error as { cause?: unknown }).cause instanceof SvcError)
           && RETRY_ERROR_CODES.has((error as { code?: string }).code ?? '');
         if (!retryable || attempt > retries) throw failure;
-        await sleep(Math.min(backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS));
+        await sleep(backoffDelay(backoffMs, attempt));
         continue;
       }
       if (!RETRY_STATUSES.has(answer.status) || attempt > retries) return { ...answer, attempts: attempt };
       const asked = parseRetryAfter(firstHeader(answer.headers['retry-after']));
       if (asked !== undefined && asked > maxRetryAfterMs) return { ...answer, attempts: attempt };
-      await sleep(asked ?? Math.min(backoffMs * 2 ** (attempt - 1), MAX_BACKOFF_MS));
+      await sleep(asked ?? backoffDelay(backoffMs, attempt));
     }
   }
 

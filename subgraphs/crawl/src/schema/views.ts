@@ -1,5 +1,5 @@
-import type { ExecutionItem } from '../store/item-store.js';
-import type { ExecutionRow, JobRow } from '../store/job-store.js';
+import type { ExecutionItem } from '../domain/crawl-item.js';
+import type { ExecutionRow, JobRow } from '../domain/crawl-job.js';
 import type { CrawlExecution, CrawlItem, CrawlJob } from './types.js';
 
 export const jobView = (j: JobRow): CrawlJob => ({

@@ -5,16 +5,25 @@ import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import { checkEmbeddingModel } from './embedding-model-check.js';
 import type { Embedder } from './gateway-embedder.js';
-import type { ExecutionRow, ItemDay, JobRow, JobStore } from '../store/job-store.js';
-import type { CrawlScheduler } from './crawl-scheduler.js';
+import type { ExecutionRow, ItemDay, JobRow } from '../domain/crawl-job.js';
+import type { JobStore } from '../store/job-store.js';
 import { tenantOf, writerTenant } from './tenancy.js';
+
+/** Where the service puts crawl runs and schedules for the workers (worker/crawl-queue.ts). */
+export interface CrawlQueue {
+  /** A crawl job's own schedule: repeating for a cron expression, else one run at runAt (or at once). */
+  schedule(tenantId: string, jobId: string, cronExpression: string | null, runAt: Date | null): Promise<void>;
+  unschedule(tenantId: string, jobId: string): Promise<void>;
+  /** Runs an execution as soon as a worker is free. */
+  enqueueRun(tenantId: string, executionId: string): Promise<void>;
+}
 
 export interface CrawlServiceDeps {
   jobs: JobStore;
   items: ItemStore;
   knowledge: KnowledgeStore;
   embedder: Embedder;
-  scheduler: CrawlScheduler;
+  queue: CrawlQueue;
   /** How long a trigger waits for a worker to lock the run before answering 503. */
   triggerWaitMs: number;
   log: Logger;
@@ -27,7 +36,7 @@ const keyedCall = (key: string | undefined, operation: string, tenantId: string,
   key === undefined ? undefined : { key, operation, target: jobId, scope: tenantId };
 
 export function createCrawlService(deps: CrawlServiceDeps) {
-  const { jobs, items, scheduler, log } = deps;
+  const { jobs, items, queue, log } = deps;
 
   async function jobOf(ctx: SvcContext, jobId: string, write = false): Promise<{ tenantId: string; job: JobRow }> {
     const tenantId = write ? writerTenant(ctx) : tenantOf(ctx);
@@ -42,7 +51,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       const input = parseCrawlJobInput(body);
       if (input.ragConfig) await checkEmbeddingModel(deps.embedder, input.ragConfig.embeddingModel);
       const job = await jobs.insertJob(tenantId, input, firstRunAt(input));
-      await scheduler.schedule(tenantId, job.id, input.cronExpression ?? null, input.runAt ?? null);
+      await queue.schedule(tenantId, job.id, input.cronExpression ?? null, input.runAt ?? null);
       log.info({ tenantId, jobId: job.id, cron: input.cronExpression ?? null, runAt: input.runAt ?? null }, 'crawl job created');
       return job;
     },
@@ -68,14 +77,14 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       const runAt = job.runAt && job.runAt.getTime() > Date.now() ? job.runAt : null;
       const next = job.cronExpression ? nextRunAt(job.cronExpression) : (runAt ?? new Date());
       const resumed = (await jobs.setStatus(tenantId, jobId, 'SCHEDULED', next))!;
-      if (!job.cronExpression) await scheduler.schedule(tenantId, jobId, null, runAt);
+      if (!job.cronExpression) await queue.schedule(tenantId, jobId, null, runAt);
       return resumed;
     },
 
     async remove(ctx: SvcContext, jobId: string): Promise<JobRow> {
       const { tenantId } = await jobOf(ctx, jobId, true);
       const deleted = (await jobs.setStatus(tenantId, jobId, 'DELETED', null))!;
-      await scheduler.unschedule(tenantId, jobId);
+      await queue.unschedule(tenantId, jobId);
       return deleted;
     },
 
@@ -97,7 +106,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       } else {
         execution = await jobs.insertExecution(tenantId, jobId);
       }
-      await scheduler.enqueueRun(tenantId, execution.id);
+      await queue.enqueueRun(tenantId, execution.id);
       const deadline = Date.now() + deps.triggerWaitMs;
       for (;;) {
         const current = await jobs.execution(tenantId, execution.id);

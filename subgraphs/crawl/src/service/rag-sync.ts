@@ -4,7 +4,7 @@ import { RAG_DEFAULTS } from '../domain/crawl-job-input.js';
 import { mainText } from '../extract/main-text.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore, UpsertedItem } from '../store/item-store.js';
-import type { JobRow } from '../store/job-store.js';
+import type { JobRow } from '../domain/crawl-job.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Embedder } from './gateway-embedder.js';
 

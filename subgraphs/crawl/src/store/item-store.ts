@@ -1,7 +1,5 @@
 import { SvcError, validationError, type FieldProblem, type MikroORM, isUuid } from '@svc/kit';
-
-export const VECTOR_SYNC_STATUSES = ['NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED'] as const;
-export type VectorSyncStatus = (typeof VECTOR_SYNC_STATUSES)[number];
+import { type ExecutionItem, type StoredItem, VECTOR_SYNC_STATUSES, type VectorSyncStatus } from '../domain/crawl-item.js';
 
 /** One item as extracted from a list page. */
 export interface ItemInput {
@@ -11,27 +9,6 @@ export interface ItemInput {
   detailUrl: string;
   /** Hash of the item's content; a different hash on a re-run means the item changed. */
   contentHash: string;
-}
-
-export interface StoredItem {
-  id: string;
-  jobId: string;
-  detailUrl: string;
-  title: string;
-  publishedAt: string | null;
-  contentHash: string;
-  vectorSyncStatus: VectorSyncStatus;
-  vectorSyncError: string | null;
-  vectorId: string | null;
-  firstSeenExecution: string;
-  lastSeenExecution: string;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** An item of an execution, with its place in the page order. */
-export interface ExecutionItem extends StoredItem {
-  position: number;
 }
 
 export interface UpsertedItem extends ExecutionItem {

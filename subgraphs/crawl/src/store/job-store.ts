@@ -2,60 +2,8 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
-import type { StoredFingerprints } from '../extract/fingerprint.js';
-
-export type JobStatus = 'SCHEDULED' | 'PAUSED' | 'DELETED' | 'COMPLETED';
-export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
-
-export interface JobRow {
-  id: string;
-  tenantId: string;
-  jobName: string;
-  targetUrl: string;
-  cronExpression: string | null;
-  runAt: Date | null;
-  selectors: CrawlSelectors;
-  selectorVersion: number;
-  fingerprints: StoredFingerprints | null;
-  enableRagSync: boolean;
-  ragConfig: RagConfig | null;
-  robotsTxt: 'respect' | 'ignore';
-  dayFirst: boolean;
-  status: JobStatus;
-  nextRunAt: Date | null;
-  createdAt: Date;
-  updatedAt: Date;
-}
-
-/** What one job's completed runs collected on one UTC day. */
-export interface ItemDay {
-  tenantId: string;
-  jobId: string;
-  jobName: string;
-  /** YYYY-MM-DD, UTC */
-  day: string;
-  /** Items the day's completed runs collected (each run counts its whole list). */
-  items: number;
-  /** Items seen for the first time that day. */
-  newItems: number;
-  /** Completed runs that day. */
-  executions: number;
-}
-
-export interface ExecutionRow {
-  id: string;
-  tenantId: string;
-  jobId: string;
-  status: ExecutionStatus;
-  allocatedAgent: string | null;
-  queuedAt: Date;
-  startedAt: Date | null;
-  finishedAt: Date | null;
-  elapsedMs: number | null;
-  totalCount: number;
-  selfHealingOccurred: boolean;
-  error: string | null;
-}
+import type { StoredFingerprints } from '../domain/fingerprint.js';
+import type { ExecutionRow, ExecutionStatus, ItemDay, JobRow, JobStatus } from '../domain/crawl-job.js';
 
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));

@@ -1,25 +1,11 @@
 import type { z } from 'zod';
 import type { TokenVerifier } from '../auth.js';
 import type { Logger } from '../logger.js';
+import type { ConfigRule } from './config-rule.js';
 import { workerNameOf, type PlatformConfig } from './platform-config.js';
 
 /** What a slice's variables parse to, beside the platform-wide values. */
 export type SliceConfig<Shape extends z.core.$ZodShape> = PlatformConfig & Readonly<z.output<z.ZodObject<Shape>>>;
-
-/**
- * A rule between variables. It needs no I/O, so `loadConfig` checks it with the values and
- * reports it like a bad value, naming `variable`.
- */
-export interface ConfigRule<C> {
-  variable: string;
-  message: string;
-  /**
-   * The `svc` services the rule is for: checked only when the process runs one of them.
-   * Absent: every service; a process that starts none (an MCP server) checks no rules.
-   */
-  services?: readonly string[];
-  broken(config: C): boolean;
-}
 
 /** What the process starting a service hands it beside the configuration: what exists only at start. */
 export interface ServiceStart {

@@ -1,5 +1,6 @@
 import { z } from 'zod';
-import type { ConfigRule, ConfigSlice } from './config-slice.js';
+import type { ConfigRule } from './config-rule.js';
+import type { ConfigSlice } from './config-slice.js';
 import { PLATFORM_RULES, platformConfig, type PlatformConfig } from './platform-config.js';
 
 export class ConfigError extends Error {

@@ -2,7 +2,7 @@ import { hostname } from 'node:os';
 import { z } from 'zod';
 import { createAddressMatcher } from '../http/address-matcher.js';
 import { createAllowList } from '../outbound/address-policy.js';
-import type { ConfigRule } from './config-slice.js';
+import type { ConfigRule } from './config-rule.js';
 import { envVar } from './env-var.js';
 
 /**

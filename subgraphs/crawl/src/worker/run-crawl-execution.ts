@@ -1,15 +1,17 @@
 import { createHash } from 'node:crypto';
 import { JSDOM } from 'jsdom';
-import { SvcError, type Logger } from '@svc/kit';
+import { type Agenda, SvcError, type Logger } from '@svc/kit';
 import type { CrawlSelectors } from '../domain/crawl-job-input.js';
 import { normalizePublishedDate } from '../domain/published-date.js';
-import { extractItems } from '../extract/extract-items.js';
-import { fingerprintSelectors, withFillHistory } from '../extract/fingerprint.js';
-import { healSelectors } from '../extract/heal.js';
+import { extractItems } from '../domain/extract-items.js';
+import { fingerprintSelectors, withFillHistory } from '../domain/fingerprint.js';
+import { healSelectors } from '../domain/heal.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { JobStore } from '../store/job-store.js';
-import { syncItems, type RagSyncDeps } from './rag-sync.js';
+import { syncItems, type RagSyncDeps } from '../service/rag-sync.js';
+import { RUN_CRAWL_EXECUTION, type WorkerSettings } from './crawl-queue.js';
+import { type AgendaJob, withHeartbeat } from './heartbeat.js';
 
 export interface RunnerDeps {
   jobs: JobStore;
@@ -85,4 +87,15 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
     else runLog.warn({ err: error.message }, 'crawl execution failed');
     await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message });
   }
+}
+
+interface RunData { tenantId: string; executionId: string }
+
+/** The `crawl.run` job: runs one execution (see runExecution). Call before agenda.start(). */
+export function defineRunCrawlExecution(agenda: Agenda, runner: RunnerDeps, settings: WorkerSettings): void {
+  const { workerName, lockLifetimeMs } = settings;
+  agenda.define(RUN_CRAWL_EXECUTION, async (job: AgendaJob<RunData>) => {
+    const { tenantId, executionId } = job.attrs.data;
+    await withHeartbeat(job, lockLifetimeMs, runner.log, (beat) => runExecution(runner, tenantId, executionId, workerName, beat));
+  }, { concurrency: settings.concurrency, lockLimit: settings.concurrency, lockLifetime: lockLifetimeMs });
 }

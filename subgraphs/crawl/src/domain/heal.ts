@@ -76,15 +76,11 @@
 // tag under the relocated row's parent are taken as rows). Healing needs fingerprints from a good
 // run with the current selectors: refresh them after each good run and whenever selectors change.
 // Cost: every element of the page is fingerprinted when rows are checked (O(elements × depth)).
+//
+// Code: steps 1, 1b and 3 here; step 2 in heal-field.ts; the selector candidates of steps 1 and 2
+// in derive-selector.ts.
 
-import {
-  extractValue,
-  FIELD_NAMES,
-  resolveLink,
-  selectWithin,
-  type FieldName,
-  type ListSelectors,
-} from './extract-items.js';
+import { FIELD_NAMES, type FieldName, type ListSelectors } from './extract-items.js';
 import {
   fillHistoryOf,
   fingerprintElement,
@@ -93,18 +89,13 @@ import {
   type StoredFingerprints,
 } from './fingerprint.js';
 import { FIELD_WEIGHTS, scoreCandidates, similarity, similarityToAny, type ScoredElement } from './relocate.js';
-import { formatSelector, parseSelector, specSuffix, type ParsedSelector } from './selector.js';
+import { parseSelector, type ParsedSelector } from './selector.js';
+import { deriveRowSelector, safeQueryAll, safeSelectWithin } from './derive-selector.js';
+import { acceptableValue, healField, RIVAL_MARGIN, round } from './heal-field.js';
 
 export const DEFAULT_HEAL_THRESHOLD = 0.6;
 /** Similarity to the relocated row above which an element in another parent is a row too. */
 export const ROW_RECOVERY = 0.7;
-/** Share of the rows in which a derived field selector must select the relocated element. */
-export const FIELD_AGREEMENT = 0.8;
-/**
- * A selector that still matches is abandoned when other elements score more than this above it
- * (its rows or field elements were taken over by something that merely resembles them).
- */
-export const RIVAL_MARGIN = 0.05;
 /** Rows checked when deciding whether the current listRow selector still fits. */
 const ROWS_CHECKED = 50;
 /** A field filled in at least this share of the rows in every recorded run counts as one every earlier run filled. */
@@ -127,126 +118,6 @@ export interface HealResult {
   healedFields: HealField[];
   failedFields: { field: HealField; reason: string }[];
   confidence: Partial<Record<HealField, number>>;
-}
-
-// ---------------------------------------------------------------------------------------------
-// CSS building blocks
-
-function cssIdent(value: string): string {
-  return value
-    .replace(/[^a-zA-Z0-9_\u00a0-\uffff-]/g, (c) => `\\${c}`)
-    .replace(/^(-?)(\d)/, (_m, dash: string, digit: string) => `${dash}\\3${digit} `);
-}
-
-/** Classes worth putting in a selector: identifier-like, short, not generated (no 3+ digits). */
-function isStableToken(token: string): boolean {
-  return token.length <= 40 && /^-?[a-zA-Z_][\w-]*$/.test(token) && (token.match(/\d/g)?.length ?? 0) < 3;
-}
-
-function safeQueryAll(root: Document | Element, css: string): Element[] | null {
-  try {
-    return Array.from(root.querySelectorAll(css));
-  } catch {
-    return null;
-  }
-}
-
-function safeSelectWithin(row: Element, css: string): Element | null {
-  try {
-    return selectWithin(row, css);
-  } catch {
-    return null;
-  }
-}
-
-function unique<T>(items: readonly T[]): T[] {
-  return [...new Set(items)];
-}
-
-/**
- * Ways to designate a set of same-tag elements at one level, most specific naming first: a stable
- * id (one element only), tag + each shared stable class, tag + all of them. The bare tag is
- * returned separately.
- */
-function namedSteps(els: readonly Element[]): string[] {
-  const distinct = unique(els);
-  const tag = distinct[0]!.localName;
-  if (distinct.some((e) => e.localName !== tag)) return [];
-  const steps: string[] = [];
-  if (distinct.length === 1) {
-    const id = distinct[0]!.id;
-    if (id && isStableToken(id) && !/\d/.test(id)) steps.push(`${tag}#${cssIdent(id)}`);
-  }
-  const shared = Array.from(distinct[0]!.classList).filter(
-    (c) => isStableToken(c) && distinct.every((e) => e.classList.contains(c)),
-  );
-  for (const c of shared) steps.push(`${tag}.${cssIdent(c)}`);
-  if (shared.length > 1) steps.push(`${tag}${shared.map((c) => `.${cssIdent(c)}`).join('')}`);
-  return unique(steps);
-}
-
-function allSameTag(els: readonly Element[]): boolean {
-  return els.length > 0 && els.every((e) => e.localName === els[0]!.localName);
-}
-
-/** Tag with :nth-of-type when needed to single the element out among its siblings. */
-function nthStep(el: Element): string {
-  const parent = el.parentElement;
-  if (!parent) return el.localName;
-  const sameTag = Array.from(parent.children).filter((c) => c.localName === el.localName);
-  return sameTag.length === 1 ? el.localName : `${el.localName}:nth-of-type(${sameTag.indexOf(el) + 1})`;
-}
-
-// ---------------------------------------------------------------------------------------------
-// Rows
-
-function rowSelectorCandidates(rows: readonly Element[]): string[] {
-  const tag = rows[0]!.localName;
-  const own = namedSteps(rows);
-  const parents = rows.flatMap((r) => (r.parentElement ? [r.parentElement as Element] : []));
-  const grandparents = parents.flatMap((p) => (p.parentElement ? [p.parentElement as Element] : []));
-  const parentSteps =
-    parents.length === rows.length && allSameTag(parents) ? [...namedSteps(parents), parents[0]!.localName] : [];
-  const grandSteps =
-    grandparents.length === rows.length && allSameTag(grandparents)
-      ? [...namedSteps(grandparents), grandparents[0]!.localName]
-      : [];
-  const ownAll = [...own, tag];
-  const candidates: string[] = [...own];
-  for (const p of parentSteps) for (const o of ownAll) candidates.push(`${p} > ${o}`);
-  candidates.push(tag);
-  for (const g of grandSteps) for (const p of parentSteps) for (const o of ownAll) candidates.push(`${g} > ${p} > ${o}`);
-  // Structural path from <body>: ancestors shared by every row are pinned with :nth-of-type.
-  const chains = rows.map((r) => {
-    const chain: Element[] = [];
-    for (let a = r.parentElement; a && a.localName !== 'html'; a = a.parentElement) chain.unshift(a);
-    return chain;
-  });
-  if (chains.every((c) => c.length === chains[0]!.length)) {
-    const steps: string[] = [];
-    for (let level = 0; level < chains[0]!.length; level += 1) {
-      const atLevel = unique(chains.map((c) => c[level]!));
-      if (!allSameTag(atLevel)) break;
-      steps.push(atLevel.length === 1 ? nthStep(atLevel[0]!) : atLevel[0]!.localName);
-    }
-    if (steps.length === chains[0]!.length) candidates.push([...steps, tag].join(' > '));
-  }
-  return unique(candidates);
-}
-
-/** The first candidate selecting exactly `rows`, else the best overlap (Jaccard). */
-function deriveRowSelector(document: Document, rows: readonly Element[]): { css: string; overlap: number } | null {
-  const wanted = new Set(rows);
-  let best: { css: string; overlap: number } | null = null;
-  for (const css of rowSelectorCandidates(rows)) {
-    const got = safeQueryAll(document, css);
-    if (!got) continue;
-    const common = got.filter((e) => wanted.has(e)).length;
-    const overlap = common / (got.length + wanted.size - common);
-    if (overlap === 1) return { css, overlap };
-    if (!best || overlap > best.overlap) best = { css, overlap };
-  }
-  return best;
 }
 
 function sameAncestorPath(a: Element, b: Element): boolean {
@@ -281,65 +152,11 @@ function meanSimilarity(els: readonly Element[], samples: readonly ElementFinger
 // ---------------------------------------------------------------------------------------------
 // Fields
 
-interface FieldMatch {
-  row: Element;
-  element: Element;
-  score: number;
-}
-
-function relativeCandidates(row: Element, el: Element, parsed: ParsedSelector): string[] {
-  if (el === row) return [':scope'];
-  const tag = el.localName;
-  const own = namedSteps([el]);
-  const attrStep = parsed.extract.kind === 'attr' ? [`${tag}[${cssIdent(parsed.extract.name)}]`] : [];
-  const ownAll = [...own, tag, ...attrStep];
-  const stepsOf = (a: Element | null): string[] =>
-    a === null ? [] : a === row ? [':scope'] : [...namedSteps([a]), a.localName];
-  const parentSteps = stepsOf(el.parentElement);
-  const grandSteps = el.parentElement && el.parentElement !== row ? stepsOf(el.parentElement.parentElement) : [];
-  const candidates: string[] = [...own];
-  for (const p of parentSteps) for (const o of ownAll) candidates.push(`${p} > ${o}`);
-  candidates.push(...attrStep, tag);
-  for (const g of grandSteps) for (const p of parentSteps) for (const o of ownAll) candidates.push(`${g} > ${p} > ${o}`);
-  const chain: string[] = [];
-  for (let a: Element | null = el; a && a !== row; a = a.parentElement) chain.unshift(nthStep(a));
-  candidates.push([':scope', ...chain].join(' > '));
-  return unique(candidates);
-}
-
-function deriveFieldSelector(matches: readonly FieldMatch[], parsed: ParsedSelector): { css: string; agreement: number } | null {
-  const candidates = unique(matches.flatMap((m) => relativeCandidates(m.row, m.element, parsed)));
-  let best: { css: string; agreement: number } | null = null;
-  for (const css of candidates) {
-    let agree = 0;
-    for (const m of matches) if (safeSelectWithin(m.row, css) === m.element) agree += 1;
-    const agreement = agree / matches.length;
-    if (agreement === 1) return { css, agreement };
-    if (!best || agreement > best.agreement) best = { css, agreement };
-  }
-  return best && best.agreement >= FIELD_AGREEMENT ? best : null;
-}
-
-/** Whether an element's value can be the field's: non-empty, a link an http(s) URL, digits when the stored values all had them. */
-function acceptableValue(field: FieldName, parsed: ParsedSelector, fieldStore: StoredFieldFingerprints, pageUrl: string): (el: Element) => boolean {
-  return (el) => {
-    const value = extractValue(el, parsed, field);
-    if (value === null) return false;
-    if (field === 'link' && resolveLink(value, pageUrl) === null) return false;
-    if (fieldStore.valueHasDigits && !/\d/.test(value)) return false;
-    return true;
-  };
-}
-
 /** Tags of an element's ancestors, outermost first (as fingerprints store them). */
 function pathOf(el: Element): string[] {
   const path: string[] = [];
   for (let a = el.parentElement; a; a = a.parentElement) path.unshift(a.localName);
   return path;
-}
-
-function round(n: number): number {
-  return Math.round(n * 100) / 100;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -515,92 +332,14 @@ export function healSelectors(
       failedFields.push({ field, reason: (error as Error).message });
       continue;
     }
-    const acceptable = acceptableValue(field, parsed, fieldStore, pageUrl);
-    const minRows = Math.max(1, Math.ceil(rows.length * fieldStore.coverage * 0.5));
-
-    // Per row, the best candidate with an acceptable value (the row and its descendants).
-    const best = rows.map(
-      (row) => scoreCandidates(document, fieldStore.samples, { within: row, accept: acceptable, weights: FIELD_WEIGHTS })[0],
-    );
-
-    // Keep?
-    const current: FieldMatch[] = [];
-    let rivalSum = 0;
-    let matchedAtAll = 0;
-    rows.forEach((row, i) => {
-      const el = safeSelectWithin(row, parsed.css);
-      if (el) matchedAtAll += 1;
-      if (el && acceptable(el)) {
-        const score = similarityToAny(fingerprintElement(el, { root: row }), fieldStore.samples, FIELD_WEIGHTS);
-        current.push({ row, element: el, score });
-        rivalSum += Math.max(score, best[i]?.score ?? 0);
-      }
-    });
-    const currentMean = current.length ? current.reduce((s, m) => s + m.score, 0) / current.length : 0;
-    const rivalMean = current.length ? rivalSum / current.length : 0;
-    const outscored = rivalMean > currentMean + RIVAL_MARGIN;
-    if (current.length >= minRows && currentMean >= threshold && !outscored) {
-      out[field] = spec;
-      confidence[field] = currentMean;
+    const result = healField(document, pageUrl, rows, { field, spec, parsed, stored: fieldStore }, threshold);
+    confidence[field] = result.confidence;
+    if (result.failure !== undefined) {
+      failedFields.push({ field, reason: result.failure });
       continue;
     }
-
-    // Relocate within each row: its best candidate, when it reaches the threshold.
-    const matches: FieldMatch[] = [];
-    let bestBelow = 0;
-    rows.forEach((row, i) => {
-      const top = best[i];
-      if (!top) return;
-      if (top.score >= threshold) matches.push({ row, element: top.element, score: top.score });
-      else bestBelow = Math.max(bestBelow, top.score);
-    });
-    const unacceptable = [
-      'empty',
-      ...(field === 'link' ? ['not an http(s) URL'] : []),
-      ...(fieldStore.valueHasDigits ? ['without a digit (all stored values had one)'] : []),
-    ].join(' or ');
-    const why =
-      matchedAtAll === 0
-        ? `"${spec}" matches nothing`
-        : current.length === 0
-          ? `"${spec}" matches elements whose values are not acceptable (${unacceptable})`
-          : current.length < minRows
-            ? `"${spec}" matches an element with an acceptable value in only ${current.length} of ${rows.length} rows`
-            : currentMean < threshold
-              ? `"${spec}" matches elements that do not look like the stored ones (score ${round(currentMean)})`
-              : `"${spec}" matches elements (score ${round(currentMean)}) but other elements of the rows look more ` +
-                `like the stored ${field} (score ${round(rivalMean)})`;
-    if (matches.length < minRows) {
-      confidence[field] = matches.length ? matches.reduce((s, m) => s + m.score, 0) / matches.length : bestBelow;
-      const where = matches.length === 0 ? 'the rows' : 'the other rows';
-      const others =
-        bestBelow > 0
-          ? `the best candidate in ${where} scored ${round(bestBelow)}`
-          : `${where} have no candidate with an acceptable value`;
-      failedFields.push({
-        field,
-        reason:
-          `${why}, and an element looking like the stored ${field} (score ≥ ${threshold}) was found in only ` +
-          `${matches.length} of ${rows.length} rows, ${minRows} needed (${others})`,
-      });
-      continue;
-    }
-    const derived = deriveFieldSelector(matches, parsed);
-    const meanScore = matches.reduce((s, m) => s + m.score, 0) / matches.length;
-    const fieldConfidence = meanScore * (derived?.agreement ?? 0);
-    confidence[field] = fieldConfidence;
-    if (!derived || fieldConfidence < threshold) {
-      failedFields.push({
-        field,
-        reason: derived
-          ? `${why}; relocated it (score ${round(meanScore)}) but the best selector "${derived.css}" agrees in only ${round(derived.agreement * 100)} % of rows`
-          : `${why}; relocated it (score ${round(meanScore)}) but no selector selects it in at least ${FIELD_AGREEMENT * 100} % of rows`,
-      });
-      continue;
-    }
-    const healedSpec = formatSelector(derived.css, specSuffix(spec));
-    out[field] = healedSpec;
-    if (healedSpec !== spec) healedFields.push(field);
+    out[field] = result.spec;
+    if (result.spec !== spec) healedFields.push(field);
   }
 
   return { selectors: out, healed: healedFields.length > 0, healedFields, failedFields, confidence };

@@ -1,0 +1,25 @@
+// An item a crawl collected, as stored (store/item-store.ts returns them), and its knowledge-base sync state.
+
+export const VECTOR_SYNC_STATUSES = ['NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED'] as const;
+export type VectorSyncStatus = (typeof VECTOR_SYNC_STATUSES)[number];
+
+export interface StoredItem {
+  id: string;
+  jobId: string;
+  detailUrl: string;
+  title: string;
+  publishedAt: string | null;
+  contentHash: string;
+  vectorSyncStatus: VectorSyncStatus;
+  vectorSyncError: string | null;
+  vectorId: string | null;
+  firstSeenExecution: string;
+  lastSeenExecution: string;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** An item of an execution, with its place in the page order. */
+export interface ExecutionItem extends StoredItem {
+  position: number;
+}
