@@ -21,9 +21,9 @@ export class Viewer {
 export class AuthResolver {
   constructor(private readonly accounts: AccountService) {}
 
-  @Mutation(() => AccessToken, { description: 'Exchanges a username and password for a JWT access token.' })
-  issueAccessToken(@Arg('username', () => String) username: string, @Arg('password', () => String) password: string): Promise<AccessToken> {
-    return this.accounts.issue(username, password);
+  @Mutation(() => AccessToken, { description: 'Exchanges a username and password for a JWT access token. Throttled per username and client address: RATE_LIMITED (429) with retryAfter after a few failures.' })
+  issueAccessToken(@Arg('username', () => String) username: string, @Arg('password', () => String) password: string, @Ctx() ctx: SvcContext): Promise<AccessToken> {
+    return this.accounts.issue(username, password, ctx.clientIp);
   }
 
   @Query(() => Viewer)
