@@ -2,7 +2,8 @@ import type { MikroORM, Role } from '@svc/kit';
 import type { Account, Grants, Scope, StoredAccount } from '../domain/account.js';
 import type { Row } from './rows.js';
 
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
+// jsonb arrives parsed (a scope of "*" as the string "*"), or as its text from some drivers.
+const json = <T>(v: unknown): T => (typeof v === 'string' && v !== '*' ? JSON.parse(v) : v) as T;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
 
 function toAccount(r: Row): StoredAccount {
