@@ -1,4 +1,5 @@
 import { SvcError, type BackoffPolicy, type Logger } from '@svc/kit';
+import { addressBlockOf } from '../domain/address-block.js';
 import type { AttemptGates } from '../store/login-throttle-store.js';
 
 /** The login throttle's settings (SVC_LOGIN_* variables). */
@@ -28,7 +29,7 @@ export interface LoginPass {
 }
 
 /**
- * Login throttling per username and per client address, counted in gates every instance shares
+ * Login throttling per username and per client address (an IPv6 address by its /64), counted in gates every instance shares
  * (attempt-gate.ts): past a few attempts each one closes the gate for a doubling delay, and
  * an attempt while closed is a 429 with Retry-After that checks no password. Attempts count as
  * they start, so a concurrent burst cannot outrun the count. A success forgets the username and
@@ -51,7 +52,7 @@ export function createLoginThrottle(deps: LoginThrottleDeps) {
     /** Counts a login attempt, or refuses it with RATE_LIMITED (429, Retry-After). */
     async enter(username: string, clientIp: string | undefined): Promise<LoginPass> {
       const userKey = `login:user:${username}`;
-      const addressKey = clientIp ? `login:addr:${clientIp}` : undefined;
+      const addressKey = clientIp ? `login:addr:${addressBlockOf(clientIp)}` : undefined;
       const [user, address] = await Promise.all([gates.attempt(userKey, byUsername), addressKey ? gates.attempt(addressKey, byAddress) : undefined]);
       const refused = [user, address].filter((g) => g && !g.allowed);
       if (refused.length) {
