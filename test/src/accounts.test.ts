@@ -192,6 +192,34 @@ describe('ending sessions', () => {
   });
 });
 
+describe('changing one\'s own password', () => {
+  const changeMine = (token: string, json: unknown) => call(`${platform.bridge}/api/v1/auth/password`, { headers: bearer(token), json });
+
+  it('needs the current password, ends every session and returns a fresh token', async () => {
+    await createUser({ username: 'olga', password: 'olga-from-admin', roles: ['crawler'], tenants: ['demo'] });
+    const first = await tokenOf('olga', 'olga-from-admin');
+    const wrong = await changeMine(first, { currentPassword: 'not-it', newPassword: 'olga-own-password' });
+    expect(wrong.status).toBe(422);
+    expect(wrong.body.errors).toEqual([{ pointer: '/currentPassword', detail: 'is not the current password' }]);
+    expect((await changeMine(first, { currentPassword: 'olga-from-admin', newPassword: 'short' })).status).toBe(422);
+    const changed = await changeMine(first, { currentPassword: 'olga-from-admin', newPassword: 'olga-own-password' });
+    expect(changed.status).toBe(200);
+    expect(changed.body.data).toEqual({ accessToken: expect.any(String), tokenType: 'Bearer', expiresIn: 3600 });
+    expect((await crawlJobs(first)).body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect((await crawlJobs(changed.body.data.accessToken)).body.errors).toBeUndefined();
+    expect((await login('olga', 'olga-from-admin')).status).toBe(401);
+    await tokenOf('olga', 'olga-own-password');
+  });
+
+  it('is for local accounts only, and not for the configured admin', async () => {
+    const outsider = await changeMine(await platform.token({ subject: 'someone-from-an-idp', roles: ['analyst'] }), { currentPassword: 'x', newPassword: 'whatever-long' });
+    expect(outsider.status).toBe(403);
+    const configured = await changeMine(admin, { currentPassword: 'test-admin-password', newPassword: 'another-admin-password' });
+    expect(configured.status).toBe(409);
+    expect((await call(`${platform.bridge}/api/v1/auth/password`, { json: { currentPassword: 'x', newPassword: 'whatever-long' } })).status).toBe(401);
+  });
+});
+
 describe('password hashes', () => {
   it('logs in with a scrypt hash stored before argon2id, and rehashes it then', async () => {
     const salt = Buffer.from('legacy-salt-0001');

@@ -57,6 +57,7 @@ const WRITES: Record<string, string[]> = {
   'post /api/v1/crawl/jobs/{jobId}/pause': [fingerprint('crawl.crawl_job', 'id, status')],
   'post /api/v1/crawl/jobs/{jobId}/resume': [fingerprint('crawl.crawl_job', 'id, status')],
   'delete /api/v1/crawl/jobs/{jobId}': [fingerprint('crawl.crawl_job', 'id')],
+  'post /api/v1/auth/password': [fingerprint('insight.account', 'username, password_hash, sessions_ended_at')],
   'post /api/v1/admin/users': [fingerprint('insight.account', 'username, roles, tenants, sites, disabled_at, password_hash')],
   'patch /api/v1/admin/users/{username}': [fingerprint('insight.account', 'username, roles, tenants, sites, sessions_ended_at')],
   'post /api/v1/admin/users/{username}/disable': [fingerprint('insight.account', 'username, disabled_at, sessions_ended_at')],

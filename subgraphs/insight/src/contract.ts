@@ -9,7 +9,7 @@ import { JOB_STATUSES, STEP_KINDS } from './domain/job.js';
 
 export { actionListSchema, decisionInputSchema, idempotencyKeySchema, jobInputSchema, jobListSchema } from './domain/job-input.js';
 export { ingestInputSchema } from './domain/metric-input.js';
-export { accountInputSchema, accountUpdateSchema, passwordInputSchema } from './domain/account.js';
+export { accountInputSchema, accountUpdateSchema, ownPasswordInputSchema, passwordInputSchema } from './domain/account.js';
 
 /** POST /api/v1/auth/token. A wrong pair is a 401; a missing or over-long member a 400. */
 export const tokenRequestSchema = z

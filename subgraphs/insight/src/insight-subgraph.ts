@@ -91,6 +91,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   const throttle = createLoginThrottle({ gates, settings: options.loginThrottle, log });
   const accounts = createAccountService({
     accounts: accountStore, throttle, sessions: options.sessions, log, jwtSecret: options.jwtSecret, tokenTtlSeconds: options.tokenTtlSeconds, maxLifetimeSeconds: options.maxTokenLifetimeSeconds,
+    configuredAdmin: options.adminUsername,
   });
   await accounts.ensureAdmin(options.adminUsername, options.adminPassword);
   await accounts.republishEndedSessions();

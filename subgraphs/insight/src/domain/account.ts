@@ -63,6 +63,12 @@ export const accountUpdateSchema = z
 
 export const passwordInputSchema = z.object({ password: newPasswordSchema }).strict().meta({ example: { password: 'a-new-long-password' } });
 
+/** A person's own password change (the current one proves it is them, not just their token). */
+export const ownPasswordInputSchema = z
+  .object({ currentPassword: z.string({ error: 'currentPassword is required and must be a string' }).min(1, 'currentPassword is required').max(1024), newPassword: newPasswordSchema })
+  .strict()
+  .meta({ example: { currentPassword: 'a-long-first-password', newPassword: 'my-own-longer-password' } });
+
 export type AccountInput = z.output<typeof accountInputSchema>;
 export type AccountUpdate = z.output<typeof accountUpdateSchema>;
 

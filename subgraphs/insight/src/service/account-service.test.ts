@@ -18,7 +18,7 @@ async function serviceWith(accounts: Record<string, { password: string; disabled
   const log = createLogger({ level: 'silent' });
   const throttle = createLoginThrottle({ gates: createMemoryCache(), settings: { usernameAttempts: 1000, addressAttempts: 1000, firstDelaySeconds: 1, maxDelaySeconds: 10, idleSeconds: 60 }, log });
   const sessions = createSessionRevocations({ cache: createMemoryCache(), maxLifetimeSeconds: 3600 });
-  return createAccountService({ accounts: store, throttle, sessions, log, jwtSecret: SECRET, tokenTtlSeconds: 600, maxLifetimeSeconds: 3600 });
+  return createAccountService({ accounts: store, throttle, sessions, log, jwtSecret: SECRET, tokenTtlSeconds: 600, maxLifetimeSeconds: 3600, configuredAdmin: 'admin' });
 }
 
 async function failure(promise: Promise<unknown>): Promise<SvcError> {

@@ -1,5 +1,6 @@
-import { hashPassword, issueToken, needsRehash, problemsOf, SvcError, verifyPassword, type IssuedToken, type Logger, type SessionRevocations } from '@svc/kit';
+import { hashPassword, issueToken, needsRehash, parseInput, problemsOf, requirePrincipal, SvcError, validationError, verifyPassword, type IssuedToken, type Logger, type Principal, type SessionRevocations } from '@svc/kit';
 import { tokenRequestSchema } from '../contract.js';
+import { ownPasswordInputSchema } from '../domain/account.js';
 import type { AccountStore } from '../store/account-store.js';
 import type { LoginThrottle } from './login-throttle.js';
 
@@ -13,12 +14,14 @@ export interface AccountServiceDeps {
   tokenTtlSeconds: number;
   /** SVC_JWT_MAX_LIFETIME_SECONDS: how far back ended sessions still matter. */
   maxLifetimeSeconds: number;
+  /** SVC_ADMIN_USERNAME: its password comes from the configuration. */
+  configuredAdmin: string;
 }
 
 // Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords.
 const DUMMY_HASH = hashPassword('not-a-real-password');
 
-/** Login, and the configured admin account. The admin API is manage-users.ts. */
+/** Login, a person's own password change, and the configured admin account. The admin API is manage-users.ts. */
 export function createAccountService(deps: AccountServiceDeps) {
   const { accounts, throttle, sessions, log } = deps;
   return {
@@ -44,6 +47,34 @@ export function createAccountService(deps: AccountServiceDeps) {
       const ended = await accounts.sessionsEndedSince(new Date(Date.now() - deps.maxLifetimeSeconds * 1000));
       await Promise.all(ended.map((a) => sessions.publish(a.username, Math.floor(a.sessionsEndedAt.getTime() / 1000))));
       return ended.length;
+    },
+
+    /**
+     * A person changes their own password, proving it with the current one (throttled like a
+     * login): every session of theirs ends, and the answer is a fresh token for this one.
+     */
+    async changeOwnPassword(principal: Principal | undefined, input: unknown, clientIp?: string): Promise<IssuedToken> {
+      const me = requirePrincipal(principal);
+      const { currentPassword, newPassword } = parseInput(ownPasswordInputSchema, input);
+      if (!deps.jwtSecret) throw new SvcError('UNAVAILABLE', 'Passwords are kept by the configured identity provider (SVC_JWKS_URL), not here');
+      if (me.subject === deps.configuredAdmin) throw new SvcError('CONFLICT', `The account ${me.subject} is the configured admin (SVC_ADMIN_USERNAME): its password can change only through SVC_ADMIN_PASSWORD`);
+      const pass = await throttle.enter(me.subject, clientIp);
+      const account = await accounts.find(me.subject);
+      const ok = account ? await verifyPassword(currentPassword, account.passwordHash) : (await verifyPassword(currentPassword, await DUMMY_HASH), false);
+      if (!account || account.disabled) {
+        await pass.failed();
+        throw new SvcError('FORBIDDEN', `${me.subject} is not a local account of this platform: its password is kept where its token was issued`);
+      }
+      if (!ok) {
+        await pass.failed();
+        log.warn({ username: me.subject }, 'own password change refused: wrong current password');
+        throw validationError([{ pointer: '/currentPassword', detail: 'is not the current password' }], 'currentPassword is not the current password');
+      }
+      await pass.succeeded();
+      const notBefore = await sessions.endSessions(account.username);
+      await accounts.setPassword(account.username, await hashPassword(newPassword), new Date(notBefore * 1000));
+      log.info({ username: account.username }, 'own password changed; its sessions ended');
+      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
     },
 
     async issue(username: unknown, password: unknown, clientIp?: string): Promise<IssuedToken> {
