@@ -60,6 +60,10 @@ describe('the admin API', () => {
     const viewer = await gql(platform.router, '{ viewer { subject roles tenants sites } }', {}, bearer(token));
     expect(viewer.body.data.viewer).toEqual({ subject: 'alice', roles: ['analyst', 'crawler'], tenants: ['demo'], sites: ['demo'] });
     expect((await crawlJobs(token)).body.errors).toBeUndefined();
+    // Its roles are what the services enforce: purging the demo site's cache needs editor.
+    const purge = await call(`${platform.bridge}/api/v1/deploy/purge-cache`, { headers: bearer(token), json: { siteKey: 'demo', contentSlug: 'welcome' } });
+    expect(purge.status).toBe(403);
+    expect((await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(token) })).status).toBe(200);
     const list = await call(users(), { headers: bearer(admin) });
     expect(list.status).toBe(200);
     expect(list.body.data.map((u: { username: string }) => u.username)).toEqual(expect.arrayContaining(['admin', 'alice']));
