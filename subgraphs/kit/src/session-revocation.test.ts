@@ -1,5 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
-import { createTokenVerifier, issueToken } from './auth.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { exportJWK, generateKeyPair, SignJWT } from 'jose';
+import { createTokenVerifier, issueToken, ISSUER } from './auth.js';
 import { createMemoryCache } from './cache/cache.js';
 import { SvcError } from './errors.js';
 import { createSessionRevocations } from './session-revocation.js';
@@ -63,5 +66,28 @@ describe('createTokenVerifier with sessions', () => {
     expect((caught as SvcError).extensions.slug).toBe('token-revoked');
     const fresh = (await issueToken(SECRET, alice, 600)).accessToken;
     expect((await verifier.verify(fresh)).subject).toBe('alice');
+  });
+});
+
+describe('tokens of an outside identity provider (JWKS)', () => {
+  it('keep working with sessions configured: their revocation is the issuer\'s', async () => {
+    const { publicKey, privateKey } = await generateKeyPair('ES256');
+    const jwk = { ...(await exportJWK(publicKey)), kid: 'k1', alg: 'ES256', use: 'sig' };
+    const server = createServer((_req, res) => {
+      res.setHeader('content-type', 'application/json');
+      res.end(JSON.stringify({ keys: [jwk] }));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    try {
+      const sessions = createSessionRevocations({ cache: createMemoryCache(), maxLifetimeSeconds: 3600 });
+      const verifier = createTokenVerifier({ jwksUrl: `http://127.0.0.1:${(server.address() as AddressInfo).port}/jwks.json`, sessions });
+      const token = await new SignJWT({ roles: ['analyst'], tenants: ['t1'] })
+        .setProtectedHeader({ alg: 'ES256', kid: 'k1' }).setSubject('alice').setIssuer(ISSUER).setIssuedAt().setExpirationTime('10m').sign(privateKey);
+      expect((await verifier.verify(token)).roles).toEqual(['analyst']);
+      await sessions.endSessions('alice');
+      expect((await verifier.verify(token)).subject).toBe('alice');
+    } finally {
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
