@@ -2,7 +2,7 @@ import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  bridgeUrl, clientAddressKey, ConfigError, createLogger, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
@@ -49,7 +49,15 @@ export async function startPlatform(config: Config, service: Service, log = crea
       databaseUrl = db.url;
     }
     const jwtSecret = config.SVC_JWT_SECRET ?? (config.SVC_JWKS_URL ? undefined : await embeddedSecret(config, EMBEDDED_JWT_SECRET, log));
-    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL, maxLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS });
+    // Ended sessions and login throttles are shared through Redis, or this process's cache (every service of `svc all`).
+    const verifies = (['insight', 'llm', 'crawl', 'cms', 'worker'] as const).some(runs);
+    const sharedCache = createCache({ redisUrl: verifies ? config.REDIS_URL : undefined, prefix: config.SVC_REDIS_PREFIX, log: log.child({ svc: 'shared-cache' }) });
+    closers.push({ name: 'shared-cache', close: () => sharedCache.close() });
+    if (verifies && !config.REDIS_URL && !isEmbedded(config) && service !== 'all') {
+      log.warn('REDIS_URL is not set: a password change or disable ends sessions only at the services of this process; set REDIS_URL when services run in several processes');
+    }
+    const sessions = createSessionRevocations({ cache: sharedCache, maxLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS, checkSeconds: config.SVC_SESSION_CHECK_SECONDS });
+    const verifier = createTokenVerifier({ secret: jwtSecret, jwksUrl: config.SVC_JWKS_URL, maxLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS, sessions });
     const start = (svc: string): ServiceStart => ({ databaseUrl: databaseUrl!, verifier, log: log.child({ svc }) });
     const host = config.SVC_HOST;
     const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };
@@ -64,7 +72,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const inProcess: Record<string, (req: IncomingMessage, res: ServerResponse) => Promise<boolean>> = {};
     let issuedInsightKey: string | undefined;
     const crawlStart = (svc: string): CrawlStart => ({ ...start(svc), routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedGatewayKey });
-    const insightStart = (svc: string): InsightStart => ({ ...start(svc), jwtSecret, routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedInsightKey });
+    const insightStart = (svc: string): InsightStart => ({ ...start(svc), jwtSecret, sharedCache, sessions, routerUrl: () => routerGraphql, issuedGatewayKey: () => issuedInsightKey });
 
     if (runs('insight')) {
       if (config.SVC_ADMIN_PASSWORD === 'admin') {

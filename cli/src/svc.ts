@@ -1,32 +1,45 @@
 #!/usr/bin/env node
-import { runCrawlMcpStdio } from '@svc/crawl';
-import { runInsightMcpStdio } from '@svc/insight';
-import { ConfigError, createLogger, routerUrl } from '@svc/kit';
-import { loadPlatformConfig } from './config.js';
-import { startPlatform } from './platform.js';
+import { insightConfig } from '@svc/insight/config';
+import { ConfigError, createLogger, loadConfig, routerUrl } from '@svc/kit';
+import { readPassword } from './read-password.js';
 import { SERVICES, type Service } from './services.js';
+import { runUsersCommand, UsageError, USERS_USAGE } from './users-command.js';
 
 /** `svc <service>`: one entry for every process of the platform. */
 async function main(argv: string[]): Promise<void> {
+  if (argv[0] === 'users') {
+    if (argv[1] === '--help' || argv[1] === '-h') return void process.stdout.write(`${USERS_USAGE}\n`);
+    try {
+      // A client of the running platform: only its own variables, without loading every service's code.
+      await runUsersCommand(argv.slice(1), loadConfig(process.env, [insightConfig]), { fetch, readPassword, out: (text) => process.stdout.write(`${text}\n`) });
+    } catch (error) {
+      if (error instanceof ConfigError) throw error;
+      const usage = error instanceof UsageError || !!(error as { code?: string }).code?.startsWith('ERR_PARSE_ARGS');
+      process.stderr.write(`svc users: ${(error as Error).message}\n${usage ? `${USERS_USAGE}\n` : ''}`);
+      process.exitCode = usage ? 2 : 1;
+    }
+    return;
+  }
   const service = (argv[0] ?? 'all') as Service;
   if (argv[0] === '--help' || argv[0] === '-h' || !SERVICES.includes(service)) {
-    process.stderr.write(`usage: svc <service>\n  services: ${SERVICES.join(', ')}\n`);
+    process.stderr.write(`usage: svc <service> | svc users <command>\n  services: ${SERVICES.join(', ')}\n`);
     process.exitCode = argv[0] === '--help' || argv[0] === '-h' ? 0 : 2;
     return;
   }
+  const [{ loadPlatformConfig }, { startPlatform }] = await Promise.all([import('./config.js'), import('./platform.js')]);
   const config = loadPlatformConfig(process.env, service);
   if (service === 'crawl-mcp' || service === 'insight-mcp') {
     // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
     const log = createLogger({ level: config.LOG_LEVEL, name: service });
     const mcp = service === 'crawl-mcp'
-      ? await runCrawlMcpStdio({
+      ? await (await import('@svc/crawl')).runCrawlMcpStdio({
         routerUrl: routerUrl(config),
         token: config.SVC_TOKEN,
         tenantId: config.SVC_TENANT_ID,
         allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
         log,
       })
-      : await runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, tenantId: config.SVC_TENANT_ID, log });
+      : await (await import('@svc/insight')).runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, tenantId: config.SVC_TENANT_ID, log });
     const stop = () => void mcp.close().finally(() => process.exit(0));
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);

@@ -77,8 +77,9 @@ describe('openApiDocument', () => {
   });
 
   it('has a required JSON requestBody exactly on routes that take a body', () => {
-    // POST routes without a body exist (the crawl trigger, pause and resume take none).
-    expect(ROUTES.filter((r) => r.body).every((r) => r.method === 'POST')).toBe(true);
+    // POST routes without a body exist (the crawl trigger, pause and resume take none); PATCH and PUT take one.
+    expect(ROUTES.filter((r) => r.body).every((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))).toBe(true);
+    expect(ROUTES.filter((r) => r.method === 'PATCH' || r.method === 'PUT').every((r) => r.body)).toBe(true);
     for (const route of ROUTES) {
       const op = operationOf(route.path, route.method);
       if (route.body) {

@@ -16,9 +16,9 @@ afterAll(async () => {
 });
 
 /** Starts `svc all` exactly as a person would, with no database or Redis configured. */
-async function startEmbedded(dataDir: string) {
+async function startEmbedded(dataDir: string, extra: Record<string, string> = {}) {
   const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CRAWL_PORT: await freePort(), SVC_CMS_PORT: await freePort(), SVC_DASHBOARD_PORT: await freePort() };
-  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);
   const child = spawn(process.execPath, [SVC, 'all'], { env, stdio: ['ignore', 'pipe', 'pipe'] });
   children.push(child);
@@ -80,5 +80,37 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     expect(purge.status).toBe(200);
     expect(purge.body.data.layers[0]).toMatchObject({ layer: 'memory', ok: true });
     expect(await second.stop()).toBe(0);
+  }, 90_000);
+
+  it('manages accounts with svc users against the running process, and throttles login in PGlite', async () => {
+    const dataDir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
+    dirs.push(dataDir);
+    const platform = await startEmbedded(dataDir, { SVC_LOGIN_USERNAME_ATTEMPTS: '2' });
+    const users = (args: string[], stdin = '') =>
+      new Promise<{ code: number | null; out: string }>((resolve) => {
+        const child = spawn(process.execPath, [SVC, 'users', ...args], { env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_BRIDGE_URL: platform.bridge }, stdio: ['pipe', 'pipe', 'pipe'] });
+        let out = '';
+        child.stdout!.on('data', (c: Buffer) => (out += c.toString()));
+        child.stderr!.on('data', (c: Buffer) => (out += c.toString()));
+        child.stdin!.end(stdin);
+        child.on('close', (code) => resolve({ code, out }));
+      });
+    const login = (password: string) => call(`${platform.bridge}/api/v1/auth/token`, { json: { username: 'emma', password } });
+    const crawlJobs = (token: string) => call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: { authorization: `Bearer ${token}`, 'X-Svc-Tenant-Id': 'demo' } });
+
+    expect(await users(['add', 'emma', '--roles', 'crawler', '--tenants', 'demo'], 'emma-first-password\n')).toMatchObject({ code: 0 });
+    const old = (await login('emma-first-password')).body.data.accessToken as string;
+    expect((await crawlJobs(old)).status).toBe(200);
+    expect(await users(['passwd', 'emma'], 'emma-second-password\n')).toMatchObject({ code: 0 });
+    expect((await crawlJobs(old)).status).toBe(401);
+    expect((await users(['list'])).out).toMatch(/^emma\s+crawler\s+demo\s+active$/m);
+
+    for (const guess of ['guess-1', 'guess-2']) expect((await login(guess)).status).toBe(401);
+    const throttled = await login('emma-second-password');
+    expect(throttled.status).toBe(429);
+    expect(throttled.headers.get('retry-after')).toBe('1');
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await login('emma-second-password')).status).toBe(200);
+    expect(await platform.stop()).toBe(0);
   }, 90_000);
 });

@@ -1,4 +1,4 @@
-import { defineConfigSlice, envVar, isEmbedded, serviceOptions, type ServiceStart } from '@svc/kit';
+import { defineConfigSlice, envVar, isEmbedded, serviceOptions, type Cache, type ServiceStart, type SessionRevocations } from '@svc/kit';
 import { z } from 'zod';
 import { DEFAULT_ACTION_TTL_HOURS } from './domain/action.js';
 import type { InsightOptions } from './insight-subgraph.js';
@@ -6,6 +6,10 @@ import type { InsightOptions } from './insight-subgraph.js';
 /** What the start hands the analysis service (and `svc worker`) beside the configuration. */
 export interface InsightStart extends ServiceStart {
   jwtSecret: string | undefined;
+  /** The process's shared cache (Redis with REDIS_URL): login throttles live there on Redis, else in PostgreSQL. */
+  sharedCache: Cache;
+  /** Where a password change or disable ends sessions for every verifier. */
+  sessions: SessionRevocations;
   /** The router's GraphQL URL; in one process known only once the router listens. */
   routerUrl: () => string;
   /** A gateway key `svc all` issued for agent `insight`, used when SVC_INSIGHT_GATEWAY_KEY is unset. */
@@ -21,6 +25,16 @@ export const insightConfig = defineConfigSlice({
     SVC_ADMIN_USERNAME: z.string().min(1).default('admin'),
     /** Its password, re-hashed when it changes. Default admin (the start warns). */
     SVC_ADMIN_PASSWORD: z.string().min(1).default('admin'),
+    /** Login attempts per username before the growing delays start. Default 5. */
+    SVC_LOGIN_USERNAME_ATTEMPTS: z.coerce.number().int().min(1).max(1000).default(5),
+    /** Login attempts per client address (any usernames) before the growing delays start. Default 30. */
+    SVC_LOGIN_ADDRESS_ATTEMPTS: z.coerce.number().int().min(1).max(100_000).default(30),
+    /** The first login delay in seconds; each further attempt doubles it. Default 1. */
+    SVC_LOGIN_FIRST_DELAY_SECONDS: z.coerce.number().min(0.1).max(3600).default(1),
+    /** The longest login delay in seconds (a username is never closed longer at a time). Default 900. */
+    SVC_LOGIN_MAX_DELAY_SECONDS: z.coerce.number().min(1).max(86_400).default(900),
+    /** Seconds without a login attempt after which a username or address starts afresh. Default 3600. */
+    SVC_LOGIN_IDLE_SECONDS: z.coerce.number().int().min(1).max(7 * 86_400).default(3600),
     /** Whether the analysis service also runs analysis jobs in its own process. Default true (`svc worker` processes add more). */
     SVC_INSIGHT_WORKER: envVar.flag(true),
     /** Analysis jobs one worker process runs at once. Default 2. */
@@ -62,6 +76,12 @@ export const insightConfig = defineConfigSlice({
       broken: (config) => !!config.SVC_PROMETHEUS_URL && !config.SVC_PROMETHEUS_TENANTS,
     },
     {
+      variable: 'SVC_LOGIN_MAX_DELAY_SECONDS',
+      message: 'must not be below SVC_LOGIN_FIRST_DELAY_SECONDS',
+      services: ['insight'],
+      broken: (config) => config.SVC_LOGIN_MAX_DELAY_SECONDS < config.SVC_LOGIN_FIRST_DELAY_SECONDS,
+    },
+    {
       variable: 'SVC_INSIGHT_REVIEW_WEBHOOK_SECRET',
       message: 'is required when SVC_INSIGHT_REVIEW_WEBHOOK_URL is set (receivers verify the signature with it)',
       services: ['insight', 'worker'],
@@ -80,6 +100,16 @@ export const insightConfig = defineConfigSlice({
     tokenTtlSeconds: config.SVC_JWT_TTL_SECONDS,
     adminUsername: config.SVC_ADMIN_USERNAME,
     adminPassword: config.SVC_ADMIN_PASSWORD,
+    sharedCache: start.sharedCache,
+    sessions: start.sessions,
+    maxTokenLifetimeSeconds: config.SVC_JWT_MAX_LIFETIME_SECONDS,
+    loginThrottle: {
+      usernameAttempts: config.SVC_LOGIN_USERNAME_ATTEMPTS,
+      addressAttempts: config.SVC_LOGIN_ADDRESS_ATTEMPTS,
+      firstDelaySeconds: config.SVC_LOGIN_FIRST_DELAY_SECONDS,
+      maxDelaySeconds: config.SVC_LOGIN_MAX_DELAY_SECONDS,
+      idleSeconds: config.SVC_LOGIN_IDLE_SECONDS,
+    },
     analysis: {
       workerName: serviceOptions(config, start).workerName,
       inProcessWorker: config.SVC_INSIGHT_WORKER,

@@ -9,6 +9,7 @@ import { JOB_STATUSES, STEP_KINDS } from './domain/job.js';
 
 export { actionListSchema, decisionInputSchema, idempotencyKeySchema, jobInputSchema, jobListSchema } from './domain/job-input.js';
 export { ingestInputSchema } from './domain/metric-input.js';
+export { accountInputSchema, accountUpdateSchema, ownPasswordInputSchema, passwordInputSchema } from './domain/account.js';
 
 /** POST /api/v1/auth/token. A wrong pair is a 401; a missing or over-long member a 400. */
 export const tokenRequestSchema = z
@@ -51,6 +52,13 @@ export const jobSchema = jobSummarySchema
     steps: z.array(z.object({ seq: z.number().int(), kind: z.enum(STEP_KINDS), title: z.string(), detail: nullableText, toolName: nullableText, toolArgs: z.record(z.string(), z.unknown()).nullable(), resultSummary: nullableText, status: nullableText }).loose()),
     report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()) }).loose().nullable(),
     actions: z.array(actionSchema),
+  })
+  .loose();
+/** An account in the admin API (`/api/v1/admin/users`); `["*"]` grants every tenant or site. */
+export const accountSchema = z
+  .object({
+    username: z.string(), roles: z.array(z.string()), tenants: z.array(z.string()), sites: z.array(z.string()), disabled: z.boolean(),
+    createdBy: nullableText, createdAt: time, updatedAt: time, sessionsEndedAt: time.nullable(),
   })
   .loose();
 export const ingestResultSchema = z.object({ series: z.number().int(), points: z.number().int() }).loose();

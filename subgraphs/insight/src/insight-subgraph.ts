@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SessionRevocations, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { openAnalysisRuntime, type AnalysisRuntime, type AnalysisSettings } from './analysis-runtime.js';
 import { jobEventsRoute } from './http/job-events-route.js';
 import { ActionResolver } from './schema/action-resolver.js';
@@ -6,8 +6,13 @@ import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
 import { JobResolver } from './schema/job-resolver.js';
 import { MetricResolver } from './schema/metric-resolver.js';
+import { UserResolver } from './schema/user-resolver.js';
 import { actionView, jobView } from './schema/views.js';
 import { createAccountService } from './service/account-service.js';
+import { createLoginThrottle, type LoginThrottleSettings } from './service/login-throttle.js';
+import { createManageUsers } from './service/manage-users.js';
+import { createAccountStore } from './store/account-store.js';
+import { createPgAttemptGates } from './store/login-throttle-store.js';
 import { INSIGHT_ENTITIES } from './store/entities.js';
 import { INSIGHT_MIGRATIONS } from './store/migrations.js';
 
@@ -19,6 +24,12 @@ export interface InsightOptions {
   tokenTtlSeconds: number;
   adminUsername: string;
   adminPassword: string;
+  /** Redis (REDIS_URL) or this process's cache: the login throttle uses it on Redis, PostgreSQL otherwise. */
+  sharedCache: Cache;
+  sessions: SessionRevocations;
+  /** SVC_JWT_MAX_LIFETIME_SECONDS. */
+  maxTokenLifetimeSeconds: number;
+  loginThrottle: LoginThrottleSettings;
   maxBodyBytes: number;
   poolMax: number;
   analysis: Omit<AnalysisSettings, 'databaseUrl' | 'jwtSecret'>;
@@ -26,7 +37,7 @@ export interface InsightOptions {
 
 function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts {
   return {
-    resolvers: [AuthResolver, JobResolver, ActionResolver, MetricResolver],
+    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver],
     instances,
     referenceResolvers: {
       InsightJob: {
@@ -74,12 +85,21 @@ export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promi
 export async function startInsight(options: InsightOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
-  const accounts = createAccountService({ orm, log, jwtSecret: options.jwtSecret, tokenTtlSeconds: options.tokenTtlSeconds });
+  const accountStore = createAccountStore(orm);
+  // Throttle state shared by every instance: Redis when configured, else the database (the in-process cache is one process only).
+  const gates = options.sharedCache.kind === 'redis' ? options.sharedCache : createPgAttemptGates(orm);
+  const throttle = createLoginThrottle({ gates, settings: options.loginThrottle, log });
+  const accounts = createAccountService({
+    accounts: accountStore, throttle, sessions: options.sessions, log, jwtSecret: options.jwtSecret, tokenTtlSeconds: options.tokenTtlSeconds, maxLifetimeSeconds: options.maxTokenLifetimeSeconds,
+    configuredAdmin: options.adminUsername,
+  });
   await accounts.ensureAdmin(options.adminUsername, options.adminPassword);
+  await accounts.republishEndedSessions();
+  const manageUsers = createManageUsers({ accounts: accountStore, sessions: options.sessions, log, configuredAdmin: options.adminUsername });
   const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
   const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
-    parts(runtime, [new AuthResolver(accounts), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
+    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
   );
   const server = await createSubgraphServer({
     name: 'insight',

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import { scryptSync } from 'node:crypto';
 import { SignJWT, decodeJwt, decodeProtectedHeader } from 'jose';
 import { bearerToken, canUseSite, canUseTenant, createTokenVerifier, hasRole, issueToken, ISSUER, requireRole, type Principal } from './auth.js';
 import { SvcError } from './errors.js';
-import { hashPassword, verifyPassword } from './password.js';
+import { hashPassword, needsRehash, verifyPassword } from './password.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-characters';
 const OTHER_SECRET = 'another-secret-that-is-at-least-32-chars!';
@@ -217,9 +218,10 @@ describe('hasRole / requireRole', () => {
 });
 
 describe('hashPassword / verifyPassword', () => {
-  it('verifies the right password and refuses a wrong one', async () => {
+  it('hashes with argon2id and verifies the right password, refusing a wrong one', async () => {
     const stored = await hashPassword('correct horse battery staple');
-    expect(stored).toMatch(/^scrypt\$16384\$8\$1\$[A-Za-z0-9_-]{22}\$[A-Za-z0-9_-]{43}$/);
+    expect(stored).toMatch(/^\$argon2id\$v=19\$m=19456,t=2,p=1\$[A-Za-z0-9+/]{22}\$[A-Za-z0-9+/]{43}$/);
+    expect(needsRehash(stored)).toBe(false);
     expect(await verifyPassword('correct horse battery staple', stored)).toBe(true);
     expect(await verifyPassword('correct horse battery stapler', stored)).toBe(false);
     expect(await verifyPassword('', stored)).toBe(false);
@@ -233,9 +235,22 @@ describe('hashPassword / verifyPassword', () => {
     expect(await verifyPassword('pässwörd 🔑', b)).toBe(true);
   });
 
-  it('refuses stored values that are not scrypt hashes', async () => {
+  it('still verifies the scrypt hashes stored before argon2id, and says they need a rehash', async () => {
+    // Made by the former hashPassword: scrypt N=16384 r=8 p=1, 16-byte salt, 32-byte key.
+    const salt = Buffer.from('0123456789abcdef');
+    const key = scryptSync('old password', salt, 32, { N: 16384, r: 8, p: 1, maxmem: 64 * 1024 * 1024 });
+    const legacy = ['scrypt', 16384, 8, 1, salt.toString('base64url'), key.toString('base64url')].join('$');
+    expect(await verifyPassword('old password', legacy)).toBe(true);
+    expect(await verifyPassword('old passwort', legacy)).toBe(false);
+    expect(needsRehash(legacy)).toBe(true);
+    expect(needsRehash('$argon2id$v=19$m=4096,t=3,p=1$c2FsdHNhbHQ$aGFzaA')).toBe(true);
+  });
+
+  it('refuses stored values that are neither argon2id nor scrypt hashes', async () => {
     expect(await verifyPassword('x', 'plaintext')).toBe(false);
     expect(await verifyPassword('x', 'bcrypt$10$abc$def')).toBe(false);
+    expect(await verifyPassword('x', 'scrypt$a$b$c$d$e')).toBe(false);
+    expect(await verifyPassword('x', '$argon2id$garbage')).toBe(false);
     expect(await verifyPassword('x', '')).toBe(false);
   });
 });

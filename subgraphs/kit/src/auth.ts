@@ -1,6 +1,7 @@
 import { createRemoteJWKSet, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import { SvcError } from './errors.js';
 import { clientAddressKey, isSignedClientAddress } from './http/client-address.js';
+import type { SessionRevocations } from './session-revocation.js';
 
 export const ROLES = ['admin', 'analyst', 'reviewer', 'editor', 'crawler'] as const;
 export type Role = (typeof ROLES)[number];
@@ -26,6 +27,12 @@ export interface AuthOptions {
    * without one, from now) to `exp`. Default {@link DEFAULT_MAX_TOKEN_LIFETIME_SECONDS}.
    */
   maxLifetimeSeconds?: number;
+  /**
+   * Sessions ended by a password change, a disable or a change of grants (see
+   * session-revocation.ts): a token this platform signed (HS256) whose subject's sessions ended
+   * after its `iat` is refused. Tokens of an outside issuer (JWKS) are revoked by that issuer.
+   */
+  sessions?: SessionRevocations;
 }
 
 /** 24 hours: a login token for a working day; service tokens live minutes. */
@@ -81,7 +88,11 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
           ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
           : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] });
         checkLifetime(payload, maxLifetimeSeconds);
-        return principalFromClaims(payload);
+        const principal = principalFromClaims(payload);
+        if (!jwks && options.sessions && (await options.sessions.isRevoked(principal.subject, payload.iat))) {
+          throw new SvcError('UNAUTHENTICATED', 'Access token was revoked (password changed, account disabled or its grants changed); log in again', { slug: 'token-revoked' });
+        }
+        return principal;
       } catch (error) {
         if (error instanceof SvcError) throw error;
         if (error instanceof joseErrors.JWTExpired) throw new SvcError('UNAUTHENTICATED', 'Access token has expired', { slug: 'token-expired' });

@@ -1,46 +1,102 @@
-import type { MikroORM } from '@mikro-orm/postgresql';
-import { hashPassword, issueToken, problemsOf, SvcError, verifyPassword, type IssuedToken, type Logger, type Role } from '@svc/kit';
+import { hashPassword, issueToken, needsRehash, parseInput, problemsOf, requirePrincipal, SvcError, validationError, verifyPassword, type IssuedToken, type Logger, type Principal, type SessionRevocations } from '@svc/kit';
 import { tokenRequestSchema } from '../contract.js';
-import { AccountEntity } from '../store/entities.js';
+import { ownPasswordInputSchema } from '../domain/account.js';
+import type { AccountStore } from '../store/account-store.js';
+import type { LoginThrottle } from './login-throttle.js';
 
 export interface AccountServiceDeps {
-  orm: MikroORM;
+  accounts: AccountStore;
+  throttle: LoginThrottle;
+  sessions: SessionRevocations;
   log: Logger;
   /** HS256 secret for issuing tokens; undefined when tokens come from an external issuer (JWKS). */
   jwtSecret?: string;
   tokenTtlSeconds: number;
+  /** SVC_JWT_MAX_LIFETIME_SECONDS: how far back ended sessions still matter. */
+  maxLifetimeSeconds: number;
+  /** SVC_ADMIN_USERNAME: its password comes from the configuration. */
+  configuredAdmin: string;
 }
 
 // Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords.
 const DUMMY_HASH = hashPassword('not-a-real-password');
 
+/** Login, a person's own password change, and the configured admin account. The admin API is manage-users.ts. */
 export function createAccountService(deps: AccountServiceDeps) {
-  const { orm, log } = deps;
+  const { accounts, throttle, sessions, log } = deps;
   return {
-    /** Creates the local admin account, or updates its password when the configured one changed. */
+    /**
+     * Creates the configured admin account, or sets its password when the configured one changed
+     * (ending its sessions, as any password change does).
+     */
     async ensureAdmin(username: string, password: string): Promise<void> {
-      const em = orm.em.fork();
-      const existing = await em.findOne(AccountEntity, { username });
+      const existing = await accounts.find(username);
       if (existing && (await verifyPassword(password, existing.passwordHash))) return;
       const passwordHash = await hashPassword(password);
-      if (existing) existing.passwordHash = passwordHash;
-      else em.create(AccountEntity, { username, passwordHash, roles: ['admin'], tenants: '*', sites: '*' });
-      await em.flush();
+      if (existing) {
+        const notBefore = await sessions.endSessions(username);
+        await accounts.setPassword(username, passwordHash, new Date(notBefore * 1000));
+      } else {
+        await accounts.insert({ username, passwordHash, roles: ['admin'], tenants: '*', sites: '*', createdBy: null });
+      }
       log.info({ username }, existing ? 'admin password updated from configuration' : 'admin account created');
     },
 
-    async issue(username: unknown, password: unknown): Promise<IssuedToken> {
+    /** Tells every verifier again which sessions ended within the longest token lifetime (the shared cache may be new). */
+    async republishEndedSessions(): Promise<number> {
+      const ended = await accounts.sessionsEndedSince(new Date(Date.now() - deps.maxLifetimeSeconds * 1000));
+      await Promise.all(ended.map((a) => sessions.publish(a.username, Math.floor(a.sessionsEndedAt.getTime() / 1000))));
+      return ended.length;
+    },
+
+    /**
+     * A person changes their own password, proving it with the current one (throttled like a
+     * login): every session of theirs ends, and the answer is a fresh token for this one.
+     */
+    async changeOwnPassword(principal: Principal | undefined, input: unknown, clientIp?: string): Promise<IssuedToken> {
+      const me = requirePrincipal(principal);
+      const { currentPassword, newPassword } = parseInput(ownPasswordInputSchema, input);
+      if (!deps.jwtSecret) throw new SvcError('UNAVAILABLE', 'Passwords are kept by the configured identity provider (SVC_JWKS_URL), not here');
+      if (me.subject === deps.configuredAdmin) throw new SvcError('CONFLICT', `The account ${me.subject} is the configured admin (SVC_ADMIN_USERNAME): its password can change only through SVC_ADMIN_PASSWORD`);
+      const pass = await throttle.enter(me.subject, clientIp);
+      const account = await accounts.find(me.subject);
+      const ok = account ? await verifyPassword(currentPassword, account.passwordHash) : (await verifyPassword(currentPassword, await DUMMY_HASH), false);
+      if (!account || account.disabled) {
+        await pass.failed();
+        throw new SvcError('FORBIDDEN', `${me.subject} is not a local account of this platform: its password is kept where its token was issued`);
+      }
+      if (!ok) {
+        await pass.failed();
+        log.warn({ username: me.subject }, 'own password change refused: wrong current password');
+        throw validationError([{ pointer: '/currentPassword', detail: 'is not the current password' }], 'currentPassword is not the current password');
+      }
+      await pass.succeeded();
+      const notBefore = await sessions.endSessions(account.username);
+      await accounts.setPassword(account.username, await hashPassword(newPassword), new Date(notBefore * 1000));
+      log.info({ username: account.username }, 'own password changed; its sessions ended');
+      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
+    },
+
+    async issue(username: unknown, password: unknown, clientIp?: string): Promise<IssuedToken> {
       const request = tokenRequestSchema.safeParse({ username, password });
       if (!request.success) throw new SvcError('BAD_USER_INPUT', 'username and password are required strings (at most 200 and 1024 characters)', { errors: problemsOf(request.error) });
       const { username: name, password: secret } = request.data;
       if (!deps.jwtSecret) throw new SvcError('UNAVAILABLE', 'Tokens are issued by the configured identity provider (SVC_JWKS_URL), not here');
-      const account = await orm.em.fork().findOne(AccountEntity, { username: name });
+      const pass = await throttle.enter(name, clientIp);
+      const account = await accounts.find(name);
+      // The same work whatever is wrong: unknown, disabled, or a wrong password.
       const ok = account ? await verifyPassword(secret, account.passwordHash) : (await verifyPassword(secret, await DUMMY_HASH), false);
-      if (!account || !ok) {
+      if (!account || !ok || account.disabled) {
+        await pass.failed();
         log.warn({ username: name.slice(0, 64) }, 'login failed');
         throw new SvcError('UNAUTHENTICATED', 'Invalid username or password', { slug: 'invalid-credentials' });
       }
-      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles as Role[], tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
+      await pass.succeeded();
+      if (needsRehash(account.passwordHash)) {
+        await accounts.setPassword(account.username, await hashPassword(secret), null);
+        log.info({ username: account.username }, 'password rehashed with argon2id');
+      }
+      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
     },
   };
 }

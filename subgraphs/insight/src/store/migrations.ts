@@ -172,10 +172,32 @@ create index action_tenant_status on insight.action (tenant_id, status, proposed
   }
 }
 
+/**
+ * Accounts an admin manages: disabled accounts, who created one, and when its sessions last ended
+ * (republished to every verifier at start); the login throttle's state when there is no Redis.
+ */
+class AccountAdmin extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table insight.account
+  add column disabled_at timestamptz,
+  add column created_by text,
+  add column sessions_ended_at timestamptz;
+create table insight.login_throttle (
+  key text primary key,
+  attempts int not null,
+  next_at timestamptz not null,
+  forget_at timestamptz not null
+);
+create index login_throttle_forget on insight.login_throttle (forget_at);`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
   { name: '0003_jobs', class: Jobs },
   { name: '0004_review_notices', class: ReviewNotices },
   { name: '0005_tenant_scope', class: TenantScope },
+  { name: '0006_account_admin', class: AccountAdmin },
 ];

@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { gateStep, keepMs, settleStep, type BackoffPolicy, type GateResult, type GateSettlement, type GateState } from './attempt-gate.js';
 
 /**
  * The small key-value surface services need: a delivery/response cache and fixed-window
@@ -14,9 +15,36 @@ export interface Cache {
   del(...keys: string[]): Promise<number>;
   /** Increments a counter that expires `windowSeconds` after its first hit; returns count and seconds left. */
   hit(key: string, windowSeconds: number): Promise<{ count: number; resetInSeconds: number }>;
+  /** Counts an attempt at `key` through a growing-delay gate (see attempt-gate.ts); atomic across instances on Redis. */
+  attempt(key: string, policy: BackoffPolicy): Promise<GateResult>;
+  /** After a success: forgets the key, or takes back the one attempt it counted. */
+  settle(key: string, how: GateSettlement, policy: BackoffPolicy): Promise<void>;
   ping(): Promise<void>;
   close(): Promise<void>;
 }
+
+// The gate's step (attempt-gate.ts) in Redis, on Redis's clock so that instances agree.
+const ATTEMPT_SCRIPT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local free, first, cap, idle = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local v = redis.call('HMGET', KEYS[1], 'attempts', 'nextAt')
+local attempts = tonumber(v[1]) or 0
+local nextAt = tonumber(v[2]) or 0
+if now < nextAt then return {0, attempts, nextAt - now} end
+attempts = attempts + 1
+local delay = 0
+if attempts >= free then delay = math.min(cap, first * 2 ^ math.min(40, attempts - free)) end
+redis.call('HSET', KEYS[1], 'attempts', attempts, 'nextAt', string.format('%.0f', now + delay))
+redis.call('PEXPIRE', KEYS[1], string.format('%.0f', delay + idle))
+return {1, attempts, string.format('%.0f', delay)}`;
+const SETTLE_SCRIPT = `
+if ARGV[1] == 'reset' then redis.call('DEL', KEYS[1]) return 0 end
+local attempts = (tonumber(redis.call('HGET', KEYS[1], 'attempts')) or 0) - 1
+if attempts <= 0 then redis.call('DEL', KEYS[1]) return 0 end
+redis.call('HSET', KEYS[1], 'attempts', attempts)
+if attempts < tonumber(ARGV[2]) then redis.call('HSET', KEYS[1], 'nextAt', 0) end
+return attempts`;
 
 /** How long a Redis command may take before the cache counts as unreachable, ms. */
 const COMMAND_TIMEOUT_MS = 500;
@@ -84,6 +112,17 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
       });
       return result.ok ? result.value : fallback.hit(key, windowSeconds);
     },
+    async attempt(key, policy) {
+      const result = await attempt(async () => {
+        const [allowed, attempts, delayMs] = (await redis.eval(ATTEMPT_SCRIPT, 1, key, policy.freeAttempts, policy.firstDelayMs, policy.maxDelayMs, policy.idleMs)) as [number, number, number | string];
+        return { allowed: allowed === 1, attempts: Number(attempts), delayMs: Number(delayMs) };
+      });
+      return result.ok ? result.value : fallback.attempt(key, policy);
+    },
+    async settle(key, how, policy) {
+      const result = await attempt(() => redis.eval(SETTLE_SCRIPT, 1, key, how, policy.freeAttempts));
+      if (!result.ok) await fallback.settle(key, how, policy);
+    },
     async ping() {
       const result = await attempt(() => redis.ping());
       if (!result.ok) throw unavailable();
@@ -120,6 +159,22 @@ export function createMemoryCache(maxEntries = 10_000): Cache {
       entry.value = String(Number(entry.value) + 1);
       entries.set(key, entry);
       return { count: Number(entry.value), resetInSeconds: Math.ceil((entry.expiresAt - Date.now()) / 1000) };
+    },
+    async attempt(key, policy) {
+      const now = Date.now();
+      const stored = live(key);
+      const { state, result } = gateStep(stored ? (JSON.parse(stored.value) as GateState) : undefined, now, policy);
+      if (result.allowed) {
+        if (!stored && entries.size >= maxEntries) entries.delete(entries.keys().next().value!);
+        entries.set(key, { value: JSON.stringify(state), expiresAt: now + keepMs(state, now, policy) });
+      }
+      return result;
+    },
+    async settle(key, how, policy) {
+      const stored = live(key);
+      const state = settleStep(stored ? (JSON.parse(stored.value) as GateState) : undefined, how, policy);
+      if (state) entries.set(key, { value: JSON.stringify(state), expiresAt: stored!.expiresAt });
+      else entries.delete(key);
     },
     async ping() {},
     async close() {

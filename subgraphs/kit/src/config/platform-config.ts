@@ -56,6 +56,11 @@ export const platformConfig = z.object({
   SVC_JWKS_URL: envVar.httpUrl().optional(),
   /** Longest accepted token lifetime (exp - iat) in seconds; tokens without exp are refused. Default 86400 (24 h). */
   SVC_JWT_MAX_LIFETIME_SECONDS: z.coerce.number().int().min(60).max(30 * 86_400).default(86_400),
+  /**
+   * How long a process trusts what it read about a subject's ended sessions (password change,
+   * disable): the longest a revoked token still works at another process. Default 5 seconds.
+   */
+  SVC_SESSION_CHECK_SECONDS: z.coerce.number().min(0).max(300).default(5),
 
   /**
    * The spec's model name: the upstream model id the gateway serves behind every alias (with

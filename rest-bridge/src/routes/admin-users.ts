@@ -1,0 +1,110 @@
+import { accountInputSchema, accountSchema, accountUpdateSchema, passwordInputSchema } from '@svc/insight/contract';
+import { jsonSchemaOf } from '@svc/kit';
+import type { RouteSpec } from '../route-spec.js';
+
+const account = jsonSchemaOf(accountSchema, 'output');
+const username = { username: 'path.username' as const };
+const common = { style: 'insight' as const, tag: 'accounts', security: 'bearer' as const };
+const errors = {
+  401: 'Missing, expired or invalid token',
+  403: 'The token lacks the admin role, or grants tenants or sites the admin does not hold',
+  404: 'No such user, or one outside your tenants and sites',
+};
+const scopeRule = 'An admin whose token does not grant every tenant ("*") sees and manages only accounts within its own tenants and sites, and grants only those.';
+
+/** The admin API over local accounts (role admin); answers in the analysis envelope. */
+export const adminUserRoutes: RouteSpec[] = [
+  {
+    ...common,
+    method: 'GET',
+    path: '/api/v1/admin/users',
+    operation: 'ListUsers',
+    variables: {},
+    result: 'users',
+    status: 200,
+    summary: 'List local accounts',
+    description: `Role admin. ${scopeRule}`,
+    response: { type: 'array', items: account },
+    errors: { 401: errors[401], 403: 'The token lacks the admin role' },
+  },
+  {
+    ...common,
+    method: 'POST',
+    path: '/api/v1/admin/users',
+    operation: 'CreateUser',
+    variables: { input: 'body' },
+    result: 'createUser',
+    status: 201,
+    message: 'Created',
+    summary: 'Create a local account',
+    description: `Role admin. username: 1-64 letters, digits or . _ @ -; password: 8-1024 characters (stored as an argon2id hash); roles: any of admin, analyst, reviewer, editor, crawler; tenants and sites: lists, or "*" for all. ${scopeRule}`,
+    body: jsonSchemaOf(accountInputSchema),
+    response: account,
+    errors: { 401: errors[401], 403: errors[403], 409: 'The username is taken', 422: 'A bad username, password, role, tenant or site; errors[] names each' },
+  },
+  {
+    ...common,
+    method: 'GET',
+    path: '/api/v1/admin/users/{username}',
+    operation: 'GetUser',
+    variables: username,
+    result: 'user',
+    status: 200,
+    summary: 'A local account',
+    response: account,
+    errors,
+  },
+  {
+    ...common,
+    method: 'PATCH',
+    path: '/api/v1/admin/users/{username}',
+    operation: 'UpdateUser',
+    variables: { ...username, input: 'body' },
+    result: 'updateUser',
+    status: 200,
+    summary: 'Change an account\'s roles, tenants or sites',
+    description: `Role admin. A change ends the account's sessions: tokens issued before it are refused by every service within SVC_SESSION_CHECK_SECONDS (default 5). ${scopeRule}`,
+    body: jsonSchemaOf(accountUpdateSchema),
+    response: account,
+    errors: { ...errors, 409: 'The configured admin account, or your own admin role', 422: 'A bad role, tenant or site; errors[] names each' },
+  },
+  {
+    ...common,
+    method: 'POST',
+    path: '/api/v1/admin/users/{username}/disable',
+    operation: 'DisableUser',
+    variables: username,
+    result: 'disableUser',
+    status: 200,
+    summary: 'Disable an account (no login; its sessions end)',
+    description: 'Role admin. Tokens issued before are refused by every service within SVC_SESSION_CHECK_SECONDS (default 5).',
+    response: account,
+    errors: { ...errors, 409: 'The configured admin account, or your own' },
+  },
+  {
+    ...common,
+    method: 'POST',
+    path: '/api/v1/admin/users/{username}/enable',
+    operation: 'EnableUser',
+    variables: username,
+    result: 'enableUser',
+    status: 200,
+    summary: 'Enable a disabled account',
+    response: account,
+    errors,
+  },
+  {
+    ...common,
+    method: 'PUT',
+    path: '/api/v1/admin/users/{username}/password',
+    operation: 'SetUserPassword',
+    variables: { ...username, input: 'body' },
+    result: 'setUserPassword',
+    status: 200,
+    summary: 'Set an account\'s password (its sessions end)',
+    description: 'Role admin. password: 8-1024 characters. Tokens issued before are refused by every service within SVC_SESSION_CHECK_SECONDS (default 5).',
+    body: jsonSchemaOf(passwordInputSchema),
+    response: account,
+    errors: { ...errors, 409: 'The configured admin account (its password comes from SVC_ADMIN_PASSWORD)', 422: 'A bad password; errors[] names it' },
+  },
+];
