@@ -59,6 +59,14 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   'POST /api/v1/crawl/jobs/{jobId}/resume': { kind: 'object', params: { jobId: 'crawlJob' }, body: {} },
   'DELETE /api/v1/crawl/jobs/{jobId}': { kind: 'object', params: { jobId: 'crawlJob' } },
   'GET /api/v1/crawl/jobs/{jobId}/executions': { kind: 'object', params: { jobId: 'crawlJob' } },
+  'POST /api/v1/auth/password': { kind: 'own' },
+  'GET /api/v1/admin/users': { kind: 'object' },
+  'POST /api/v1/admin/users': { kind: 'object', body: { username: 'planted', password: 'a-long-enough-password', roles: ['admin'], tenants: ['t1'], sites: ['demo'] } },
+  'GET /api/v1/admin/users/{username}': { kind: 'object', params: { username: 'user' } },
+  'PATCH /api/v1/admin/users/{username}': { kind: 'object', params: { username: 'user' }, body: { roles: ['admin'] } },
+  'POST /api/v1/admin/users/{username}/disable': { kind: 'object', params: { username: 'user' }, body: {} },
+  'POST /api/v1/admin/users/{username}/enable': { kind: 'object', params: { username: 'user' }, body: {} },
+  'PUT /api/v1/admin/users/{username}/password': { kind: 'object', params: { username: 'user' }, body: { password: 'a-long-enough-password' } },
   'POST /v1/chat/completions': { kind: 'gateway', body: { model: 'auto-route', messages: [{ role: 'user', content: 'hi' }] } },
   'POST /v1/embeddings': { kind: 'gateway', body: { model: 'svc-embed', input: 'hi' } },
   'GET /v1/models': { kind: 'gateway' },
@@ -130,6 +138,14 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   metrics: { kind: 'list' },
   metricSeries: { kind: 'object', args: 'query: {name: "{metric}"}' },
   insightTool: { kind: 'object', args: 'name: "svcinsight_lookup_metric", arguments: {name: "{metric}"}' },
+  changeMyPassword: { kind: 'own' },
+  createUser: { kind: 'object', args: 'input: {username: "planted", password: "a-long-enough-password", roles: ["admin"], tenants: ["t1"], sites: ["demo"]}' },
+  updateUser: { kind: 'object', args: 'username: "{user}", input: {roles: ["admin"]}' },
+  disableUser: { kind: 'object', args: 'username: "{user}"' },
+  enableUser: { kind: 'object', args: 'username: "{user}"' },
+  setUserPassword: { kind: 'object', args: 'username: "{user}", input: {password: "a-long-enough-password"}' },
+  users: { kind: 'object' },
+  user: { kind: 'object', args: 'username: "{user}"' },
   models: { kind: 'gateway' },
   budgets: { kind: 'list' },
   apiKeys: { kind: 'gateway' },
@@ -179,6 +195,7 @@ beforeAll(async () => {
   const submitted = await call(`${platform.bridge}/api/v1/forms/contact/submit`, { headers: { 'x-svc-site-key': 'demo' }, json: { applicantName: 'T1', email: 'secret-t1@example.com', inquiryType: 'SALES', message: 'hi' } });
   expect(submitted.status).toBe(201);
   t1.apiKey = randomUUID();
+  t1.user = 'admin';
 });
 afterAll(async () => {
   await db?.end();
