@@ -12,7 +12,7 @@
 import type { LeafTable } from './leaf-table.js';
 import type { Segment } from './segment-attribution.js';
 
-export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8 } as const;
+export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8, maxGroupShare: 0.5 } as const;
 
 function median(sorted: Float64Array | number[]): number {
   const n = sorted.length;
@@ -119,7 +119,8 @@ export function searchCombinations(table: LeafTable): Segment[] {
       inGroup[i] = 1;
       groupWeight += weight[i]!;
     }
-    if (groupWeight < 0.05 * totalWeight) continue;
+    // Noise, or a change everywhere (most leaves deviate alike): no combination to name.
+    if (groupWeight < 0.05 * totalWeight || group.length > SQUEEZE.maxGroupShare * table.size) continue;
     let best: { dims: number[]; keys: number[]; coverage: number; example: Map<number, number> } | undefined;
     for (let layer = 1; layer <= Math.min(SQUEEZE.maxLayer, table.dimensions.length) && !best; layer++) {
       for (const dims of cuboids(table.dimensions.length, layer)) {

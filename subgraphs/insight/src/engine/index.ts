@@ -24,3 +24,4 @@ export * from './remainder.js';
 export * from './segment-attribution.js';
 export * from './series.js';
 export * from './subject.js';
+export * from './synthetic-series.js';

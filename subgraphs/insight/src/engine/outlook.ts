@@ -4,10 +4,9 @@
  * lever, declared or estimated with the driver's lag, applied to a period like the analysed
  * one: effect = value × ((1 + change)^e − 1), p10–p90 from the elasticity's interval).
  */
-import { forecast } from '../analytics/forecast.js';
-import { BAND_HISTORY_DAYS, combineDays, errorCorrelation, type Combine } from './band.js';
+import { BAND_HISTORY_DAYS, contiguousTail, forecastPeriod, type Combine } from './band.js';
 import type { MetricDef } from './catalog.js';
-import { addDays, daysBetween, dayOf, timeOf } from './days.js';
+import { addDays, daysBetween, dayOf } from './days.js';
 import { declaredElasticity, estimateLaggedElasticity } from './driver-attribution.js';
 import type { ForecastSummary, WhatIfOutcome } from './finding.js';
 import type { WhatIf } from './intent.js';
@@ -17,10 +16,9 @@ import type { Daily } from './series.js';
 export function forecastAhead(daily: readonly { day: string; value: number }[], how: Combine, horizonDays: number): ForecastSummary | undefined {
   const history = daily.slice(-BAND_HISTORY_DAYS);
   if (history.length < 21 || daysBetween(history[0]!.day, history[history.length - 1]!.day) + 1 !== history.length) return undefined;
-  const f = forecast(history.map((p) => ({ t: timeOf(p.day), value: p.value })), horizonDays);
-  const total = combineDays(f.points, how, errorCorrelation(history.map((p) => p.value)));
-  const points = f.points.map((p) => ({ day: dayOf(p.t), p10: p.p10, p50: p.p50, p90: p.p90 }));
-  return { from: points[0]!.day, to: points[points.length - 1]!.day, model: f.model, ...total, points };
+  const f = forecastPeriod(history, 0, horizonDays, how, contiguousTail(daily));
+  const points = f.days.map((p) => ({ day: dayOf(p.t), p10: p.p10, p50: p.p50, p90: p.p90 }));
+  return { from: points[0]!.day, to: points[points.length - 1]!.day, model: f.model, p10: f.p10, p50: f.p50, p90: f.p90, points };
 }
 
 /**

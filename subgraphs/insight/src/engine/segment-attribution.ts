@@ -8,8 +8,10 @@
  * S(v) = ½·[p·ln(2p/(p+q)) + q·ln(2q/(p+q))], p = F_v/F, q = A_v/A.
  * Values are taken by falling surprise, each with EP ≥ 0.1, until the set explains ≥ 2/3 of
  * the change, with at most 3 values and never every value of the dimension (a set holding every
- * value says nothing about where). Dimensions whose set explains are ranked by the set's
- * surprise.
+ * value says nothing about where), and only when the set explains at least a quarter more of
+ * the change than its share of the comparison value (a concentration check added here: a
+ * dimension unrelated to the change explains exactly as much as it weighs). Dimensions whose
+ * set explains are ranked by the set's surprise.
  */
 import { searchCombinations } from './combination-search.js';
 import { LeafTable, jsTerm, type SegmentLeaf } from './leaf-table.js';
@@ -21,6 +23,8 @@ export const ADTRIBUTOR = {
   minSetShare: 2 / 3,
   /** Most values in a set (succinctness). */
   maxSetSize: 3,
+  /** A set must explain at least this much more of the change than its share of the comparison value (a dimension unrelated to the change explains as much as it weighs). */
+  minConcentration: 0.25,
   /** A second level replaces its parent only when it holds at most this share of the parent's comparison value. */
   maxChildBaseShare: 0.5,
 } as const;
@@ -106,7 +110,8 @@ export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly
       chosen.push(r);
       explains += r.ep;
     }
-    const explaining = explains >= ADTRIBUTOR.minSetShare && chosen.length < present.length;
+    const baseShare = chosen.reduce((a, r) => a + r.s.before, 0) / whole.before;
+    const explaining = explains >= ADTRIBUTOR.minSetShare && chosen.length < present.length && explains - baseShare >= ADTRIBUTOR.minConcentration;
     out.push({
       dimension,
       explains,
