@@ -6,13 +6,13 @@
  * deviations cluster (a gap wider than that threshold starts a new group). For each group, the
  * cuboids (sets of 1, then 2, then 3 dimensions) are searched for the fewest attribute
  * combinations that each hold mostly abnormal leaves of the group (≥ 70 % of their leaves) and
- * together cover ≥ 80 % of the group's change; the first layer with an answer wins (the
- * simplest explanation). Linear in the number of leaves per cuboid.
+ * together cover ≥ 80 % of the group's change (and any other such combination holding ≥ 5 % of
+ * it); the first layer with an answer wins (the simplest explanation). Linear in the number of leaves per cuboid.
  */
 import type { LeafTable } from './leaf-table.js';
 import type { Segment } from './segment-attribution.js';
 
-export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8, maxGroupShare: 0.5 } as const;
+export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8, maxGroupShare: 0.5, minPart: 0.05 } as const;
 
 function median(sorted: Float64Array | number[]): number {
   const n = sorted.length;
@@ -97,7 +97,9 @@ function coverGroup(table: LeafTable, dims: number[], inGroup: Uint8Array, weigh
   const example = new Map<number, number>();
   let covered = 0;
   for (const [key, b] of candidates) {
-    if (covered >= SQUEEZE.coverage * groupWeight || keys.length >= SQUEEZE.maxCombinations) break;
+    if (keys.length >= SQUEEZE.maxCombinations) break;
+    // Past the coverage needed, only combinations carrying a real part of the group are added.
+    if (covered >= SQUEEZE.coverage * groupWeight && b.weight < SQUEEZE.minPart * groupWeight) break;
     keys.push(key);
     example.set(key, b.example);
     covered += b.weight;
