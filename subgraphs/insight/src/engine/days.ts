@@ -5,8 +5,18 @@
 
 export const DAY_MS = 86_400_000;
 
+/** Day names by day number; the few hundred days an analysis touches are formatted once. */
+const names = new Map<number, string>();
+const ranges = new Map<string, readonly string[]>();
+
 export function dayOf(t: number): string {
-  return new Date(Math.floor(t / DAY_MS) * DAY_MS).toISOString().slice(0, 10);
+  const n = Math.floor(t / DAY_MS);
+  let name = names.get(n);
+  if (name === undefined) {
+    name = new Date(n * DAY_MS).toISOString().slice(0, 10);
+    if (names.size < 100_000) names.set(n, name);
+  }
+  return name;
 }
 
 export function timeOf(day: string): number {
@@ -42,9 +52,15 @@ export function monthEnd(day: string): string {
   return addDays(addMonths(monthStart(day), 1), -1);
 }
 
-/** Every day from `from` to `to`, both included. */
-export function dayRange(from: string, to: string): string[] {
-  const out: string[] = [];
-  for (let d = from; d <= to; d = addDays(d, 1)) out.push(d);
+/** Every day from `from` to `to`, both included (the same array for the same range: do not modify it). */
+export function dayRange(from: string, to: string): readonly string[] {
+  const key = `${from}|${to}`;
+  let out = ranges.get(key);
+  if (!out) {
+    const days: string[] = [];
+    for (let d = from; d <= to; d = addDays(d, 1)) days.push(d);
+    out = days;
+    if (ranges.size < 1000) ranges.set(key, out);
+  }
   return out;
 }
