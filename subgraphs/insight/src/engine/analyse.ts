@@ -38,6 +38,9 @@ export interface AnalysisInput {
   seed?: number;
 }
 
+/** Other metrics searched for candidates (each costs a change-point detection, a few ms). */
+export const MAX_CANDIDATES = 200;
+
 function combineOf(def: MetricDef): Combine {
   return def.aggregation === 'sum' ? 'sum' : def.aggregation === 'last' ? 'last' : 'mean';
 }
@@ -99,10 +102,15 @@ function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBo
       notes.push(`driver ${spec.metric} has no positive data for the lagged periods, so it was not attributed`);
       continue;
     }
-    const elasticity = spec.elasticity !== undefined
-      ? declaredElasticity(spec.elasticity)
-      : estimateLaggedElasticity(subjectDaily, driverDaily, lag, period.from, seed)
-        ?? estimateLaggedElasticity(subjectDaily, driverDaily, lag, addDays(period.to, 1), seed);
+    let elasticity = spec.elasticity !== undefined ? declaredElasticity(spec.elasticity) : estimateLaggedElasticity(subjectDaily, driverDaily, lag, period.from, seed);
+    if (spec.elasticity === undefined && (!elasticity || (elasticity.p10 <= 0 && elasticity.p90 >= 0))) {
+      // History alone did not identify the effect (too little of it, or a driver that barely moved): the period's own move is the experiment.
+      const withPeriod = estimateLaggedElasticity(subjectDaily, driverDaily, lag, addDays(period.to, 1), seed);
+      if (withPeriod) {
+        notes.push(`driver ${spec.metric}: the history before the period did not identify an elasticity, so it was estimated including the period`);
+        elasticity = withPeriod;
+      }
+    }
     if (!elasticity) {
       notes.push(`driver ${spec.metric}: too little history (under 20 week-over-week pairs) to estimate an elasticity`);
       continue;
@@ -191,7 +199,9 @@ export function analyse(input: AnalysisInput): Finding {
   const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
   const parts = ratioParts(def.aggregation);
   if (parts) related.add(parts.numerator).add(parts.denominator);
-  const others = [...defs.values()].filter((d) => !related.has(d.name)).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
+  const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
+  if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
+  const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
   const candidates = findCandidates(daily, changePoint, others, periods.period.from, periods.period.to);
   const events = alignEvents(input.events ?? [], [...(changePoint ? [changePoint.day] : [])]);
   const fc = reading.intents.includes('forecast') ? forecastAhead(daily, combineOf(def), reading.horizonDays) : undefined;

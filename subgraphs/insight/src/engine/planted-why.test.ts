@@ -122,6 +122,19 @@ describe('planted causes: why did it change', () => {
     expect(answerFirstSentence(f)).toMatch(/; the change started Mon 9 Nov; the largest part, −[\d,]+ \(\d+ % of the change\), comes from ad_clicks \(3 days earlier\)\.$/);
   });
 
+  it('a declared driver that never moved before: its cut is the experiment, and the estimate says so', () => {
+    const level = (d: string) => (d >= '2026-11-09' ? 0.6 : 1);
+    const budget = generateDaily(shape(57, 5000, { weekly: 0, noise: 0.01 }), level);
+    const visits = generateDaily(shape(58, 40000, { noise: 0.02 }), (d) => level(d) ** 0.8);
+    const catalog = [{ name: 'store_visits', drivers: [{ metric: 'voucher_budget' }] }, { name: 'voucher_budget', unit: { kind: 'currency' as const, code: 'EUR' } }];
+    const f = analyse({ question: 'why did store visits fall last week', catalog, series: [{ name: 'store_visits', labels: {}, points: visits }, { name: 'voucher_budget', labels: {}, points: budget }], now });
+    expect(f.changePoint?.day).toBe('2026-11-09');
+    expect(f.causes[0]).toMatchObject({ view: 'driver', name: 'voucher_budget' });
+    within(f.drivers[0]!.elasticity.value, 0.8, 0.1);
+    expect(f.drivers[0]!.share).toBeGreaterThan(0.85);
+    expect(f.notes).toContain('driver voucher_budget: the history before the period did not identify an elasticity, so it was estimated including the period');
+  });
+
   it('a ratio metric: android checkouts halved, so the checkout ratio fell; the ratio is divided, never summed', () => {
     const dims = { device: ['ios', 'android', 'web'] };
     const visits = generateLeaves('visits', dims, shape(81, 30000));
