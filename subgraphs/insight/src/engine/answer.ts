@@ -2,7 +2,8 @@
  * The judgment's first sentence: it answers the question that was asked. A false premise is
  * said first, with the figures; a move inside the expected range is called normal; an unknown
  * metric is said to be unknown, with what the catalog has; otherwise the move, how unusual it
- * is, when it started (and the event that day) and the largest cause with its share.
+ * is, when it started (and the event that day), the largest cause with its share and, when that
+ * cause is a factor or a driver, the segment the change is concentrated in.
  */
 import type { Finding } from './finding.js';
 import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
@@ -65,5 +66,7 @@ export function answerFirstSentence(f: Finding): string {
   const cause = top
     ? `; the largest part, ${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change), comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
     : '';
-  return `${s.name} ${move} ${when}, ${figures}${outside}${started}${cause}.`;
+  const where = f.primaryView !== 'segment' ? f.causes.find((c) => c.view === 'segment') : undefined;
+  const concentrated = where ? `, concentrated in ${where.name} (${formatShare(where.share, locale)})` : '';
+  return `${s.name} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;
 }

@@ -28,6 +28,8 @@ export interface QuestionReading {
   claimWord?: string;
   /** The question without its what-if clause: where the subject is looked for. */
   subjectText: string;
+  /** The what-if clause without its lever's words (e.g. `what would happen to bookings if we`): where the subject is looked for next. */
+  whatIfRest?: string;
   whatIf?: WhatIf;
   /** Days ahead a forecast question asks about (next week 7, next month 30); 28 by default. */
   horizonDays: number;
@@ -89,6 +91,7 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
     intents,
     ...(first ? { claimed: first.d, claimWord: first.w } : {}),
     subjectText,
+    ...(whatIfClause ? { whatIfRest: whatIfClause.replace(LEVER.exec(whatIfClause)?.[0] ?? '', ' ') } : {}),
     ...(whatIf ? { whatIf } : {}),
     horizonDays: horizonOf(subjectText),
   };

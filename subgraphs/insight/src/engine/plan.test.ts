@@ -39,6 +39,11 @@ describe('plan', () => {
     expect(plan('What if we increase search ad clicks by 20%?', catalog, now).subject).toEqual({ kind: 'metric', name: 'gmv_eur', how: 'lever-target', others: [] });
   });
 
+  it('takes the metric named inside a what-if clause before the lever\'s target, and a why clause\'s metric even when it is the lever', () => {
+    expect(plan('What would happen to orders if we increase search ad clicks by 20%?', catalog, now).subject).toMatchObject({ kind: 'metric', name: 'orders' });
+    expect(plan('Why did ad_clicks fall? What if we raise ad clicks by 10%?', catalog, now).subject).toMatchObject({ kind: 'metric', name: 'ad_clicks', how: 'exact' });
+  });
+
   it('asks for nothing when the metric is unknown', () => {
     expect(plan('why did churn rise', catalog, now)).toMatchObject({ subject: { kind: 'unknown' }, requests: [] });
   });

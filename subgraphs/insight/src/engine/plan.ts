@@ -32,11 +32,17 @@ export interface AnalysisPlan {
 /** Days of history requested: a year and a comparison month, so the same period a year before can be compared. */
 export const HISTORY_DAYS = 430;
 
-/** The subject: the question's metric, or for a bare what-if the metric that declares the lever as a driver. */
+/**
+ * The subject: the metric the question names outside its what-if clause, else one named in the
+ * what-if clause apart from the lever ("what would happen to bookings if …"), else for a bare
+ * what-if the metric that declares the lever as a driver.
+ */
 export function subjectOf(reading: QuestionReading, defs: Map<string, MetricDef>): SubjectResolution {
   const found = resolveSubject(reading.subjectText, defs.values());
+  if (found.kind === 'metric') return found;
   const lever = reading.whatIf?.metric;
-  if (found.kind === 'metric' && found.name !== lever) return found;
+  const inClause = reading.whatIfRest ? resolveSubject(reading.whatIfRest, [...defs.values()].filter((d) => d.name !== lever)) : undefined;
+  if (inClause?.kind === 'metric') return inClause;
   if (lever) {
     const target = [...defs.values()].find((d) => d.drivers.some((x) => x.metric === lever));
     if (target) return { kind: 'metric', name: target.name, how: 'lever-target', others: [] };

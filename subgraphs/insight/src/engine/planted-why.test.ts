@@ -152,6 +152,6 @@ describe('planted causes: why did it change', () => {
     expect(f.causes[0]!.share).toBeGreaterThan(0.8);
     expect(Math.abs(f.remainder.value)).toBeLessThan(1e-12);
     expect(f.segments!.causes[0]!.share).toBeGreaterThan(0.8);
-    expect(answerFirstSentence(f)).toMatch(/^checkout_ratio fell \d+\.\d % \(−0\.\d+ pts\) over Mon 9 – Sun 15 Nov, from 3\.\d+ % to 3\.\d+ % against the week before, below its expected range of 3\.\d+ % to 3\.\d+ %; the change started Wed 11 Nov; the largest part, −0\.\d+ pts \(\d+ % of the change\), comes from checkouts\.$/);
+    expect(answerFirstSentence(f)).toMatch(/^checkout_ratio fell \d+\.\d % \(−0\.\d+ pts\) over Mon 9 – Sun 15 Nov, from 3\.\d+ % to 3\.\d+ % against the week before, below its expected range of 3\.\d+ % to 3\.\d+ %; the change started Wed 11 Nov; the largest part, −0\.\d+ pts \(\d+ % of the change\), comes from checkouts, concentrated in device=android \(\d+ %\)\.$/);
   });
 });
