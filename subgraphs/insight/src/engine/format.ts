@@ -1,7 +1,7 @@
 /**
  * Numbers and dates for a reader, with Intl: `$66,582`, `34,900 sessions`, `3.07 %`, signed
  * changes `−8.2 %` (a true minus sign), days with their weekday `Mon 9 Nov`. Currency amounts
- * of 1,000 or more drop their cents; ratios show three significant digits.
+ * of 100 or more drop their cents; ratios show three significant digits.
  */
 import type { Unit } from './catalog.js';
 import { timeOf } from './days.js';
@@ -23,7 +23,7 @@ function countDigits(v: number): Intl.NumberFormatOptions {
 export function formatValue(v: number, unit: Unit, locale = DEFAULT_LOCALE): string {
   switch (unit.kind) {
     case 'currency': {
-      const big = Math.abs(v) >= 1000;
+      const big = Math.abs(v) >= 100;
       return number(v, locale, { style: 'currency', currency: unit.code, ...(big ? { maximumFractionDigits: 0, minimumFractionDigits: 0 } : {}) });
     }
     case 'count': {
