@@ -33,7 +33,8 @@ export function rankCauses(change: number, views: { formula?: FormulaAttribution
     })));
   }
   if (views.segments?.causes.length) {
-    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: s.share })));
+    // Shares of the subject's change (the leaves fetched may not add up to the total exactly).
+    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: change !== 0 ? s.contribution / change : Number.NaN })));
   }
   let primaryView: View | undefined;
   let remainder = remainderOf(change, []);

@@ -19,9 +19,14 @@ export function dayOf(t: number): string {
   return name;
 }
 
+const times = new Map<string, number>();
+
 export function timeOf(day: string): number {
-  const t = Date.parse(`${day}T00:00:00Z`);
+  let t = times.get(day);
+  if (t !== undefined) return t;
+  t = Date.parse(`${day}T00:00:00Z`);
   if (!/^\d{4}-\d{2}-\d{2}$/.test(day) || Number.isNaN(t)) throw new RangeError(`not an ISO date: ${JSON.stringify(day)}`);
+  if (times.size < 100_000) times.set(day, t);
   return t;
 }
 
