@@ -33,9 +33,9 @@ describe('analyse', () => {
 
   it('notes a formula whose factors were not fetched', () => {
     const f = analyse({
-      question: 'why did revenue_eur fall last week',
-      catalog: [{ name: 'revenue_eur', formula: { product: ['units', 'price'] } }],
-      series: [flat('revenue_eur', {}, '2026-10-01', 48, (i) => (i >= 39 ? 80 : 100))],
+      question: 'why did takings_eur fall last week',
+      catalog: [{ name: 'takings_eur', formula: { product: ['units', 'price'] } }],
+      series: [flat('takings_eur', {}, '2026-10-01', 48, (i) => (i >= 39 ? 80 : 100))],
       now,
     });
     expect(f.formula).toBeUndefined();

@@ -4,15 +4,15 @@ import { logMean, productAttribution, ratioAttribution, sumAttribution } from '.
 
 describe('productAttribution (LMDI)', () => {
   it('splits a product\'s change by log-mean weights', () => {
-    // Y = sessions × conversion × basket: 1000·0.02·50 = 1000 → 1100·0.018·50 = 990.
+    // Y = visits × uptake × basket: 1000·0.02·50 = 1000 → 1100·0.018·50 = 990.
     const r = productAttribution([
       { name: 'visits', before: 1000, after: 1100 },
-      { name: 'conversion', before: 0.02, after: 0.018 },
+      { name: 'uptake', before: 0.02, after: 0.018 },
       { name: 'basket', before: 50, after: 50 },
     ]);
     const L = (990 - 1000) / Math.log(990 / 1000);
     expect(r.change).toBeCloseTo(-10, 9);
-    expect(r.contributions.map((c) => c.name)).toEqual(['visits', 'conversion', 'basket']);
+    expect(r.contributions.map((c) => c.name)).toEqual(['visits', 'uptake', 'basket']);
     expect(r.contributions[0]!.contribution).toBeCloseTo(L * Math.log(1.1), 9);
     expect(r.contributions[1]!.contribution).toBeCloseTo(L * Math.log(0.9), 9);
     expect(r.contributions[2]!.contribution).toBe(0);
