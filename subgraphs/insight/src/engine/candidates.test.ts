@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { findCandidates, laggedCorrelation } from './candidates.js';
 import { changeStart } from './change-point.js';
 import { addDays, dayOf } from './days.js';

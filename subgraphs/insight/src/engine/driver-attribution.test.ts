@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { addDays } from './days.js';
 import { attributeDriver, declaredElasticity, estimateLaggedElasticity } from './driver-attribution.js';
 import { logMean } from './formula-attribution.js';

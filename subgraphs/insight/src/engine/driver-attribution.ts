@@ -6,7 +6,7 @@
  * the driver `lag` days earlier (differencing removes the weekly season and most of the shared
  * trend), with a p10–p90 interval from a seeded bootstrap over the pairs.
  */
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { quantile } from '../analytics/quantiles.js';
 import { addDays } from './days.js';
 import { logMean } from './formula-attribution.js';

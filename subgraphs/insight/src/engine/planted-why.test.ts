@@ -5,7 +5,7 @@
  * remainder, the change point's date and the judgment's first sentence.
  */
 import { describe, expect, it } from '@jest/globals';
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { analyse } from './analyse.js';
 import { answerFirstSentence } from './answer.js';
 import { addDays, dayOf } from './days.js';

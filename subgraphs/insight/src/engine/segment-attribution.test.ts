@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { combinations } from './synthetic-series.js';
 import { jsTerm, type SegmentLeaf } from './leaf-table.js';
 import { attributeSegments } from './segment-attribution.js';

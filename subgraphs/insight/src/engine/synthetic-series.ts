@@ -3,7 +3,7 @@
  * a linear trend, a weekly season and seeded Gaussian noise, all multiplicative, and a hook to
  * plant a cause (a drop from some day, in some segment).
  */
-import { seededRandom } from '@svc/kit';
+import { seededRandom } from '@svc/kit/random';
 import { normal } from '../analytics/quantiles.js';
 import { addDays, timeOf } from './days.js';
 import type { SeriesData, SeriesPoint } from './series.js';
