@@ -31,6 +31,19 @@ describe('analyse', () => {
     expect(f.remainder).toEqual({ value: 50, share: 1 });
   });
 
+  it('produces a finding that survives JSON: every figure finite, even for a metric that starts from nothing', () => {
+    const series = [flat('pickups', { hub: 'a' }, '2026-10-01', 48, (i) => (i >= 39 ? 5 : 0)), flat('pickups', { hub: 'b' }, '2026-10-01', 48, () => 0)];
+    const f = analyse({ question: 'why did pickups rise last week', catalog: [{ name: 'pickups' }], series, now });
+    expect(f.premise).toMatchObject({ actual: 35, comparison: 0, relativeChange: null, verdict: 'confirmed' });
+    const numbers: number[] = [];
+    JSON.stringify(f, (_k, v: unknown) => {
+      if (typeof v === 'number') numbers.push(v);
+      return v;
+    });
+    expect(numbers.every((n) => Number.isFinite(n))).toBe(true);
+    expect(JSON.parse(JSON.stringify(f)).causes).toEqual(f.causes);
+  });
+
   it('notes a formula whose factors were not fetched', () => {
     const f = analyse({
       question: 'why did takings_eur fall last week',

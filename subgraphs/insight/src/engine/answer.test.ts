@@ -64,6 +64,11 @@ describe('answerFirstSentence', () => {
     expect(answerFirstSentence({ ...day, status: 'no-data' })).toBe('order_value has no data on Tue 17 Nov or the period before it, so it could not be analysed.');
   });
 
+  it('gives no percentage for a rise from nothing', () => {
+    const f = { ...base, claimed: 'up' as const, premise: judgePremise({ actual: 500, comparison: 0, claimed: 'up' }) };
+    expect(answerFirstSentence(f)).toBe('order_value rose over Mon 9 – Sun 15 Nov, from $0.00 to $500 against the week before.');
+  });
+
   it('says a what-if has no estimate when its lever is not a driver', () => {
     const f: Finding = { ...base, intents: ['what-if'], premise: judgePremise({ actual: 100, comparison: 100 }), whatIf: { text: 'increase prices by 3%', change: 0.03, labels: {} } };
     const { claimed: _claimed, ...unclaimed } = f;

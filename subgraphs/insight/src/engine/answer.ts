@@ -34,9 +34,10 @@ export function answerFirstSentence(f: Finding): string {
   const p = f.premise;
   const v = (x: number) => formatValue(x, s.unit, locale);
   const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
+  const size = p.relativeChange === null ? '' : formatChange(Math.abs(p.relativeChange), locale).replace('+', '');
   const move = p.observed === 'flat'
-    ? `was flat (${formatChange(p.relativeChange, locale)})`
-    : `${p.observed === 'up' ? 'rose' : 'fell'} ${formatChange(Math.abs(p.relativeChange), locale).replace('+', '')}${ratio ? ` (${formatDelta(p.change, s.unit, locale)})` : ''}`;
+    ? `was flat${p.relativeChange === null ? '' : ` (${formatChange(p.relativeChange, locale)})`}`
+    : `${p.observed === 'up' ? 'rose' : 'fell'}${size ? ` ${size}` : ''}${ratio ? ` (${formatDelta(p.change, s.unit, locale)})` : ''}`;
   const when = periodWords(periods.period, locale);
   const figures = `from ${v(p.comparison)} to ${v(p.actual)} against ${comparisonWords(periods.period, periods.comparison, locale)}`;
   const band = p.band ? `${v(p.band.p10)} to ${v(p.band.p90)}` : '';

@@ -5,7 +5,7 @@ import { remainderOf } from './remainder.js';
 describe('remainderOf', () => {
   it('is the change minus what was attributed, with its share', () => {
     expect(remainderOf(-100, [-70, -20])).toEqual({ value: -10, share: 0.1 });
-    expect(remainderOf(0, []).value).toBe(0);
+    expect(remainderOf(0, [])).toEqual({ value: 0, share: 0 });
   });
 });
 

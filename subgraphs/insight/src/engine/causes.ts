@@ -8,7 +8,7 @@
 import type { DriverAttribution } from './driver-attribution.js';
 import type { Cause, View } from './finding.js';
 import type { FormulaAttribution } from './formula-attribution.js';
-import { remainderOf, type Remainder } from './remainder.js';
+import { remainderOf, shareOf, type Remainder } from './remainder.js';
 import type { SegmentAttribution } from './segment-attribution.js';
 
 export function segmentName(labels: Readonly<Record<string, string>>): string {
@@ -34,7 +34,7 @@ export function rankCauses(change: number, views: { formula?: FormulaAttribution
   }
   if (views.segments?.causes.length) {
     // Shares of the subject's change (the leaves fetched may not add up to the total exactly).
-    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: change !== 0 ? s.contribution / change : Number.NaN })));
+    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: shareOf(s.contribution, change) })));
   }
   let primaryView: View | undefined;
   let remainder = remainderOf(change, []);

@@ -10,6 +10,7 @@
  * it); the first layer with an answer wins (the simplest explanation). Linear in the number of leaves per cuboid.
  */
 import type { LeafTable } from './leaf-table.js';
+import { shareOf } from './remainder.js';
 import type { Segment } from './segment-attribution.js';
 
 export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8, maxGroupShare: 0.5, minPart: 0.05 } as const;
@@ -143,8 +144,8 @@ export function searchCombinations(table: LeafTable): Segment[] {
         before: s.before,
         after: s.after,
         contribution,
-        share: table.change !== 0 ? contribution / table.change : Number.NaN,
-        explanatoryPower: table.change !== 0 ? contribution / table.change : Number.NaN,
+        share: shareOf(contribution, table.change),
+        explanatoryPower: shareOf(contribution, table.change),
         surprise: table.surpriseOf(s),
         children: [],
       });

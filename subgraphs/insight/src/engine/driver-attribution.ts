@@ -10,6 +10,7 @@ import { seededRandom } from '@svc/kit/random';
 import { quantile } from '../analytics/quantiles.js';
 import { addDays } from './days.js';
 import { logMean } from './formula-attribution.js';
+import { shareOf } from './remainder.js';
 
 export interface ElasticityEstimate {
   value: number;
@@ -119,6 +120,6 @@ export function attributeDriver(input: {
     contribution,
     contributionP10: Math.min(a, b),
     contributionP90: Math.max(a, b),
-    share: y1 !== y0 ? contribution / (y1 - y0) : Number.NaN,
+    share: shareOf(contribution, y1 - y0),
   };
 }

@@ -12,6 +12,8 @@
  * contributions plus remainder always equal the observed change.
  */
 
+import { shareOf } from './remainder.js';
+
 export interface Part {
   name: string;
   before: number;
@@ -22,7 +24,7 @@ export interface Contribution {
   name: string;
   /** In the subject's unit; positive pushes the subject up. */
   contribution: number;
-  /** contribution ÷ total change (NaN when the change is 0). */
+  /** contribution ÷ total change (0 when the change is 0). */
   share: number;
 }
 
@@ -44,7 +46,7 @@ function finish(change: number, parts: { name: string; contribution: number }[])
   const total = parts.reduce((s, p) => s + p.contribution, 0);
   return {
     change,
-    contributions: parts.map((p) => ({ ...p, share: change !== 0 ? p.contribution / change : Number.NaN })),
+    contributions: parts.map((p) => ({ ...p, share: shareOf(p.contribution, change) })),
     remainder: change - total,
   };
 }

@@ -27,6 +27,10 @@ describe('judgePremise', () => {
     expect(judgePremise({ actual: 115, comparison: 120, claimed: 'down', band })).toMatchObject({ position: 'above', verdict: 'within-normal' });
   });
 
+  it('has no relative change when the comparison is 0', () => {
+    expect(judgePremise({ actual: 5, comparison: 0 })).toMatchObject({ change: 5, relativeChange: null, observed: 'up', verdict: 'confirmed' });
+  });
+
   it('confirms any move outside the band when the question claims none, and any move at all without a band', () => {
     expect(judgePremise({ actual: 120, comparison: 100, band }).verdict).toBe('confirmed');
     expect(judgePremise({ actual: 101, comparison: 100, claimed: 'up', yearBefore: 90 })).toMatchObject({ verdict: 'confirmed', yearBefore: 90 });

@@ -19,8 +19,8 @@ export interface Premise {
   comparison: number;
   /** actual − comparison. */
   change: number;
-  /** change ÷ |comparison| (NaN when the comparison is 0). */
-  relativeChange: number;
+  /** change ÷ |comparison|; null when the comparison is 0. */
+  relativeChange: number | null;
   observed: Direction | 'flat';
   claimed?: Direction;
   band?: Band;
@@ -37,7 +37,7 @@ export const FLAT = 0.005;
 export function judgePremise(input: { actual: number; comparison: number; claimed?: Direction; band?: Band; yearBefore?: number }): Premise {
   const { actual, comparison, claimed, band } = input;
   const change = actual - comparison;
-  const relativeChange = comparison !== 0 ? change / Math.abs(comparison) : Number.NaN;
+  const relativeChange = comparison !== 0 ? change / Math.abs(comparison) : null;
   const observed: Premise['observed'] = Math.abs(change) <= FLAT * Math.abs(comparison) ? 'flat' : change > 0 ? 'up' : 'down';
   const position = band ? (actual < band.p10 ? 'below' : actual > band.p90 ? 'above' : 'inside') : undefined;
   const unusual = position === 'below' ? 'down' : position === 'above' ? 'up' : undefined;

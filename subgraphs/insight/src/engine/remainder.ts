@@ -5,11 +5,19 @@
 
 export interface Remainder {
   value: number;
-  /** value ÷ change (NaN when the change is 0). */
+  /** value ÷ change (0 when the change is 0). */
   share: number;
+}
+
+/**
+ * part ÷ whole, and 0 when the whole is 0: every share in a Finding is a finite number, so it
+ * serialises to JSON and GraphQL `Float` (which refuse NaN).
+ */
+export function shareOf(part: number, whole: number): number {
+  return whole !== 0 ? part / whole : 0;
 }
 
 export function remainderOf(change: number, contributions: readonly number[]): Remainder {
   const value = change - contributions.reduce((a, b) => a + b, 0);
-  return { value, share: change !== 0 ? value / change : Number.NaN };
+  return { value, share: shareOf(value, change) };
 }

@@ -15,6 +15,7 @@
  */
 import { searchCombinations } from './combination-search.js';
 import { LeafTable, jsTerm, type SegmentLeaf } from './leaf-table.js';
+import { shareOf } from './remainder.js';
 
 export const ADTRIBUTOR = {
   /** Least explanatory power of a value in a set. */
@@ -122,7 +123,7 @@ export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly
         before: r.s.before,
         after: r.s.after,
         contribution: r.contribution,
-        share: table.change !== 0 ? r.contribution / table.change : Number.NaN,
+        share: shareOf(r.contribution, table.change),
         explanatoryPower: r.ep,
         surprise: r.surprise,
         children: [],
