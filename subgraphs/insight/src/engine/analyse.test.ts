@@ -44,6 +44,16 @@ describe('analyse', () => {
     expect(JSON.parse(JSON.stringify(f)).causes).toEqual(f.causes);
   });
 
+  it('skips a model stage the models cannot fit, with a note, and still answers', () => {
+    const series = [flat('pings', {}, '2026-08-10', 100, (i) => (i % 3 ? 0 : 1e300))];
+    const f = analyse({ question: 'where are pings heading next week', catalog: [{ name: 'pings' }], series, now });
+    expect([f.status, f.premise?.band, f.forecast]).toEqual(['analysed', undefined, undefined]);
+    expect(f.notes.filter((n) => n.includes('skipped'))).toEqual([
+      'the expected range was skipped: Fit error: trend model error: no model found',
+      'the forecast was skipped: Fit error: trend model error: no model found',
+    ]);
+  });
+
   it('notes a formula whose factors were not fetched', () => {
     const f = analyse({
       question: 'why did takings_eur fall last week',

@@ -41,6 +41,16 @@ export interface AnalysisInput {
 /** Other metrics searched for candidates (each costs a change-point detection, a few ms). */
 export const MAX_CANDIDATES = 200;
 
+/** A model stage that fails (a series the models cannot fit) is skipped with a note, never the whole analysis. */
+function guarded<T>(notes: string[], what: string, run: () => T | undefined): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    notes.push(`${what} was skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
 function combineOf(def: MetricDef): Combine {
   return def.aggregation === 'sum' ? 'sum' : def.aggregation === 'last' ? 'last' : 'mean';
 }
@@ -185,12 +195,13 @@ export function analyse(input: AnalysisInput): Finding {
     return { ...base, status: 'no-data', subject: info, periods, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
   }
   const daily = dailyValues(def, book);
-  const band = expectedBand(daily, periods.period, combineOf(def));
-  if (!band) notes.push('under two weeks of history before the period: no expected range');
+  const noted = notes.length;
+  const band = guarded(notes, 'the expected range', () => expectedBand(daily, periods.period, combineOf(def)));
+  if (!band && notes.length === noted) notes.push('under two weeks of history before the period: no expected range');
   const yearBefore = periods.yearBefore ? aggregate(def, periods.yearBefore, book) : undefined;
   const premise = judgePremise({ actual: actual.value, comparison: before.value, ...(reading.claimed ? { claimed: reading.claimed } : {}), ...(band ? { band } : {}), ...(yearBefore ? { yearBefore: yearBefore.value } : {}) });
   const cpFrom = daysBetween(periods.comparison.to, periods.period.from) === 1 ? periods.comparison.from : addDays(periods.period.from, -7);
-  const changePoint = changeStart(daily, cpFrom < addDays(periods.period.from, -35) ? addDays(periods.period.from, -35) : cpFrom, periods.period.to, premise.observed === 'flat' ? undefined : premise.observed);
+  const changePoint = guarded(notes, 'change-point detection', () => changeStart(daily, cpFrom < addDays(periods.period.from, -35) ? addDays(periods.period.from, -35) : cpFrom, periods.period.to, premise.observed === 'flat' ? undefined : premise.observed));
   const values = { before: before.value, after: actual.value };
   const formula = formulaView(def, defs, book, periods.period, periods.comparison, values, notes);
   const drivers = driverView(def, defs, book, periods.period, periods.comparison, values, seed, notes);
@@ -202,9 +213,9 @@ export function analyse(input: AnalysisInput): Finding {
   const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
   const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
-  const candidates = findCandidates(daily, changePoint, others, periods.period.from, periods.period.to);
+  const candidates = guarded(notes, 'the search for candidates', () => findCandidates(daily, changePoint, others, periods.period.from, periods.period.to)) ?? [];
   const events = alignEvents(input.events ?? [], [...(changePoint ? [changePoint.day] : [])]);
-  const fc = reading.intents.includes('forecast') ? forecastAhead(daily, combineOf(def), reading.horizonDays) : undefined;
+  const fc = reading.intents.includes('forecast') ? guarded(notes, 'the forecast', () => forecastAhead(daily, combineOf(def), reading.horizonDays)) : undefined;
   const whatIf = reading.whatIf
     ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed)
     : undefined;
