@@ -214,7 +214,9 @@ export function analyse(input: AnalysisInput): Finding {
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
   const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
   const candidates = guarded(notes, 'the search for candidates', () => findCandidates(daily, changePoint, others, periods.period.from, periods.period.to)) ?? [];
-  const events = alignEvents(input.events ?? [], [...(changePoint ? [changePoint.day] : [])]);
+  const timed = (input.events ?? []).filter((e) => Number.isFinite(typeof e.at === 'number' ? e.at : Date.parse(e.at)));
+  if (timed.length < (input.events ?? []).length) notes.push(`${(input.events ?? []).length - timed.length} event(s) without a valid time were left out`);
+  const events = alignEvents(timed, [...(changePoint ? [changePoint.day] : [])]);
   const fc = reading.intents.includes('forecast') ? guarded(notes, 'the forecast', () => forecastAhead(daily, combineOf(def), reading.horizonDays)) : undefined;
   const whatIf = reading.whatIf
     ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed)

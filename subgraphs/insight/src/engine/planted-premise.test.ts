@@ -46,6 +46,7 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
     const events = [
       { at: '2026-11-12T09:30:00Z', kind: 'content.published', title: 'pricing page version 7 published', ref: 'v7' },
       { at: '2026-10-20T10:00:00Z', kind: 'deploy', title: 'unrelated deploy' },
+      { at: 'last Tuesday', kind: 'note', title: 'an event without a valid time' },
     ];
     const series = [{ name: 'signups', labels: {}, points }, { name: 'refunds', labels: {}, points: generateDaily(shape(92, 100)) }];
     const f = analyse({ question: 'Why did signups drop last week?', catalog: [{ name: 'signups' }, { name: 'refunds' }], series, events, now });
@@ -55,6 +56,7 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
     expect(f.events.map((e) => [e.event.ref, e.changePoint, e.offsetDays])).toEqual([['v7', '2026-11-12', 0]]);
     expect(f.candidates).toEqual([]);
     expect(f.remainder.share).toBe(1);
+    expect(f.notes).toContain('1 event(s) without a valid time were left out');
     expect(answerFirstSentence(f)).toMatch(/^signups fell 1\d\.\d % over Mon 9 – Sun 15 Nov, .*; the change started Thu 12 Nov, when "pricing page version 7 published" happened\.$/);
   });
 
