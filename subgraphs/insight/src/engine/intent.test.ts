@@ -23,6 +23,11 @@ describe('readQuestion', () => {
     expect(readQuestion('what caused the decline in bookings', defs).claimed).toBe('down');
   });
 
+  it('reads "fewer" as a fall and does not take "sign up" for a rise', () => {
+    expect(readQuestion('Why did fewer people sign up last week?', defs)).toMatchObject({ claimed: 'down', claimWord: 'fewer' });
+    expect(readQuestion('tell me more about the people who signed up', defs).claimed).toBeUndefined();
+  });
+
   it('claims nothing when the question names no direction', () => {
     const r = readQuestion('How are bookings doing?', defs);
     expect([r.claimed, r.intents]).toEqual([undefined, []]);

@@ -35,8 +35,8 @@ export interface QuestionReading {
   horizonDays: number;
 }
 
-const DOWN = /\b(drop(?:s|ped)?|fall(?:s|en)?|fell|declin(?:e|es|ed)|decreas(?:e|es|ed)|dip(?:s|ped)?|down|plung(?:e|es|ed)|slump(?:s|ed)?|shr[iau]nk|lower|worse|lost|los(?:e|ing)|tank(?:s|ed)?|s[ai]nk|collaps(?:e|ed)|crash(?:ed)?)\b/;
-const UP = /\b(ris(?:e|es|en)|rose|spik(?:e|es|ed)|increas(?:e|es|ed)|gr[eo]w(?:s|n)?|jump(?:s|ed)?|surg(?:e|es|ed)|climb(?:s|ed)?|up|higher|improv(?:e|es|ed)|soar(?:s|ed)?|boost(?:ed)?)\b/;
+const DOWN = /\b(fewer|drop(?:s|ped)?|fall(?:s|en)?|fell|declin(?:e|es|ed)|decreas(?:e|es|ed)|dip(?:s|ped)?|down|plung(?:e|es|ed)|slump(?:s|ed)?|shr[iau]nk|lower|worse|lost|los(?:e|ing)|tank(?:s|ed)?|s[ai]nk|collaps(?:e|ed)|crash(?:ed)?)\b/;
+const UP = /\b(ris(?:e|es|en)|rose|spik(?:e|es|ed)|increas(?:e|es|ed)|gr[eo]w(?:s|n)?|jump(?:s|ed)?|surg(?:e|es|ed)|climb(?:s|ed)?|(?<!\b(?:sign|signed|set|pick|picked|log|logged|back|show|showed|look|follow|catch|sum|summed|add|added|open|opened|spin|spun)\s)up|higher|improv(?:e|es|ed)|soar(?:s|ed)?|boost(?:ed)?)\b/;
 const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower|halve|drop|trim|spend)\s+(?:the\s+|our\s+)?(.+?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent\b)/;
 const WHAT_IF = /\b(what\s+if|what\s+happens\s+if|what\s+would\s+happen|suppose|if\s+we|simulate)\b[^?.!;]*/;
 
