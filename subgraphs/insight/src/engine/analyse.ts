@@ -3,7 +3,7 @@
  * fetched (see `plan`), the tenant's events and the time → a Finding. Every stage is one of the
  * engine's modules; nothing here names a metric.
  */
-import { aggregate, aggregateDaily, dailyValues, ratioScale } from './aggregate.js';
+import { aggregate, dailyValues, ratioScale } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
 import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
@@ -140,15 +140,15 @@ function segmentView(def: MetricDef, book: SeriesBook, period: Period, compariso
       if (!d) continue;
       leaves.push({
         labels: n.labels,
-        before: aggregateDaily('sum', n.daily, comparison)?.value ?? 0,
-        after: aggregateDaily('sum', n.daily, period)?.value ?? 0,
-        denominatorBefore: aggregateDaily('sum', d.daily, comparison)?.value ?? 0,
-        denominatorAfter: aggregateDaily('sum', d.daily, period)?.value ?? 0,
+        before: n.sumBetween(comparison.from, comparison.to),
+        after: n.sumBetween(period.from, period.to),
+        denominatorBefore: d.sumBetween(comparison.from, comparison.to),
+        denominatorAfter: d.sumBetween(period.from, period.to),
       });
     }
   } else if (isAdditive(def)) {
     for (const l of book.leaves(def.name)) {
-      leaves.push({ labels: l.labels, before: aggregateDaily('sum', l.daily, comparison)?.value ?? 0, after: aggregateDaily('sum', l.daily, period)?.value ?? 0 });
+      leaves.push({ labels: l.labels, before: l.sumBetween(comparison.from, comparison.to), after: l.sumBetween(period.from, period.to) });
     }
   } else if (book.leaves(def.name).length) {
     notes.push(`${def.name} aggregates by ${String(def.aggregation)}, which does not add up over labels, so segments were not attributed`);

@@ -19,6 +19,12 @@ describe('SeriesBook', () => {
     expect(book.total('refunds')).toBeUndefined();
   });
 
+  it('sums a leaf between two days without building its daily map', () => {
+    const leaf = book.leaves('orders')[1]!;
+    expect([leaf.sumBetween('2026-11-09', '2026-11-10'), leaf.sumBetween('2026-11-10', '2026-11-12')]).toEqual([10, 0]);
+    expect(book.leaves('orders')[0]!.sumBetween('2026-11-09', '2026-11-09')).toBe(5);
+  });
+
   it('filters leaves by labels', () => {
     expect([...book.filtered('orders', { region: 'eu' })!]).toEqual([['2026-11-09', 5]]);
     expect(book.filtered('orders', { region: 'apac' })).toBeUndefined();

@@ -3,7 +3,7 @@
  * total; labelled series are its leaves (one per combination of label values). Points are daily
  * (`t` = UTC midnight); several points on one day are added up.
  */
-import { dayOf } from './days.js';
+import { DAY_MS, dayOf, timeOf } from './days.js';
 
 export interface SeriesPoint {
   /** Milliseconds since the epoch; its UTC day is what counts. */
@@ -20,9 +20,24 @@ export interface SeriesData {
 /** A daily series: ISO day → value. */
 export type Daily = Map<string, number>;
 
-export interface Leaf {
-  labels: Readonly<Record<string, string>>;
-  daily: Daily;
+/** One labelled series; its daily map is built on first use (a drill-down over thousands of leaves only needs period sums). */
+export class Leaf {
+  #daily?: Daily;
+
+  constructor(readonly labels: Readonly<Record<string, string>>, readonly points: readonly SeriesPoint[]) {}
+
+  get daily(): Daily {
+    return (this.#daily ??= toDaily(this.points));
+  }
+
+  /** Sum of the finite values from the start of day `from` to the end of day `to`. */
+  sumBetween(from: string, to: string): number {
+    const start = timeOf(from);
+    const end = timeOf(to) + DAY_MS;
+    let sum = 0;
+    for (const p of this.points) if (p.t >= start && p.t < end && Number.isFinite(p.value)) sum += p.value;
+    return sum;
+  }
 }
 
 interface Entry {
@@ -56,11 +71,10 @@ export class SeriesBook {
     for (const s of series) {
       const entry = this.#byName.get(s.name) ?? { leaves: [] };
       this.#byName.set(s.name, entry);
-      const daily = toDaily(s.points);
       if (Object.keys(s.labels).length === 0) {
         entry.total = entry.total ?? new Map();
-        addInto(entry.total, daily);
-      } else entry.leaves.push({ labels: s.labels, daily });
+        addInto(entry.total, toDaily(s.points));
+      } else entry.leaves.push(new Leaf(s.labels, s.points));
     }
   }
 
@@ -112,10 +126,20 @@ export class SeriesBook {
         if (!last || day > last) last = day;
       }
     };
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
     for (const e of this.#byName.values()) {
       if (e.total) see(e.total);
-      else for (const l of e.leaves) see(l.daily);
+      for (const l of e.leaves) {
+        for (const p of l.points) {
+          if (!Number.isFinite(p.value)) continue;
+          if (p.t < min) min = p.t;
+          if (p.t > max) max = p.t;
+        }
+      }
     }
+    if (Number.isFinite(min) && (!first || dayOf(min) < first)) first = dayOf(min);
+    if (Number.isFinite(max) && (!last || dayOf(max) > last)) last = dayOf(max);
     return { ...(first ? { first } : {}), ...(last ? { last } : {}) };
   }
 
