@@ -1,0 +1,67 @@
+import { describe, expect, it } from '@jest/globals';
+import { analyse } from './analyse.js';
+import { addDays, timeOf } from './days.js';
+
+const now = Date.parse('2026-11-18T10:00:00Z');
+const flat = (name: string, labels: Record<string, string>, from: string, days: number, value: (i: number) => number) =>
+  ({ name, labels, points: Array.from({ length: days }, (_, i) => ({ t: timeOf(addDays(from, i)), value: value(i) })) });
+
+describe('analyse', () => {
+  it('says there is no data for the period instead of inventing figures', () => {
+    const f = analyse({ question: 'why did parcels drop last week', catalog: [{ name: 'parcels' }], series: [flat('parcels', {}, '2026-09-01', 10, () => 5)], now });
+    expect(f.status).toBe('no-data');
+    expect(f.periods?.period).toEqual({ from: '2026-08-31', to: '2026-09-06', kind: 'iso-week' });
+    expect(f.notes.at(-1)).toBe('parcels has no data for the comparison period');
+  });
+
+  it('states its readings and defaults, skips segments of a metric that does not add up, and keeps the remainder', () => {
+    const series = [
+      flat('latency_ms', { region: 'eu' }, '2026-10-01', 48, (i) => (i >= 39 ? 300 : 200)),
+      flat('latency_ms', { region: 'us' }, '2026-10-01', 48, () => 200),
+    ];
+    const f = analyse({ question: 'why did latency rise last week', catalog: [{ name: 'latency_ms', aggregation: 'mean' }], series, now });
+    expect(f.status).toBe('analysed');
+    expect(f.premise).toMatchObject({ actual: 250, comparison: 200, change: 50, observed: 'up', claimed: 'up' });
+    expect(f.segments).toBeUndefined();
+    expect(f.notes).toEqual([
+      'latency_ms: unit, upIsGood not declared, defaults used',
+      '"last week": the last complete ISO week (Monday to Sunday), against the week before',
+      'latency_ms aggregates by mean, which does not add up over labels, so segments were not attributed',
+    ]);
+    expect(f.remainder).toEqual({ value: 50, share: 1 });
+  });
+
+  it('produces a finding that survives JSON: every figure finite, even for a metric that starts from nothing', () => {
+    const series = [flat('pickups', { hub: 'a' }, '2026-10-01', 48, (i) => (i >= 39 ? 5 : 0)), flat('pickups', { hub: 'b' }, '2026-10-01', 48, () => 0)];
+    const f = analyse({ question: 'why did pickups rise last week', catalog: [{ name: 'pickups' }], series, now });
+    expect(f.premise).toMatchObject({ actual: 35, comparison: 0, relativeChange: null, verdict: 'confirmed' });
+    const numbers: number[] = [];
+    JSON.stringify(f, (_k, v: unknown) => {
+      if (typeof v === 'number') numbers.push(v);
+      return v;
+    });
+    expect(numbers.every((n) => Number.isFinite(n))).toBe(true);
+    expect(JSON.parse(JSON.stringify(f)).causes).toEqual(f.causes);
+  });
+
+  it('skips a model stage the models cannot fit, with a note, and still answers', () => {
+    const series = [flat('pings', {}, '2026-08-10', 100, (i) => (i % 3 ? 0 : 1e300))];
+    const f = analyse({ question: 'where are pings heading next week', catalog: [{ name: 'pings' }], series, now });
+    expect([f.status, f.premise?.band, f.forecast]).toEqual(['analysed', undefined, undefined]);
+    expect(f.notes.filter((n) => n.includes('skipped'))).toEqual([
+      'the expected range was skipped: Fit error: trend model error: no model found',
+      'the forecast was skipped: Fit error: trend model error: no model found',
+    ]);
+  });
+
+  it('notes a formula whose factors were not fetched', () => {
+    const f = analyse({
+      question: 'why did takings_eur fall last week',
+      catalog: [{ name: 'takings_eur', formula: { product: ['units', 'price'] } }],
+      series: [flat('takings_eur', {}, '2026-10-01', 48, (i) => (i >= 39 ? 80 : 100))],
+      now,
+    });
+    expect(f.formula).toBeUndefined();
+    expect(f.notes).toContain('the formula\'s factors units, price have no data for the periods, so the formula was not applied');
+  });
+});

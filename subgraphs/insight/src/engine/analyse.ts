@@ -1,0 +1,241 @@
+/**
+ * The orchestrating pure function: a question, the tenant's catalog, the series the caller
+ * fetched (see `plan`), the tenant's events and the time → a Finding. Every stage is one of the
+ * engine's modules; nothing here names a metric.
+ */
+import { aggregate, dailyValues, ratioScale } from './aggregate.js';
+import { expectedBand, type Combine } from './band.js';
+import { findCandidates } from './candidates.js';
+import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
+import { rankCauses } from './causes.js';
+import { changeStart } from './change-point.js';
+import { addDays, daysBetween } from './days.js';
+import { attributeDriver, declaredElasticity, estimateLaggedElasticity, type DriverAttribution } from './driver-attribution.js';
+import { alignEvents, type EngineEvent } from './events.js';
+import type { Finding } from './finding.js';
+import { productAttribution, ratioAttribution, sumAttribution, type FormulaAttribution } from './formula-attribution.js';
+import { readQuestion } from './intent.js';
+import type { SegmentLeaf } from './leaf-table.js';
+import { forecastAhead, whatIfEffect } from './outlook.js';
+import { choosePeriods, type Period } from './periods.js';
+import { subjectOf } from './plan.js';
+import { judgePremise } from './premise.js';
+import { remainderOf } from './remainder.js';
+import { attributeSegments, type SegmentAttribution } from './segment-attribution.js';
+import { SeriesBook, type SeriesData } from './series.js';
+import { DEFAULT_LOCALE } from './format.js';
+
+export interface AnalysisInput {
+  question: string;
+  catalog: readonly CatalogEntry[];
+  /** Daily series as requested by `plan` (extra series are ignored, missing ones skip their stage with a note). */
+  series: readonly SeriesData[];
+  events?: readonly EngineEvent[];
+  now: number | Date;
+  /** For the sentences; default `en-US`. */
+  locale?: string;
+  /** Seed of the bootstrap; default 1. */
+  seed?: number;
+}
+
+/** Other metrics searched for candidates (each costs a change-point detection, a few ms). */
+export const MAX_CANDIDATES = 200;
+
+/** A model stage that fails (a series the models cannot fit) is skipped with a note, never the whole analysis. */
+function guarded<T>(notes: string[], what: string, run: () => T | undefined): T | undefined {
+  try {
+    return run();
+  } catch (error) {
+    notes.push(`${what} was skipped: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
+
+function combineOf(def: MetricDef): Combine {
+  return def.aggregation === 'sum' ? 'sum' : def.aggregation === 'last' ? 'last' : 'mean';
+}
+
+function shift(p: Period, days: number): Period {
+  return { from: addDays(p.from, -days), to: addDays(p.to, -days), kind: p.kind };
+}
+
+function defOf(defs: Map<string, MetricDef>, name: string): MetricDef {
+  return defs.get(name) ?? withDefaults({ name });
+}
+
+function keyOf(labels: Readonly<Record<string, string>>): string {
+  return JSON.stringify(Object.entries(labels).sort());
+}
+
+function formulaView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, subject: { before: number; after: number }, notes: string[]): Finding['formula'] {
+  const parts = ratioParts(def.aggregation);
+  if (parts) {
+    const n0 = aggregate(defOf(defs, parts.numerator), comparison, book);
+    const n1 = aggregate(defOf(defs, parts.numerator), period, book);
+    const d0 = aggregate(defOf(defs, parts.denominator), comparison, book);
+    const d1 = aggregate(defOf(defs, parts.denominator), period, book);
+    if (n0 && n1 && d0 && d1 && n0.value > 0 && n1.value > 0 && d0.value > 0 && d1.value > 0 && subject.before > 0 && subject.after > 0) {
+      return { kind: 'ratio', ...ratioAttribution({ name: parts.numerator, before: n0.value, after: n1.value }, { name: parts.denominator, before: d0.value, after: d1.value }, subject) };
+    }
+    notes.push(`the ratio's parts ${parts.numerator} and ${parts.denominator} are missing or not positive, so the ratio was not split`);
+    return undefined;
+  }
+  if (!def.formula) return undefined;
+  const kind = 'product' in def.formula ? 'product' : 'sum';
+  const names = 'product' in def.formula ? def.formula.product : def.formula.sum;
+  const values = names.map((name) => ({ name, before: aggregate(defOf(defs, name), comparison, book)?.value, after: aggregate(defOf(defs, name), period, book)?.value }));
+  const missing = values.filter((v) => v.before === undefined || v.after === undefined).map((v) => v.name);
+  if (missing.length) {
+    notes.push(`the formula's factors ${missing.join(', ')} have no data for the periods, so the formula was not applied`);
+    return undefined;
+  }
+  const parts2 = values as { name: string; before: number; after: number }[];
+  if (kind === 'product' && (parts2.some((p) => !(p.before > 0 && p.after > 0)) || !(subject.before > 0 && subject.after > 0))) {
+    notes.push('a product formula needs positive values; some were not, so it was not applied');
+    return undefined;
+  }
+  const result: FormulaAttribution = kind === 'product' ? productAttribution(parts2, subject) : sumAttribution(parts2, subject);
+  return { kind, ...result };
+}
+
+function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, subject: { before: number; after: number }, seed: number, notes: string[]): DriverAttribution[] {
+  const out: DriverAttribution[] = [];
+  const subjectDaily = new Map(dailyValues(def, book).map((p) => [p.day, p.value]));
+  for (const spec of def.drivers) {
+    const lag = spec.lagDays ?? 0;
+    const driverDef = defOf(defs, spec.metric);
+    const filter = spec.labels ?? {};
+    const d0 = aggregate(driverDef, shift(comparison, lag), book, filter);
+    const d1 = aggregate(driverDef, shift(period, lag), book, filter);
+    const driverDaily = book.filtered(spec.metric, filter, isAdditive(driverDef));
+    if (!d0 || !d1 || !driverDaily || !(d0.value > 0 && d1.value > 0) || !(subject.before > 0 && subject.after > 0)) {
+      notes.push(`driver ${spec.metric} has no positive data for the lagged periods, so it was not attributed`);
+      continue;
+    }
+    let elasticity = spec.elasticity !== undefined ? declaredElasticity(spec.elasticity) : estimateLaggedElasticity(subjectDaily, driverDaily, lag, period.from, seed);
+    if (spec.elasticity === undefined && (!elasticity || (elasticity.p10 <= 0 && elasticity.p90 >= 0))) {
+      // History alone did not identify the effect (too little of it, or a driver that barely moved): the period's own move is the experiment.
+      const withPeriod = estimateLaggedElasticity(subjectDaily, driverDaily, lag, addDays(period.to, 1), seed);
+      if (withPeriod) {
+        notes.push(`driver ${spec.metric}: the history before the period did not identify an elasticity, so it was estimated including the period`);
+        elasticity = withPeriod;
+      }
+    }
+    if (!elasticity) {
+      notes.push(`driver ${spec.metric}: too little history (under 20 week-over-week pairs) to estimate an elasticity`);
+      continue;
+    }
+    out.push(attributeDriver({ metric: spec.metric, labels: filter, lagDays: lag, elasticity, subjectBefore: subject.before, subjectAfter: subject.after, driverBefore: d0.value, driverAfter: d1.value }));
+  }
+  return out;
+}
+
+function segmentView(def: MetricDef, book: SeriesBook, period: Period, comparison: Period, notes: string[]): SegmentAttribution | undefined {
+  const parts = ratioParts(def.aggregation);
+  const leaves: SegmentLeaf[] = [];
+  if (parts) {
+    const dens = new Map(book.leaves(parts.denominator).map((l) => [keyOf(l.labels), l]));
+    for (const n of book.leaves(parts.numerator)) {
+      const d = dens.get(keyOf(n.labels));
+      if (!d) continue;
+      leaves.push({
+        labels: n.labels,
+        before: n.sumBetween(comparison.from, comparison.to),
+        after: n.sumBetween(period.from, period.to),
+        denominatorBefore: d.sumBetween(comparison.from, comparison.to),
+        denominatorAfter: d.sumBetween(period.from, period.to),
+      });
+    }
+  } else if (isAdditive(def)) {
+    for (const l of book.leaves(def.name)) {
+      leaves.push({ labels: l.labels, before: l.sumBetween(comparison.from, comparison.to), after: l.sumBetween(period.from, period.to) });
+    }
+  } else if (book.leaves(def.name).length) {
+    notes.push(`${def.name} aggregates by ${String(def.aggregation)}, which does not add up over labels, so segments were not attributed`);
+    return undefined;
+  }
+  if (leaves.length < 2) return undefined;
+  return attributeSegments(leaves, { scale: parts ? ratioScale(def) : 1 });
+}
+
+/** Runs the whole analysis. Pure apart from the WebAssembly models it loads once. */
+export function analyse(input: AnalysisInput): Finding {
+  const locale = input.locale ?? DEFAULT_LOCALE;
+  const seed = input.seed ?? 1;
+  const now = typeof input.now === 'number' ? input.now : input.now.getTime();
+  const defs = catalogOf(input.catalog);
+  const book = new SeriesBook(input.series);
+  const labelValues = new Map([...defs.keys()].map((n) => [n, book.labelValues(n)]));
+  const reading = readQuestion(input.question, defs.values(), labelValues);
+  const base = {
+    question: input.question,
+    intents: reading.intents,
+    ...(reading.claimed ? { claimed: reading.claimed, claimWord: reading.claimWord! } : {}),
+    drivers: [],
+    causes: [],
+    events: [],
+    candidates: [],
+    locale,
+  };
+  const subject = subjectOf(reading, defs);
+  if (subject.kind === 'unknown') {
+    return { ...base, status: 'unknown-metric', available: subject.available, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
+  }
+  const def = defs.get(subject.name)!;
+  const notes: string[] = [];
+  if (def.defaulted.length) notes.push(`${def.name}: ${def.defaulted.join(', ')} not declared, defaults used`);
+  const info = { name: def.name, how: subject.how, others: subject.others.map((o) => o.name), unit: def.unit, aggregation: def.aggregation, upIsGood: def.upIsGood, defaulted: def.defaulted };
+  if (subject.others.length) notes.push(`the question also matched ${info.others.join(', ')}; ${def.name} was taken (${subject.how} match)`);
+  const span = book.span();
+  const periods = choosePeriods(input.question, { now, ...(span.last ? { lastDataDay: span.last } : {}), ...(span.first ? { firstDataDay: span.first } : {}) });
+  notes.push(periods.reading);
+  const actual = aggregate(def, periods.period, book);
+  const before = aggregate(def, periods.comparison, book);
+  if (!actual || !before) {
+    return { ...base, status: 'no-data', subject: info, periods, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
+  }
+  const daily = dailyValues(def, book);
+  const noted = notes.length;
+  const band = guarded(notes, 'the expected range', () => expectedBand(daily, periods.period, combineOf(def)));
+  if (!band && notes.length === noted) notes.push('under two weeks of history before the period: no expected range');
+  const yearBefore = periods.yearBefore ? aggregate(def, periods.yearBefore, book) : undefined;
+  const premise = judgePremise({ actual: actual.value, comparison: before.value, ...(reading.claimed ? { claimed: reading.claimed } : {}), ...(band ? { band } : {}), ...(yearBefore ? { yearBefore: yearBefore.value } : {}) });
+  const cpFrom = daysBetween(periods.comparison.to, periods.period.from) === 1 ? periods.comparison.from : addDays(periods.period.from, -7);
+  const changePoint = guarded(notes, 'change-point detection', () => changeStart(daily, cpFrom < addDays(periods.period.from, -35) ? addDays(periods.period.from, -35) : cpFrom, periods.period.to, premise.observed === 'flat' ? undefined : premise.observed));
+  const values = { before: before.value, after: actual.value };
+  const formula = formulaView(def, defs, book, periods.period, periods.comparison, values, notes);
+  const drivers = driverView(def, defs, book, periods.period, periods.comparison, values, seed, notes);
+  const segments = segmentView(def, book, periods.period, periods.comparison, notes);
+  const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
+  const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
+  const parts = ratioParts(def.aggregation);
+  if (parts) related.add(parts.numerator).add(parts.denominator);
+  const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
+  if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
+  const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
+  const candidates = guarded(notes, 'the search for candidates', () => findCandidates(daily, changePoint, others, periods.period.from, periods.period.to)) ?? [];
+  const timed = (input.events ?? []).filter((e) => Number.isFinite(typeof e.at === 'number' ? e.at : Date.parse(e.at)));
+  if (timed.length < (input.events ?? []).length) notes.push(`${(input.events ?? []).length - timed.length} event(s) without a valid time were left out`);
+  const events = alignEvents(timed, [...(changePoint ? [changePoint.day] : [])]);
+  const fc = reading.intents.includes('forecast') ? guarded(notes, 'the forecast', () => forecastAhead(daily, combineOf(def), reading.horizonDays)) : undefined;
+  const whatIf = reading.whatIf
+    ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed)
+    : undefined;
+  return {
+    ...base,
+    status: 'analysed',
+    subject: info,
+    periods,
+    premise,
+    ...(changePoint ? { changePoint } : {}),
+    ...(formula ? { formula } : {}),
+    drivers,
+    ...(segments ? { segments } : {}),
+    ...ranked,
+    events,
+    candidates,
+    ...(fc ? { forecast: fc } : {}),
+    ...(whatIf ? { whatIf } : {}),
+    notes,
+  };
+}

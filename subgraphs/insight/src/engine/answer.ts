@@ -1,0 +1,73 @@
+/**
+ * The judgment's first sentence: it answers the question that was asked. A false premise is
+ * said first, with the figures; a move inside the expected range is called normal; an unknown
+ * metric is said to be unknown, with what the catalog has; otherwise the move, how unusual it
+ * is, when it started (and the event that day), the largest cause with its share and, when that
+ * cause is a factor or a driver, the segment the change is concentrated in.
+ */
+import type { Finding } from './finding.js';
+import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
+import type { Period } from './periods.js';
+
+const LISTED = 12;
+
+function comparisonWords(p: Period, c: Period, locale: string): string {
+  if (p.kind === 'iso-week' && c.kind === 'iso-week') return 'the week before';
+  if (p.kind === 'day' && c.kind === 'day') return `the same day a week before (${formatDay(c.from, locale)})`;
+  return formatPeriod(c, locale);
+}
+
+function periodWords(p: Period, locale: string): string {
+  return p.kind === 'month' ? `in ${formatPeriod(p, locale)}` : p.kind === 'day' ? `on ${formatPeriod(p, locale)}` : `over ${formatPeriod(p, locale)}`;
+}
+
+export function answerFirstSentence(f: Finding): string {
+  const locale = f.locale;
+  if (f.status === 'unknown-metric') {
+    const names = f.available ?? [];
+    const list = names.length === 0 ? 'no metrics at all' : `${names.slice(0, LISTED).join(', ')}${names.length > LISTED ? ` and ${names.length - LISTED} more` : ''}`;
+    return `No metric in this tenant's catalog matches the question, so nothing was analysed; the catalog has ${list}.`;
+  }
+  const s = f.subject!;
+  const periods = f.periods!;
+  if (f.status === 'no-data' || !f.premise) return `${s.name} has no data ${periodWords(periods.period, locale)} or the period before it, so it could not be analysed.`;
+  const p = f.premise;
+  const v = (x: number) => formatValue(x, s.unit, locale);
+  const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
+  const size = p.relativeChange === null ? '' : formatChange(Math.abs(p.relativeChange), locale).replace('+', '');
+  const move = p.observed === 'flat'
+    ? `was flat${p.relativeChange === null ? '' : ` (${formatChange(p.relativeChange, locale)})`}`
+    : `${p.observed === 'up' ? 'rose' : 'fell'}${size ? ` ${size}` : ''}${ratio ? ` (${formatDelta(p.change, s.unit, locale)})` : ''}`;
+  const when = periodWords(periods.period, locale);
+  const figures = `from ${v(p.comparison)} to ${v(p.actual)} against ${comparisonWords(periods.period, periods.comparison, locale)}`;
+  const band = p.band ? `${v(p.band.p10)} to ${v(p.band.p90)}` : '';
+
+  if (!f.intents.includes('why') && !f.claimed) {
+    if (f.intents.includes('forecast') && f.forecast) {
+      const fc = f.forecast;
+      return `${s.name} is expected at ${v(fc.p50)} from ${formatDay(fc.from, locale)} to ${formatDay(fc.to, locale)} (p10–p90 ${v(fc.p10)} to ${v(fc.p90)}), after it ${move} ${when}.`;
+    }
+    if (f.intents.includes('what-if') && f.whatIf) {
+      const w = f.whatIf;
+      if (!w.effect) return `${w.metric ?? 'The lever named'} is not a declared driver of ${s.name} and no elasticity could be estimated, so "${w.text}" has no estimate.`;
+      return `"${w.text}" would change ${s.name} by ${formatDelta(w.effect.p50, s.unit, locale)} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}).`;
+    }
+  }
+  if (p.verdict === 'false-premise') {
+    const claim = p.claimed === 'down' ? 'fall' : 'rise';
+    return `${s.name} did not ${claim} ${when}: it ${move}, ${figures}.`;
+  }
+  if (p.verdict === 'within-normal') {
+    const normal = p.position === 'inside' ? `within its normal range for the period (expected ${band}, p10–p90)` : `${p.position} its expected range (${band}, p10–p90), so not an unusual ${p.claimed === 'up' ? 'rise' : 'fall'}`;
+    return `${s.name} ${move} ${when}, ${figures}, which is ${normal}.`;
+  }
+  const outside = p.band ? `, ${p.position} its expected range of ${band}` : '';
+  const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, when "${f.events[0].event.title}" happened` : ''}` : '';
+  const top = f.causes[0];
+  const cause = top
+    ? `; the largest part, ${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change), comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
+    : '';
+  const where = f.primaryView !== 'segment' ? f.causes.find((c) => c.view === 'segment') : undefined;
+  const concentrated = where ? `, concentrated in ${where.name} (${formatShare(where.share, locale)})` : '';
+  return `${s.name} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;
+}

@@ -1,0 +1,45 @@
+import { describe, expect, it } from '@jest/globals';
+import { rankCauses, segmentName } from './causes.js';
+import { remainderOf } from './remainder.js';
+
+describe('remainderOf', () => {
+  it('is the change minus what was attributed, with its share', () => {
+    expect(remainderOf(-100, [-70, -20])).toEqual({ value: -10, share: 0.1 });
+    expect(remainderOf(0, [])).toEqual({ value: 0, share: 0 });
+  });
+});
+
+describe('rankCauses', () => {
+  const formula = { change: -100, contributions: [{ name: 'orders', contribution: -20, share: 0.2 }, { name: 'basket', contribution: -80, share: 0.8 }], remainder: 0 };
+  const segments = {
+    change: -100, method: 'adtributor' as const, dimensions: [], remainder: -10,
+    causes: [{ labels: { region: 'eu' }, before: 500, after: 410, contribution: -90, share: 0.9, explanatoryPower: 0.9, surprise: 0.02, children: [] }],
+  };
+  const driver = {
+    metric: 'ad_clicks', labels: {}, lagDays: 3, elasticity: { value: 0.5, p10: 0.4, p90: 0.6, observations: 50, source: 'estimated' as const },
+    driverBefore: 100, driverAfter: 80, contribution: -60, contributionP10: -72, contributionP90: -48, share: 0.6,
+  };
+
+  it('leads with the view that leaves least unexplained, ranks by size, and keeps its remainder', () => {
+    const r = rankCauses(-100, { formula, drivers: [driver], segments });
+    expect(r.primaryView).toBe('formula');
+    expect(r.remainder).toEqual({ value: 0, share: -0 });
+    expect(r.causes.map((c) => [c.view, c.name, c.contribution])).toEqual([
+      ['formula', 'basket', -80], ['formula', 'orders', -20], ['driver', 'ad_clicks', -60], ['segment', 'region=eu', -90],
+    ]);
+    expect(r.causes[2]).toMatchObject({ interval: { p10: -72, p90: -48 }, lagDays: 3 });
+  });
+
+  it('takes segments first when they explain more than a driver', () => {
+    const r = rankCauses(-100, { drivers: [driver], segments });
+    expect([r.primaryView, r.remainder.value, r.causes[0]!.name]).toEqual(['segment', -10, 'region=eu']);
+  });
+
+  it('states the whole change as the remainder when nothing is attributed', () => {
+    expect(rankCauses(-100, { drivers: [] })).toEqual({ causes: [], remainder: { value: -100, share: 1 } });
+  });
+
+  it('names segments by their labels', () => {
+    expect(segmentName({ market: 'fr', channel: 'app' })).toBe('market=fr, channel=app');
+  });
+});

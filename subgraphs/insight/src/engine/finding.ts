@@ -1,0 +1,94 @@
+/**
+ * The structured result of an analysis: everything the report says, as figures the engine
+ * computed. `answerFirstSentence` turns it into the judgment's first sentence.
+ */
+import type { Aggregation, Unit } from './catalog.js';
+import type { Candidate } from './candidates.js';
+import type { ChangePoint } from './change-point.js';
+import type { DriverAttribution } from './driver-attribution.js';
+import type { AlignedEvent } from './events.js';
+import type { FormulaAttribution } from './formula-attribution.js';
+import type { Direction, Intent, WhatIf } from './intent.js';
+import type { PeriodChoice } from './periods.js';
+import type { Premise } from './premise.js';
+import type { Remainder } from './remainder.js';
+import type { SegmentAttribution } from './segment-attribution.js';
+import type { MatchHow } from './subject.js';
+
+/** A decomposition of the change: through a formula (or a ratio's numerator and denominator), declared drivers, or labels. */
+export type View = 'formula' | 'driver' | 'segment';
+
+export interface Cause {
+  view: View;
+  /** A metric name (formula, driver) or the segment's labels as `k=v, k=v`. */
+  name: string;
+  metric?: string;
+  labels?: Record<string, string>;
+  /** In the subject's unit. */
+  contribution: number;
+  /** contribution ÷ the subject's change. */
+  share: number;
+  /** p10–p90 of the contribution, when it rests on an estimate (a driver's elasticity). */
+  interval?: { p10: number; p90: number };
+  /** Driver lag, in days. */
+  lagDays?: number;
+}
+
+export interface SubjectInfo {
+  name: string;
+  how: MatchHow | 'lever-target';
+  /** Other metrics the question matched, best first. */
+  others: string[];
+  unit: Unit;
+  aggregation: Aggregation;
+  upIsGood: boolean;
+  /** Catalog fields that were defaulted. */
+  defaulted: string[];
+}
+
+export interface ForecastSummary {
+  from: string;
+  to: string;
+  model: string;
+  /** The horizon's total (or mean, for a metric that averages). */
+  p10: number;
+  p50: number;
+  p90: number;
+  points: { day: string; p10: number; p50: number; p90: number }[];
+}
+
+export interface WhatIfOutcome extends WhatIf {
+  /** The subject's expected change over a period like the analysed one, p10–p90, when the lever is a driver of the subject. */
+  effect?: { p10: number; p50: number; p90: number; elasticity: number; source: 'declared' | 'estimated' };
+}
+
+export interface Finding {
+  question: string;
+  status: 'analysed' | 'unknown-metric' | 'no-data';
+  intents: Intent[];
+  claimed?: Direction;
+  claimWord?: string;
+  /** For `unknown-metric`: every metric of the catalog. */
+  available?: string[];
+  subject?: SubjectInfo;
+  periods?: PeriodChoice;
+  premise?: Premise;
+  /** When the change started. */
+  changePoint?: ChangePoint;
+  formula?: FormulaAttribution & { kind: 'product' | 'sum' | 'ratio' };
+  drivers: DriverAttribution[];
+  segments?: SegmentAttribution;
+  /** The view whose causes come first: the decomposition that leaves the least unexplained. */
+  primaryView?: View;
+  /** Primary view's causes by size, then the other views'. */
+  causes: Cause[];
+  /** The subject's change minus the primary view's contributions. */
+  remainder: Remainder;
+  events: AlignedEvent[];
+  candidates: Candidate[];
+  forecast?: ForecastSummary;
+  whatIf?: WhatIfOutcome;
+  /** Assumptions and readings worth stating (period reading, defaults, skipped stages and why). */
+  notes: string[];
+  locale: string;
+}

@@ -1,0 +1,33 @@
+import { describe, expect, it } from '@jest/globals';
+import { withDefaults } from './catalog.js';
+import { dayOf } from './days.js';
+import { forecastAhead, whatIfEffect } from './outlook.js';
+import { generateDaily } from './synthetic-series.js';
+
+describe('whatIfEffect', () => {
+  const subject = withDefaults({ name: 'deliveries', drivers: [{ metric: 'couriers', elasticity: 0.5 }] });
+
+  it('applies a declared elasticity: value × ((1 + change)^e − 1)', () => {
+    const w = whatIfEffect({ text: 'increase couriers by 21%', change: 0.21, metric: 'couriers', labels: {} }, subject, 1000, undefined, undefined, '2026-11-15', 1);
+    expect(w.effect).toEqual({ p10: expect.closeTo(100, 9), p50: expect.closeTo(100, 9), p90: expect.closeTo(100, 9), elasticity: 0.5, source: 'declared' });
+  });
+
+  it('gives no effect without an elasticity, or for a cut of 100 % or more', () => {
+    const other = { text: 'cut vans by 10%', change: -0.1, metric: 'vans', labels: {} };
+    expect(whatIfEffect(other, subject, 1000, undefined, undefined, '2026-11-15', 1)).toEqual(other);
+    const all = { text: 'cut couriers by 100%', change: -1, metric: 'couriers', labels: {} };
+    expect(whatIfEffect(all, subject, 1000, undefined, undefined, '2026-11-15', 1).effect).toBeUndefined();
+  });
+});
+
+describe('forecastAhead', () => {
+  it('forecasts the days after the data with a band for each day and for the total', () => {
+    const daily = generateDaily({ start: '2026-05-01', days: 200, level: 500, seed: 8 }).map((p) => ({ day: dayOf(p.t), value: p.value }));
+    const f = forecastAhead(daily, 'sum', 14)!;
+    expect([f.from, f.to, f.points.length, f.model]).toEqual(['2026-11-17', '2026-11-30', 14, 'MSTL(7)+AutoETS']);
+    expect(f.p10).toBeLessThan(f.p50);
+    expect(f.p90).toBeGreaterThan(f.p50);
+    expect(f.p50).toBeCloseTo(f.points.reduce((a, p) => a + p.p50, 0), 6);
+    expect(forecastAhead(daily.slice(0, 10), 'sum', 14)).toBeUndefined();
+  });
+});

@@ -1,0 +1,38 @@
+/**
+ * Looking ahead: where the subject is heading (the forecaster's band over the horizon, from
+ * the last 16 weeks), and what a what-if lever would do to it (the subject's elasticity to the
+ * lever, declared or estimated with the driver's lag, applied to a period like the analysed
+ * one: effect = value × ((1 + change)^e − 1), p10–p90 from the elasticity's interval).
+ */
+import { BAND_HISTORY_DAYS, contiguousTail, forecastPeriod, type Combine } from './band.js';
+import type { MetricDef } from './catalog.js';
+import { addDays, daysBetween, dayOf } from './days.js';
+import { declaredElasticity, estimateLaggedElasticity } from './driver-attribution.js';
+import type { ForecastSummary, WhatIfOutcome } from './finding.js';
+import type { WhatIf } from './intent.js';
+import type { Daily } from './series.js';
+
+/** The forecast for the `horizonDays` after the last day of `daily`; undefined with under 3 weeks of contiguous history. */
+export function forecastAhead(daily: readonly { day: string; value: number }[], how: Combine, horizonDays: number): ForecastSummary | undefined {
+  const history = daily.slice(-BAND_HISTORY_DAYS);
+  if (history.length < 21 || daysBetween(history[0]!.day, history[history.length - 1]!.day) + 1 !== history.length) return undefined;
+  const f = forecastPeriod(history, 0, horizonDays, how, contiguousTail(daily));
+  const points = f.days.map((p) => ({ day: dayOf(p.t), p10: p.p10, p50: p.p50, p90: p.p90 }));
+  return { from: points[0]!.day, to: points[points.length - 1]!.day, model: f.model, p10: f.p10, p50: f.p50, p90: f.p90, points };
+}
+
+/**
+ * The subject's expected change under the what-if, when the lever is one of its declared
+ * drivers (or, undeclared, when an elasticity can be estimated at lag 0).
+ */
+export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, subjectDaily: Daily | undefined, leverDaily: Daily | undefined, until: string, seed: number): WhatIfOutcome {
+  const spec = subject.drivers.find((d) => d.metric === whatIf.metric);
+  const lag = spec?.lagDays ?? 0;
+  const e = spec?.elasticity !== undefined
+    ? declaredElasticity(spec.elasticity)
+    : subjectDaily && leverDaily ? estimateLaggedElasticity(subjectDaily, leverDaily, lag, addDays(until, 1), seed) : undefined;
+  if (!e || !(value > 0) || !(1 + whatIf.change > 0)) return { ...whatIf };
+  const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
+  const [a, b] = [effect(e.p10), effect(e.p90)];
+  return { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, source: e.source } };
+}

@@ -1,0 +1,81 @@
+import { describe, expect, it } from '@jest/globals';
+import { choosePeriods, comparisonOf } from './periods.js';
+
+// Wednesday 18 November 2026.
+const now = Date.parse('2026-11-18T10:00:00Z');
+const read = (q: string, extra: { lastDataDay?: string; firstDataDay?: string } = {}) => choosePeriods(q, { now, ...extra });
+
+describe('choosePeriods', () => {
+  it('reads "last week" as the last complete ISO week, Monday to Sunday, against the week before, and says so', () => {
+    const c = read('Why did bookings drop last week?');
+    expect([c.period, c.comparison, c.today]).toEqual([
+      { from: '2026-11-09', to: '2026-11-15', kind: 'iso-week' },
+      { from: '2026-11-02', to: '2026-11-08', kind: 'iso-week' },
+      '2026-11-18',
+    ]);
+    expect(c.reading).toBe('"last week": the last complete ISO week (Monday to Sunday), against the week before');
+  });
+
+  it('falls back to last week, saying no period was named', () => {
+    const c = read('Why are signups down?');
+    expect(c.period.from).toBe('2026-11-09');
+    expect(c.reading.startsWith('no period named')).toBe(true);
+  });
+
+  it('reads "yesterday" against the same weekday a week before', () => {
+    const c = read('why did it fall yesterday');
+    expect([c.period, c.comparison]).toEqual([{ from: '2026-11-17', to: '2026-11-17', kind: 'day' }, { from: '2026-11-10', to: '2026-11-10', kind: 'day' }]);
+  });
+
+  it('moves today back to the day after the data ends', () => {
+    const c = read('what happened yesterday', { lastDataDay: '2026-11-12' });
+    expect([c.today, c.period.from]).toEqual(['2026-11-13', '2026-11-12']);
+    expect(read('last week', { lastDataDay: '2026-11-12' }).period).toEqual({ from: '2026-11-02', to: '2026-11-08', kind: 'iso-week' });
+  });
+
+  it('reads "last month" and a named month as whole calendar months against the month before', () => {
+    expect([read('last month').period, read('last month').comparison]).toEqual([
+      { from: '2026-10-01', to: '2026-10-31', kind: 'month' },
+      { from: '2026-09-01', to: '2026-09-30', kind: 'month' },
+    ]);
+    expect(read('why did gmv fall in October?').period).toEqual({ from: '2026-10-01', to: '2026-10-31', kind: 'month' });
+    expect(read('what happened in December?').period).toEqual({ from: '2025-12-01', to: '2025-12-31', kind: 'month' });
+    expect(read('in November').period).toEqual({ from: '2026-11-01', to: '2026-11-17', kind: 'month-to-date' });
+    expect(read('in march 2025').comparison).toEqual({ from: '2025-02-01', to: '2025-02-28', kind: 'month' });
+  });
+
+  it('reads month against month', () => {
+    const c = read('bookings in October compared with September');
+    expect([c.period, c.comparison]).toEqual([{ from: '2026-10-01', to: '2026-10-31', kind: 'month' }, { from: '2026-09-01', to: '2026-09-30', kind: 'month' }]);
+    const d = read('January vs December');
+    expect([d.period.from, d.comparison.from]).toEqual(['2026-01-01', '2025-12-01']);
+  });
+
+  it('reads the last N days against the N days before', () => {
+    const c = read('over the last 14 days');
+    expect([c.period, c.comparison]).toEqual([{ from: '2026-11-04', to: '2026-11-17', kind: 'last-days' }, { from: '2026-10-21', to: '2026-11-03', kind: 'last-days' }]);
+  });
+
+  it('reads explicit ISO dates: one day, a range, and a range against a range', () => {
+    expect(read('on 2026-11-03').period).toEqual({ from: '2026-11-03', to: '2026-11-03', kind: 'day' });
+    const r = read('between 2026-11-10 and 2026-11-01');
+    expect([r.period, r.comparison]).toEqual([{ from: '2026-11-01', to: '2026-11-10', kind: 'range' }, { from: '2026-10-22', to: '2026-10-31', kind: 'range' }]);
+    const v = read('2026-11-09 to 2026-11-15 against 2025-11-10 to 2025-11-16');
+    expect(v.comparison).toEqual({ from: '2025-11-10', to: '2025-11-16', kind: 'range' });
+  });
+
+  it('reads this week and this month to date', () => {
+    expect(read('this week').period).toEqual({ from: '2026-11-16', to: '2026-11-17', kind: 'week-to-date' });
+    expect(read('this month').comparison).toEqual({ from: '2026-10-01', to: '2026-10-17', kind: 'month-to-date' });
+  });
+
+  it('offers the same period a year before only when the data reaches back that far', () => {
+    expect(read('last week', { firstDataDay: '2025-11-01' }).yearBefore).toEqual({ from: '2025-11-10', to: '2025-11-16', kind: 'iso-week' });
+    expect(read('last week', { firstDataDay: '2026-01-01' }).yearBefore).toBeUndefined();
+    expect(read('in October', { firstDataDay: '2025-01-01' }).yearBefore).toEqual({ from: '2025-10-01', to: '2025-10-31', kind: 'month' });
+  });
+
+  it('compares a month-to-date with as many days of the month before, never past its end', () => {
+    expect(comparisonOf({ from: '2026-03-01', to: '2026-03-30', kind: 'month-to-date' })).toEqual({ from: '2026-02-01', to: '2026-02-28', kind: 'month-to-date' });
+  });
+});

@@ -1,0 +1,50 @@
+import { describe, expect, it } from '@jest/globals';
+import { HISTORY_DAYS, plan } from './plan.js';
+
+const catalog = [
+  { name: 'gmv_eur', unit: { kind: 'currency' as const, code: 'EUR' }, formula: { product: ['orders', 'basket_eur'] }, drivers: [{ metric: 'ad_clicks', labels: { channel: 'search' }, lagDays: 2 }] },
+  { name: 'orders', labels: ['region'] },
+  { name: 'basket_eur', aggregation: { ratio: { numerator: 'gmv_eur', denominator: 'orders' } } },
+  { name: 'checkout_ratio', aggregation: { ratio: { numerator: 'checkouts', denominator: 'visits' } } },
+  { name: 'ad_clicks', labelValues: { channel: ['search', 'social'] } },
+];
+const now = Date.parse('2026-11-18T10:00:00Z');
+
+describe('plan', () => {
+  it('asks for the subject by leaves, its factors, its drivers with their labels, the lever and the other metrics as candidates', () => {
+    const p = plan('Why did gmv_eur drop last week? What if we increase search ad clicks by 10%?', catalog, now);
+    expect(p.subject).toMatchObject({ kind: 'metric', name: 'gmv_eur', how: 'exact' });
+    const window = { from: '2025-09-14', to: '2026-11-18' };
+    expect(p.requests).toEqual([
+      { metric: 'gmv_eur', role: 'subject', shape: 'total', ...window },
+      { metric: 'gmv_eur', role: 'subject', shape: 'leaves', ...window },
+      { metric: 'orders', role: 'factor', shape: 'total', ...window },
+      { metric: 'ad_clicks', role: 'driver', shape: 'leaves', labels: { channel: 'search' }, ...window },
+      { metric: 'ad_clicks', role: 'lever', shape: 'leaves', ...window },
+      { metric: 'checkouts', role: 'candidate', shape: 'total', ...window },
+      { metric: 'visits', role: 'candidate', shape: 'total', ...window },
+      { metric: 'ad_clicks', role: 'candidate', shape: 'total', ...window },
+    ]);
+    expect(HISTORY_DAYS).toBe(430);
+  });
+
+  it('asks for a ratio subject\'s numerator and denominator, never the ratio itself', () => {
+    const p = plan('why did the checkout ratio fall yesterday', catalog, now);
+    expect(p.requests.filter((r) => r.role === 'numerator' || r.role === 'denominator').map((r) => [r.metric, r.role, r.shape])).toEqual([
+      ['checkouts', 'numerator', 'total'], ['checkouts', 'numerator', 'leaves'], ['visits', 'denominator', 'total'], ['visits', 'denominator', 'leaves'],
+    ]);
+  });
+
+  it('answers a bare what-if for the metric that declares the lever as a driver', () => {
+    expect(plan('What if we increase search ad clicks by 20%?', catalog, now).subject).toEqual({ kind: 'metric', name: 'gmv_eur', how: 'lever-target', others: [] });
+  });
+
+  it('takes the metric named inside a what-if clause before the lever\'s target, and a why clause\'s metric even when it is the lever', () => {
+    expect(plan('What would happen to orders if we increase search ad clicks by 20%?', catalog, now).subject).toMatchObject({ kind: 'metric', name: 'orders' });
+    expect(plan('Why did ad_clicks fall? What if we raise ad clicks by 10%?', catalog, now).subject).toMatchObject({ kind: 'metric', name: 'ad_clicks', how: 'exact' });
+  });
+
+  it('asks for nothing when the metric is unknown', () => {
+    expect(plan('why did churn rise', catalog, now)).toMatchObject({ subject: { kind: 'unknown' }, requests: [] });
+  });
+});

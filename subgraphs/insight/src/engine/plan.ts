@@ -1,0 +1,89 @@
+/**
+ * Which series an analysis needs, so the caller can fetch them before calling `analyse`:
+ * the subject (or a ratio's numerator and denominator) as a total and by leaves, each formula
+ * factor, each declared driver (with its labels), the what-if lever, and every other catalog
+ * metric's total as a candidate. Days are UTC; every request spans the same history window.
+ */
+import { catalogOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
+import { addDays, dayOf } from './days.js';
+import { readQuestion, type QuestionReading } from './intent.js';
+import { resolveSubject, type SubjectResolution } from './subject.js';
+
+export type SeriesRole = 'subject' | 'numerator' | 'denominator' | 'factor' | 'driver' | 'lever' | 'candidate';
+
+export interface SeriesRequest {
+  metric: string;
+  role: SeriesRole;
+  /** `total`: the metric's daily total (one unlabelled series); `leaves`: one daily series per label combination. */
+  shape: 'total' | 'leaves';
+  /** Only series carrying these labels, added up (return them with these labels). */
+  labels?: Record<string, string>;
+  /** First and last day wanted, ISO dates, included. */
+  from: string;
+  to: string;
+}
+
+export interface AnalysisPlan {
+  reading: QuestionReading;
+  subject: SubjectResolution;
+  requests: SeriesRequest[];
+}
+
+/** Days of history requested: a year and a comparison month, so the same period a year before can be compared. */
+export const HISTORY_DAYS = 430;
+
+/**
+ * The subject: the metric the question names outside its what-if clause, else one named in the
+ * what-if clause apart from the lever ("what would happen to bookings if …"), else for a bare
+ * what-if the metric that declares the lever as a driver.
+ */
+export function subjectOf(reading: QuestionReading, defs: Map<string, MetricDef>): SubjectResolution {
+  const found = resolveSubject(reading.subjectText, defs.values());
+  if (found.kind === 'metric') return found;
+  const lever = reading.whatIf?.metric;
+  const inClause = reading.whatIfRest ? resolveSubject(reading.whatIfRest, [...defs.values()].filter((d) => d.name !== lever)) : undefined;
+  if (inClause?.kind === 'metric') return inClause;
+  if (lever) {
+    const target = [...defs.values()].find((d) => d.drivers.some((x) => x.metric === lever));
+    if (target) return { kind: 'metric', name: target.name, how: 'lever-target', others: [] };
+  }
+  return found;
+}
+
+export function plan(question: string, catalog: readonly CatalogEntry[], now: number | Date): AnalysisPlan {
+  const defs = catalogOf(catalog);
+  const reading = readQuestion(question, defs.values());
+  const subject = subjectOf(reading, defs);
+  const to = dayOf(typeof now === 'number' ? now : now.getTime());
+  const from = addDays(to, -HISTORY_DAYS);
+  const requests: SeriesRequest[] = [];
+  const seen = new Set<string>();
+  const add = (metric: string, role: SeriesRole, shape: SeriesRequest['shape'], labels?: Record<string, string>) => {
+    const key = `${metric}|${shape}|${JSON.stringify(labels ?? {})}`;
+    if (seen.has(key)) return;
+    seen.add(key);
+    requests.push({ metric, role, shape, ...(labels && Object.keys(labels).length ? { labels } : {}), from, to });
+  };
+  const addMetric = (name: string, role: SeriesRole, leaves: boolean) => {
+    const parts = ratioParts(defs.get(name)?.aggregation ?? 'sum');
+    if (parts) {
+      for (const [part, r] of [[parts.numerator, 'numerator'], [parts.denominator, 'denominator']] as const) {
+        add(part, role === 'subject' ? r : role, 'total');
+        if (leaves) add(part, role === 'subject' ? r : role, 'leaves');
+      }
+    } else {
+      add(name, role, 'total');
+      if (leaves) add(name, role, 'leaves');
+    }
+  };
+  if (subject.kind === 'metric') {
+    const def = defs.get(subject.name)!;
+    addMetric(def.name, 'subject', true);
+    const formula = def.formula;
+    if (formula) for (const f of 'product' in formula ? formula.product : formula.sum) addMetric(f, 'factor', false);
+    for (const d of def.drivers) add(d.metric, 'driver', d.labels ? 'leaves' : 'total', d.labels);
+    if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'leaves');
+    for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);
+  }
+  return { reading, subject, requests };
+}

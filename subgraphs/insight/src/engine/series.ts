@@ -1,0 +1,156 @@
+/**
+ * The series the caller fetched, indexed by metric. A series with no labels is the metric's
+ * total; labelled series are its leaves (one per combination of label values). Points are daily
+ * (`t` = UTC midnight); several points on one day are added up.
+ */
+import { DAY_MS, dayOf, timeOf } from './days.js';
+
+export interface SeriesPoint {
+  /** Milliseconds since the epoch; its UTC day is what counts. */
+  t: number;
+  value: number;
+}
+
+export interface SeriesData {
+  name: string;
+  labels: Readonly<Record<string, string>>;
+  points: readonly SeriesPoint[];
+}
+
+/** A daily series: ISO day → value. */
+export type Daily = Map<string, number>;
+
+/** One labelled series; its daily map is built on first use (a drill-down over thousands of leaves only needs period sums). */
+export class Leaf {
+  #daily?: Daily;
+
+  constructor(readonly labels: Readonly<Record<string, string>>, readonly points: readonly SeriesPoint[]) {}
+
+  get daily(): Daily {
+    return (this.#daily ??= toDaily(this.points));
+  }
+
+  /** Sum of the finite values from the start of day `from` to the end of day `to`. */
+  sumBetween(from: string, to: string): number {
+    const start = timeOf(from);
+    const end = timeOf(to) + DAY_MS;
+    let sum = 0;
+    for (const p of this.points) if (p.t >= start && p.t < end && Number.isFinite(p.value)) sum += p.value;
+    return sum;
+  }
+}
+
+interface Entry {
+  total?: Daily;
+  leaves: Leaf[];
+}
+
+function toDaily(points: readonly SeriesPoint[]): Daily {
+  const out: Daily = new Map();
+  for (const p of points) {
+    if (!Number.isFinite(p.value)) continue;
+    const d = dayOf(p.t);
+    out.set(d, (out.get(d) ?? 0) + p.value);
+  }
+  return out;
+}
+
+function addInto(target: Daily, source: Daily): void {
+  for (const [d, v] of source) target.set(d, (target.get(d) ?? 0) + v);
+}
+
+function matches(labels: Readonly<Record<string, string>>, filter: Readonly<Record<string, string>>): boolean {
+  for (const [k, v] of Object.entries(filter)) if (labels[k] !== v) return false;
+  return true;
+}
+
+export class SeriesBook {
+  readonly #byName = new Map<string, Entry>();
+
+  constructor(series: readonly SeriesData[]) {
+    for (const s of series) {
+      const entry = this.#byName.get(s.name) ?? { leaves: [] };
+      this.#byName.set(s.name, entry);
+      if (Object.keys(s.labels).length === 0) {
+        entry.total = entry.total ?? new Map();
+        addInto(entry.total, toDaily(s.points));
+      } else entry.leaves.push(new Leaf(s.labels, s.points));
+    }
+  }
+
+  has(name: string): boolean {
+    return this.#byName.has(name);
+  }
+
+  names(): string[] {
+    return [...this.#byName.keys()].sort();
+  }
+
+  leaves(name: string): Leaf[] {
+    return this.#byName.get(name)?.leaves ?? [];
+  }
+
+  /**
+   * The metric's daily total: its unlabelled series when fetched, else its leaves added up
+   * (`additive`) or averaged (a metric that does not add up over labels).
+   */
+  total(name: string, additive = true): Daily | undefined {
+    const entry = this.#byName.get(name);
+    if (!entry) return undefined;
+    if (entry.total) return entry.total;
+    if (entry.leaves.length === 0) return undefined;
+    return this.combine(entry.leaves, additive);
+  }
+
+  /** The leaves carrying every label of `filter`, added up; the total when `filter` is empty. */
+  filtered(name: string, filter: Readonly<Record<string, string>>, additive = true): Daily | undefined {
+    if (Object.keys(filter).length === 0) return this.total(name, additive);
+    const chosen = this.leaves(name).filter((l) => matches(l.labels, filter));
+    return chosen.length ? this.combine(chosen, additive) : undefined;
+  }
+
+  /** Values per label found among a metric's leaves. */
+  labelValues(name: string): Record<string, string[]> {
+    const out: Record<string, Set<string>> = {};
+    for (const leaf of this.leaves(name)) for (const [k, v] of Object.entries(leaf.labels)) (out[k] ??= new Set()).add(v);
+    return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
+  }
+
+  /** First and last day with data over every series. */
+  span(): { first?: string; last?: string } {
+    let first: string | undefined;
+    let last: string | undefined;
+    const see = (d: Daily) => {
+      for (const day of d.keys()) {
+        if (!first || day < first) first = day;
+        if (!last || day > last) last = day;
+      }
+    };
+    let min = Number.POSITIVE_INFINITY;
+    let max = Number.NEGATIVE_INFINITY;
+    for (const e of this.#byName.values()) {
+      if (e.total) see(e.total);
+      for (const l of e.leaves) {
+        for (const p of l.points) {
+          if (!Number.isFinite(p.value)) continue;
+          if (p.t < min) min = p.t;
+          if (p.t > max) max = p.t;
+        }
+      }
+    }
+    if (Number.isFinite(min) && (!first || dayOf(min) < first)) first = dayOf(min);
+    if (Number.isFinite(max) && (!last || dayOf(max) > last)) last = dayOf(max);
+    return { ...(first ? { first } : {}), ...(last ? { last } : {}) };
+  }
+
+  private combine(leaves: readonly Leaf[], additive: boolean): Daily {
+    const sum: Daily = new Map();
+    const count = new Map<string, number>();
+    for (const l of leaves) {
+      addInto(sum, l.daily);
+      for (const d of l.daily.keys()) count.set(d, (count.get(d) ?? 0) + 1);
+    }
+    if (!additive) for (const [d, v] of sum) sum.set(d, v / count.get(d)!);
+    return sum;
+  }
+}
