@@ -2,6 +2,7 @@
 import { runCrawlMcpStdio } from '@svc/crawl';
 import { runInsightMcpStdio } from '@svc/insight';
 import { ConfigError, createLogger, routerUrl } from '@svc/kit';
+import { startBanner } from './banner.js';
 import { loadPlatformConfig } from './config.js';
 import { startPlatform } from './platform.js';
 import { SERVICES, type Service } from './services.js';
@@ -34,10 +35,8 @@ async function main(argv: string[]): Promise<void> {
     return;
   }
   const platform = await startPlatform(config, service);
-  const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(9)} ${url}`);
-  if (platform.urls.bridge) lines.push(`  ${'apidocs'.padEnd(9)} ${platform.urls.bridge}/apidocs-ui.html`);
-  if (platform.urls.router) lines.push(`  ${'graphiql'.padEnd(9)} ${platform.urls.router.replace(/\/graphql$/, '/')}`);
-  process.stderr.write(`\nSvc Platform (${service}) is up:\n${lines.join('\n')}\n\n`);
+  const banner = startBanner({ service, urls: platform.urls, adminUsername: config.SVC_ADMIN_USERNAME, defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin' });
+  process.stderr.write(`\n${banner}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;
