@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import { runCrawlMcpStdio } from '@svc/crawl';
 import { runInsightMcpStdio } from '@svc/insight';
-import { ConfigError, createLogger, routerUrl } from '@svc/kit';
+import { ConfigError, createLogger, isEmbedded, routerUrl } from '@svc/kit';
 import { startBanner } from './banner.js';
 import { loadPlatformConfig } from './config.js';
 import { startPlatform } from './platform.js';
@@ -33,6 +33,9 @@ async function main(argv: string[]): Promise<void> {
     process.on('SIGINT', stop);
     process.stdin.on('close', stop);
     return;
+  }
+  if (service === 'all') {
+    process.stderr.write(`svc: starting every service${isEmbedded(config) ? ` (embedded PostgreSQL in ${config.SVC_DATA_DIR}/; a first start also seeds the demo shop)` : ''}, usually 5-15 s ...\n`);
   }
   const platform = await startPlatform(config, service);
   const banner = startBanner({ service, urls: platform.urls, adminUsername: config.SVC_ADMIN_USERNAME, defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin' });
