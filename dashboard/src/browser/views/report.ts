@@ -1,0 +1,34 @@
+import { drawChart, type Chart } from '../charts.js';
+import { fill, h, safeLink } from '../dom.js';
+import { percentOf } from '../format.js';
+
+export interface Report {
+  judgment: string;
+  findings: { title: string; detail: string; evidence: number[] }[];
+  evidence: { kind: string; step: number; summary: string | null; url: string | null; title: string | null; excerpt: string | null }[];
+  confidence: number;
+  confidenceReason: string;
+  charts: Chart[];
+}
+
+/**
+ * The report: the judgment first, its confidence, the charts (each sized to its card), then the
+ * findings and the evidence they cite.
+ */
+export function renderReport(target: HTMLElement, report: Report | null, error: string | null): void {
+  if (!report) return fill(target, h('p', { class: 'muted' }, error ?? 'No report.'));
+  const evidence = h(
+    'ol',
+    { class: 'evidence' },
+    ...report.evidence.map((e) => h('li', {}, h('span', { class: 'badge' }, e.kind), ' ', e.url && /^https?:/.test(e.url) ? safeLink(e.url, e.title ?? e.url) : (e.title ?? e.url ?? ''), ' ', e.summary ?? e.excerpt ?? '', h('span', { class: 'muted' }, ` (step ${e.step})`))),
+  );
+  fill(
+    target,
+    h('p', { class: 'judgment' }, report.judgment),
+    h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`),
+    report.charts.length ? h('div', { class: 'charts' }, ...report.charts.map((chart) => drawChart(chart))) : null,
+    h('h3', {}, 'Findings'),
+    h('ul', { class: 'findings' }, ...report.findings.map((f) => h('li', {}, h('strong', {}, f.title), ' ', f.detail, f.evidence.length ? h('span', { class: 'muted' }, ` [evidence ${f.evidence.map((i) => i + 1).join(', ')}]`) : null))),
+    h('details', { class: 'evidence-list' }, h('summary', {}, `Evidence (${report.evidence.length})`), evidence),
+  );
+}
