@@ -126,12 +126,14 @@ describe('the analysis dashboard', () => {
     expect(inked).toBeGreaterThan(500);
     expect(await reviewer.locator('.chart[data-kind=FORECAST]').count()).toBeGreaterThan(0);
     await reviewer.locator('.report').screenshot({ path: join(OUT, 'report.png') });
+    await reviewer.getByRole('region', { name: 'Charts and findings' }).screenshot({ path: join(OUT, 'charts.png') });
   });
 
   it('leads with the answer: report and actions above one-line steps; charts inside their cards with named series and values on hover', async () => {
     const top = async (selector: string) => (await reviewer.locator(selector).first().boundingBox())!.y;
     expect(await top('.report .judgment')).toBeLessThan(await top('.actions'));
-    expect(await top('.actions')).toBeLessThan(await top('ol.steps'));
+    expect(await top('.actions')).toBeLessThan(await top('figure.chart'));
+    expect(await top('figure.chart')).toBeLessThan(await top('ol.steps'));
     // Steps are one line each; details open on demand.
     const heights = await reviewer.locator('ol.steps li').evaluateAll((items) => items.map((li) => (li as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height));
     expect(Math.max(...heights)).toBeLessThan(40);
@@ -154,14 +156,18 @@ describe('the analysis dashboard', () => {
     expect(labels).toEqual(expect.arrayContaining(['Date', 'Low (p10)', 'Forecast (p50)', 'High (p90)']));
     expect(labels.some((l) => l.startsWith('Actual'))).toBe(true);
     await forecast.scrollIntoViewIfNeeded();
+    // Away from the chart the legend reads each series' latest value; under the cursor, the hovered point's.
+    const resting = await legend.locator('.u-value').allInnerTexts();
+    expect(resting[0]).toMatch(/\d/);
+    expect(resting[3]).toMatch(/\d/); // the forecast's p50 at its horizon
     const canvas = (await forecast.locator('canvas').boundingBox())!;
     await reviewer.mouse.move(canvas.x + canvas.width * 0.2, canvas.y + canvas.height / 2);
     await reviewer.mouse.move(canvas.x + canvas.width * 0.25, canvas.y + canvas.height / 2, { steps: 3 });
     const hovered = await eventually(async () => {
       const values = await legend.locator('.u-value').allInnerTexts();
-      return /\d/.test(values[0]!) && /\d/.test(values[1]!) ? values : undefined;
+      return values[0] !== resting[0] && /\d/.test(values[0]!) && /\d/.test(values[1]!) ? values : undefined;
     }, 5_000, 'the legend to show the date and value under the cursor');
-    expect(hovered[0]).not.toBe('–');
+    expect(hovered[0]).not.toBe(resting[0]);
     // Redrawn at the card's new width when the window narrows.
     const before = (await forecast.locator('canvas').boundingBox())!.width;
     await reviewer.setViewportSize({ width: 1000, height: 800 });

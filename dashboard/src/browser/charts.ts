@@ -20,10 +20,19 @@ const shortDate = new Intl.DateTimeFormat(undefined, { month: 'short', day: 'num
 
 /** The uPlot options for a chart `width` pixels wide: named series whose values the legend shows on hover, in the browser's locale. */
 function optionsOf(chart: Chart, width: number, hasBand: boolean): UPlot.Options {
-  const value = (_u: UPlot, v: number | null) => (v === null || v === undefined ? '–' : num(v));
+  // Under the cursor, the hovered point; otherwise each series' latest value, so the legend always reads.
+  const latest = (u: UPlot, series: number) => {
+    const values = u.data[series] ?? [];
+    for (let i = values.length - 1; i >= 0; i--) if (values[i] !== null && values[i] !== undefined) return values[i] as number;
+    return null;
+  };
+  const value = (u: UPlot, v: number | null, series: number, idx: number | null) => {
+    const shown = idx === null ? latest(u, series) : v;
+    return shown === null || shown === undefined ? '–' : num(shown);
+  };
   const ahead = chart.kind === 'SIMULATION' ? 'What-if' : 'Forecast';
   const series: UPlot.Series[] = [
-    { label: 'Date', value: (_u, v) => (v === null || v === undefined ? '–' : day(v * 1000)) },
+    { label: 'Date', value: (u, v, _s, idx) => { const t = idx === null ? latest(u, 0) : v; return t === null || t === undefined ? '–' : day(t * 1000); } },
     { label: chart.unit ? `Actual (${chart.unit})` : 'Actual', stroke: '#2458d6', width: 1.5, value },
   ];
   if (hasBand) {

@@ -19,12 +19,13 @@ interface Job {
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /**
- * One job on the canvas, in reading order: its status, the report's answer and charts, the
- * proposed actions, then the reasoning steps (one line each) as they stream in.
+ * One job on the canvas, in reading order: its status and the report's answer, the proposed
+ * actions, the charts and findings, then the reasoning steps (one line each) as they stream in.
  */
 export function jobView(changed: () => void): { element: HTMLElement; open: (jobId: string | undefined) => void } {
   const status = h('div', { class: 'status', role: 'status' });
   const report = h('div', { class: 'report' });
+  const details = h('div', { class: 'report-details' });
   const actions = h('div', { class: 'actions' });
   const steps = h('ol', { class: 'steps', 'aria-label': 'Reasoning steps' });
   const shown = new Map<number, Step>();
@@ -44,7 +45,7 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
       const job = await rest<Job>(`/api/v1/insight/jobs/${jobId}`);
       job.steps.forEach(add);
       fill(status, h('span', { class: `badge ${job.status}` }, job.status), `${num(shown.size)} steps`, job.error ? h('span', { class: 'message error' }, job.error) : null);
-      renderReport(report, job.report, job.error);
+      renderReport(report, details, job.report, job.error);
       fill(actions, ...(job.actions.length ? job.actions.map((a) => actionCard(a, changed)) : [h('p', { class: 'muted' }, 'The report proposes no actions.')]));
       changed();
     } catch (error) {
@@ -80,6 +81,7 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
     shown.clear();
     fill(steps);
     fill(report, h('p', { class: 'muted' }, jobId ? 'The report appears when the job completes.' : 'Start an analysis to see its report.'));
+    fill(details, h('p', { class: 'muted' }, 'Charts and findings come with the report.'));
     fill(actions, h('p', { class: 'muted' }, 'None yet.'));
     fill(status, jobId ? 'Connecting…' : 'No job selected.');
     if (jobId) follow(jobId);
@@ -89,6 +91,7 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
     { class: 'canvas' },
     h('section', { class: 'panel', 'aria-label': 'Report' }, h('h2', {}, 'Report'), status, report),
     h('section', { class: 'panel', 'aria-label': 'Proposed actions' }, h('h2', {}, 'Proposed actions'), actions),
+    h('section', { class: 'panel', 'aria-label': 'Charts and findings' }, h('h2', {}, 'Charts and findings'), details),
     h('section', { class: 'panel', 'aria-label': 'Reasoning' }, h('h2', {}, 'Reasoning steps'), h('p', { class: 'muted hint' }, 'One line per step; open one for its detail.'), steps),
   );
   return { element, open };

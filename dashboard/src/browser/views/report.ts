@@ -12,20 +12,23 @@ export interface Report {
 }
 
 /**
- * The report: the judgment first, its confidence, the charts (each sized to its card), then the
- * findings and the evidence they cite.
+ * The report in two places: its answer (the judgment and its confidence) at the top of the job,
+ * before the proposed actions; its charts (each sized to its card), findings and the evidence
+ * they cite after them.
  */
-export function renderReport(target: HTMLElement, report: Report | null, error: string | null): void {
-  if (!report) return fill(target, h('p', { class: 'muted' }, error ?? 'No report.'));
+export function renderReport(answer: HTMLElement, details: HTMLElement, report: Report | null, error: string | null): void {
+  if (!report) {
+    fill(details, h('p', { class: 'muted' }, 'Charts and findings come with the report.'));
+    return fill(answer, h('p', { class: 'muted' }, error ?? 'No report.'));
+  }
+  fill(answer, h('p', { class: 'judgment' }, report.judgment), h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`));
   const evidence = h(
     'ol',
     { class: 'evidence' },
     ...report.evidence.map((e) => h('li', {}, h('span', { class: 'badge' }, e.kind), ' ', e.url && /^https?:/.test(e.url) ? safeLink(e.url, e.title ?? e.url) : (e.title ?? e.url ?? ''), ' ', e.summary ?? e.excerpt ?? '', h('span', { class: 'muted' }, ` (step ${e.step})`))),
   );
   fill(
-    target,
-    h('p', { class: 'judgment' }, report.judgment),
-    h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`),
+    details,
     report.charts.length ? h('div', { class: 'charts' }, ...report.charts.map((chart) => drawChart(chart))) : null,
     h('h3', {}, 'Findings'),
     h('ul', { class: 'findings' }, ...report.findings.map((f) => h('li', {}, h('strong', {}, f.title), ' ', f.detail, f.evidence.length ? h('span', { class: 'muted' }, ` [evidence ${f.evidence.map((i) => i + 1).join(', ')}]`) : null))),
