@@ -5,7 +5,8 @@
 // what to do about them.
 //
 //   node scripts/check-engines.js            explain (the root postinstall; always exits 0)
-//   node scripts/check-engines.js --quiet    no output; exit 1 when some package is not satisfied
+//   node scripts/check-engines.js --quiet    no output; exit 1 when some package is not satisfied, or,
+//                                            before an install, package.json's own range is not
 //                                            (scripts/svc.sh and node-env.sh then use Node 24)
 // No dependency but semver (in node_modules once installed); runs on any Node npm 11 runs on.
 import { readFileSync } from 'node:fs';
@@ -28,6 +29,20 @@ export function unsatisfied(lock, version, satisfies) {
   return misses;
 }
 
+/** Whether the running Node meets package.json's `engines.node` of the form ">=X.Y.Z" (true when it has another form). */
+function atLeastRootRange() {
+  try {
+    const range = JSON.parse(readFileSync(join(repo, 'package.json'), 'utf8')).engines?.node ?? '';
+    const wanted = /^>=\s*(\d+)\.(\d+)\.(\d+)$/.exec(range.trim());
+    if (!wanted) return true;
+    const have = process.version.slice(1).split('.').map(Number);
+    for (let i = 0; i < 3; i++) if (have[i] !== Number(wanted[i + 1])) return have[i] > Number(wanted[i + 1]);
+    return true;
+  } catch {
+    return true;
+  }
+}
+
 function main() {
   let satisfies;
   let lock;
@@ -35,9 +50,10 @@ function main() {
     satisfies = createRequire(join(repo, 'package.json'))('semver').satisfies;
     lock = JSON.parse(readFileSync(join(repo, 'package-lock.json'), 'utf8'));
   } catch (error) {
-    // Nothing installed yet, or no lockfile (a partial copy, e.g. a container build's first layer).
-    if (!quiet) process.stderr.write(`svc: engine check skipped (${error.message.split('\n')[0]})\n`);
-    return 0;
+    // Nothing installed yet, or no lockfile (a partial copy, e.g. a container build's first layer):
+    // only the repository's own range (">=X.Y.Z" in package.json) can be checked.
+    if (!quiet) process.stderr.write(`svc: engine check limited to package.json (${error.message.split('\n')[0]})\n`);
+    return quiet && !atLeastRootRange() ? 1 : 0;
   }
   const misses = unsatisfied(lock, process.version, (v, r) => satisfies(v, r, { includePrerelease: true }));
   if (quiet) return misses.length ? 1 : 0;
