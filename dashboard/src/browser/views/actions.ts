@@ -35,7 +35,7 @@ function renderCard(card: HTMLElement, action: Action, decided: () => void, note
     impact ? h('p', { class: 'meta' }, `Expected impact on ${impact.metric} over ${num(impact.horizon)} periods: ${num(impact.p50)} (between ${num(impact.p10)} and ${num(impact.p90)})`) : null,
     h('details', {}, h('summary', {}, 'Parameters'), h('code', { class: 'args', 'aria-label': 'parameters' }, JSON.stringify(action.params, null, 1))),
     action.decision ? h('p', { class: 'meta' }, `Decided by ${action.decision.reviewedBy ?? '?'} ${when(action.decision.decidedAt)}${action.decision.comment ? `: “${action.decision.comment}”` : ''}`) : null,
-    action.outcome ? h('div', { class: `result ${action.status === 'EXECUTION_FAILED' ? 'error' : ''}` }, `Outcome: ${JSON.stringify(action.outcome)}`) : null,
+    action.outcome ? outcomeOf(action) : null,
   ];
   if (action.status === 'PROPOSED') {
     const comment = h('textarea', { 'aria-label': `Comment on ${action.title}`, placeholder: 'Comment (optional)' });
@@ -63,6 +63,18 @@ function renderCard(card: HTMLElement, action: Action, decided: () => void, note
   }
   if (note) body.push(h('div', { class: `result ${note.kind}`, role: 'status' }, note.text));
   fill(card, ...body);
+}
+
+/** What executing the action did: a failure's reason in plain sight, the full record on demand. */
+function outcomeOf(action: Action): HTMLElement {
+  const failed = action.status === 'EXECUTION_FAILED';
+  const reason = ['error', 'message', 'reason'].map((key) => action.outcome?.[key]).find((value): value is string => typeof value === 'string');
+  return h(
+    'details',
+    { class: `result outcome ${failed ? 'error' : ''}`, open: failed },
+    h('summary', {}, failed ? `Execution failed${reason ? `: ${reason}` : ''}` : 'Outcome'),
+    h('code', { class: 'args' }, JSON.stringify(action.outcome, null, 1)),
+  );
 }
 
 /** An approved action is carried out by a worker; the card follows it to its outcome. */
