@@ -1,6 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 /**
@@ -32,6 +35,19 @@ describe('the install policy', () => {
     expect(readFileSync(`${REPO}.npmrc`, 'utf8')).toMatch(/^loglevel=error$/m);
     expect(pkg.scripts.postinstall).toBe('node scripts/check-engines.js');
     expect(pkg.scripts.start).toBe('bash scripts/svc.sh --build all');
+  });
+
+  it('starts without npm warnings about settings other npm versions left in ~/.npmrc (nodedir and the like)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-npmrc-'));
+    try {
+      await writeFile(join(dir, 'npmrc'), 'nodedir=/usr\nsettingfromanothernpm=1\n');
+      const said = spawnSync('npm', ['--userconfig', join(dir, 'npmrc'), 'pkg', 'get', 'name'], { cwd: REPO, encoding: 'utf8' });
+      expect(said.status).toBe(0);
+      expect(said.stdout.trim()).toBe('"svc-platform"');
+      expect(said.stderr).not.toMatch(/npm warn/i);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 
   it('names each package the running Node does not satisfy, and nothing else', async () => {
