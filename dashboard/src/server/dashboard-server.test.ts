@@ -119,6 +119,8 @@ describe('the dashboard server', () => {
     const good = await raw('/session', { cookie: `svc_session=${ADMIN}` });
     expect(good.status).toBe(200);
     expect(JSON.parse(good.body)).toMatchObject({ subject: 'root', roles: ['admin'], tenants: ['*'], tenant: 'demo', defaultCredentials: false });
+    // A session without a tenant cookie gets one, so the calls that follow carry X-Svc-Tenant-Id.
+    expect(cookieOf(good.headers['set-cookie'], 'svc_tenant')).toBe('svc_tenant=demo');
   });
 
   it('remembers the chosen tenant for the session and sends it as X-Svc-Tenant-Id on REST, event-stream and GraphQL calls', async () => {
@@ -147,7 +149,9 @@ describe('the dashboard server', () => {
     expect(JSON.parse(bad.body).message).toContain('Tenant "../x" is not a tenant id');
     expect((await raw('/session/tenant', { cookie: `svc_session=${ADMIN}`, 'content-type': 'application/json' }, 'PUT', '{"tenant":"acme"}')).status).toBe(403);
     // A one-tenant token starts on its tenant; a stale cookie for another tenant is not used.
-    expect(JSON.parse((await raw('/session', { cookie: `svc_session=${ONE_TENANT}; svc_tenant=acme` })).body)).toMatchObject({ subject: 'ann', tenant: 't1' });
+    const stale = await raw('/session', { cookie: `svc_session=${ONE_TENANT}; svc_tenant=acme` });
+    expect(JSON.parse(stale.body)).toMatchObject({ subject: 'ann', tenant: 't1' });
+    expect(cookieOf(stale.headers['set-cookie'], 'svc_tenant')).toBe('svc_tenant=t1');
   });
 
   it('sends only the GraphQL operations recorded in schema/operations/dashboard.graphql', async () => {

@@ -197,7 +197,10 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
           if (session.status === 401 && sessionToken(req)) res.setHeader('set-cookie', signedOut);
           return sendJson(res, session.status, { message: session.message, expired: session.expired, defaultCredentials: options.defaultCredentials });
         }
-        sendJson(res, 200, { ...sessionView(req, session.viewer, session.expiresAt), defaultCredentials: options.defaultCredentials });
+        const view = sessionView(req, session.viewer, session.expiresAt);
+        // A session without a usable tenant cookie (signed in before tenants, or a stale choice) gets its tenant now, so every later call carries it.
+        if (view.tenant && readCookie(req, TENANT_COOKIE) !== view.tenant) res.setHeader('set-cookie', cookie(TENANT_COOKIE, view.tenant, (session.expiresAt - Date.now()) / 1000, secure));
+        sendJson(res, 200, { ...view, defaultCredentials: options.defaultCredentials });
       },
     },
     {
