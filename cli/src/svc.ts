@@ -1,6 +1,7 @@
 #!/usr/bin/env node
 import { insightConfig } from '@svc/insight/config';
-import { ConfigError, createLogger, loadConfig, routerUrl } from '@svc/kit';
+import { ConfigError, createLogger, isEmbedded, loadConfig, routerUrl } from '@svc/kit';
+import { startBanner } from './banner.js';
 import { readPassword } from './read-password.js';
 import { SERVICES, type Service } from './services.js';
 import { runUsersCommand, UsageError, USERS_USAGE } from './users-command.js';
@@ -46,11 +47,12 @@ async function main(argv: string[]): Promise<void> {
     process.stdin.on('close', stop);
     return;
   }
+  if (service === 'all') {
+    process.stderr.write(`svc: starting every service${isEmbedded(config) ? ` (embedded PostgreSQL in ${config.SVC_DATA_DIR}/; a first start also seeds the demo shop)` : ''}, usually 5-15 s ...\n`);
+  }
   const platform = await startPlatform(config, service);
-  const lines = Object.entries(platform.urls).map(([name, url]) => `  ${name.padEnd(9)} ${url}`);
-  if (platform.urls.bridge) lines.push(`  ${'apidocs'.padEnd(9)} ${platform.urls.bridge}/apidocs-ui.html`);
-  if (platform.urls.router) lines.push(`  ${'graphiql'.padEnd(9)} ${platform.urls.router.replace(/\/graphql$/, '/')}`);
-  process.stderr.write(`\nSvc Platform (${service}) is up:\n${lines.join('\n')}\n\n`);
+  const banner = startBanner({ service, urls: platform.urls, adminUsername: config.SVC_ADMIN_USERNAME, defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin' });
+  process.stderr.write(`\n${banner}\n`);
   let stopping = false;
   const stop = (signal: string) => {
     if (stopping) return;

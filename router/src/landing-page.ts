@@ -1,7 +1,15 @@
 import { htmlRoute, packageFileRoutes, type Route } from '@svc/kit';
+import { DEFAULT_HEADERS, type GraphiqlTab } from './graphiql-tabs.js';
 
-/** GraphiQL from its npm package: the landing page works without a CDN or internet. */
-export function landingPageRoutes(graphqlPath: string): Route[] {
+/** JSON for an inline script: `<` escaped so no text can close the script element. */
+const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u003c');
+
+/**
+ * GraphiQL from its npm package: the landing page works without a CDN or internet. It opens on
+ * `tabs` (schema/operations/graphiql.graphql: real operations of this platform, each explained)
+ * with the headers pane showing where the token goes.
+ */
+export function landingPageRoutes(graphqlPath: string, tabs: GraphiqlTab[] = []): Route[] {
   const html = `<!doctype html>
 <html lang="en">
 <head>
@@ -21,8 +29,9 @@ export function landingPageRoutes(graphqlPath: string): Route[] {
     ReactDOM.createRoot(document.getElementById('graphiql')).render(
       React.createElement(GraphiQL, {
         fetcher,
-        defaultEditorToolsVisibility: true,
-        defaultHeaders: JSON.stringify({ Authorization: 'Bearer <token from POST /api/v1/auth/token>' }, null, 2),
+        defaultEditorToolsVisibility: 'headers',
+        defaultHeaders: ${inlineJson(DEFAULT_HEADERS)},
+        defaultTabs: ${inlineJson(tabs)},
       }),
     );
   </script>

@@ -4,6 +4,7 @@ import { ApolloArmor } from '@escape.tech/graphql-armor';
 import { apolloHandler, BadTextRule, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
+import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 
 interface RouterContext {
@@ -23,6 +24,8 @@ export interface RouterOptions {
   maxBodyBytes: number;
   /** Query depth, alias and cost limits. Defaults: depth 12, aliases 30, cost 20000, tokens 5000. */
   limits?: { maxDepth?: number; maxAliases?: number; maxCost?: number; maxTokens?: number };
+  /** GraphiQL's opening tabs. Default: schema/operations/graphiql.graphql. */
+  graphiqlTabs?: GraphiqlTab[];
 }
 
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
@@ -100,7 +103,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     corsOrigins: options.corsOrigins,
     routes: [
       ...healthRoutes({ service: 'router', log }),
-      ...landingPageRoutes('/graphql'),
+      ...landingPageRoutes('/graphql', options.graphiqlTabs ?? (await loadGraphiqlTabs())),
       { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
     ],
   });

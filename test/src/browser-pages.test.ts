@@ -106,7 +106,10 @@ describe('GraphiQL landing page of the router', () => {
     const { page, problems } = await openPage(platform.router.replace(/\/graphql$/, '/'));
     await page.locator('.graphiql-container .graphiql-query-editor .CodeMirror').waitFor();
 
-    // The query editor is CodeMirror 5: select all and type over it (brackets auto-close, so type no "}").
+    // A new tab of its own (the opening tabs carry variables). The query editor is CodeMirror 5:
+    // select all and type over it (brackets auto-close, so type no "}").
+    await page.locator('.graphiql-tab-add').click();
+    await page.locator('.graphiql-tab').nth(6).waitFor();
     await page.locator('.graphiql-query-editor .CodeMirror').click();
     await page.keyboard.press('ControlOrMeta+A');
     await page.keyboard.press('Backspace');
@@ -127,6 +130,33 @@ describe('GraphiQL landing page of the router', () => {
     await expect(docs.locator('.graphiql-doc-explorer-field-name').count()).resolves.toBeGreaterThan(0);
 
     await page.screenshot({ path: '/tmp/graphiql.png' });
+    expect(problems).toEqual([]);
+  });
+
+  it('opens on tabs of real operations with the token explained in the headers pane; a tab runs as it stands once the token is in', async () => {
+    const { page, problems } = await openPage(platform.router.replace(/\/graphql$/, '/'));
+    const tabs = page.locator('.graphiql-tab');
+    await tabs.nth(5).waitFor();
+    expect((await tabs.allInnerTexts()).map((t) => t.trim())).toEqual(['GetAToken', 'DemoContent', 'StartAnalysis', 'LatestReport', 'CrawlJobsOverview', 'BudgetsOverview']);
+    const editorText = () => page.locator('.graphiql-query-editor .CodeMirror').evaluate((node: any) => node.CodeMirror.getValue() as string);
+    await expect(editorText()).resolves.toMatch(/^# 1 · Get a token\. Press ▶/);
+    const headers = page.locator('.graphiql-editor-tool .CodeMirror').filter({ hasText: 'Authorization' });
+    await headers.waitFor();
+    await expect(headers.innerText()).resolves.toContain('Bearer <paste accessToken from tab 1>');
+    await page.screenshot({ path: '/tmp/graphiql-tabs.png' });
+
+    // Tab 2 with a real token in its headers pane: the demo site's published page, its drafts and who the token is.
+    await tabs.nth(1).click();
+    await expect(editorText()).resolves.toContain('query DemoContent');
+    const token = await platform.token({ subject: 'root' });
+    await headers.evaluate((node: any, bearer: string) => node.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${bearer}`, 'X-Svc-Tenant-Id': 'demo', 'X-Svc-Site-Key': 'demo' })), token);
+    await page.locator('.graphiql-execute-button').click();
+    await page.locator('.graphiql-response .CodeMirror-code', { hasText: 'viewer' }).waitFor();
+    const answer = JSON.parse(await page.locator('.graphiql-response .CodeMirror').evaluate((node: any) => node.CodeMirror.getValue() as string));
+    expect(answer.errors).toBeUndefined();
+    expect(answer.data.deliveredContent.content.slug).toBe('welcome');
+    expect(answer.data.contents.map((c: { slug: string }) => c.slug)).toEqual(expect.arrayContaining(['welcome', 'pricing', 'about']));
+    expect(answer.data.viewer.subject).toBe('root');
     expect(problems).toEqual([]);
   });
 });

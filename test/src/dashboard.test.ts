@@ -4,8 +4,9 @@ import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
-import { launchChromium, watchPage } from './support/browser.js';
+import { launchChromium, seriousA11yViolations, watchPage } from './support/browser.js';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
+import { eventually } from './support/eventually.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
@@ -13,8 +14,10 @@ import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support
  * The dashboard in headless Chromium against the whole platform: sign in, start an analysis and
  * watch its steps stream in, reload mid-run without duplicates, read the report with its charts,
  * approve one proposal and reject another, see a second reviewer's late decision answered 409,
- * text from the model shown as text, sign out. The model is a local fake that answers slowly
- * enough (150 ms a call) for a person to watch. Screenshots go to test/output/dashboard/.
+ * text from the model shown as text, choose a tenant, sign out; the layout at 1280 px and 390 px
+ * wide (no sideways scrolling, charts inside their cards, axe-core finding no serious or critical
+ * violation under the page's own CSP). The model is a local fake that answers slowly enough
+ * (150 ms a call) for a person to watch. Screenshots go to test/output/dashboard/.
  */
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'output', 'dashboard');
@@ -123,6 +126,55 @@ describe('the analysis dashboard', () => {
     expect(inked).toBeGreaterThan(500);
     expect(await reviewer.locator('.chart[data-kind=FORECAST]').count()).toBeGreaterThan(0);
     await reviewer.locator('.report').screenshot({ path: join(OUT, 'report.png') });
+    await reviewer.getByRole('region', { name: 'Charts and findings' }).screenshot({ path: join(OUT, 'charts.png') });
+  });
+
+  it('leads with the answer: report and actions above one-line steps; charts inside their cards with named series and values on hover', async () => {
+    const top = async (selector: string) => (await reviewer.locator(selector).first().boundingBox())!.y;
+    expect(await top('.report .judgment')).toBeLessThan(await top('.actions'));
+    expect(await top('.actions')).toBeLessThan(await top('figure.chart'));
+    expect(await top('figure.chart')).toBeLessThan(await top('ol.steps'));
+    // Steps are one line each; details open on demand.
+    const heights = await reviewer.locator('ol.steps li').evaluateAll((items) => items.map((li) => (li as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height));
+    expect(Math.max(...heights)).toBeLessThan(40);
+    const first = reviewer.locator('ol.steps li details').first();
+    expect(await first.getAttribute('open')).toBeNull();
+    await first.locator('summary').click();
+    expect(await first.getAttribute('open')).toBe('');
+    await first.locator('summary').click();
+    // Every chart (canvas and legend) fits its card.
+    const overflow = await reviewer.locator('figure.chart').evaluateAll((figures) => figures.map((f) => {
+      const box = (f as unknown as { getBoundingClientRect(): { right: number } }).getBoundingClientRect();
+      const inner = Array.from((f as unknown as { querySelectorAll(s: string): ArrayLike<{ getBoundingClientRect(): { right: number } }> }).querySelectorAll('canvas, .u-legend'));
+      return Math.max(...inner.map((e) => e.getBoundingClientRect().right)) - box.right;
+    }));
+    expect(overflow.length).toBeGreaterThan(0);
+    expect(overflow.filter((px) => px > 0)).toEqual([]);
+    const forecast = reviewer.locator('.chart[data-kind=FORECAST]').first();
+    const legend = forecast.locator('.u-legend');
+    const labels = await legend.locator('.u-label').allInnerTexts();
+    expect(labels).toEqual(expect.arrayContaining(['Date', 'Low (p10)', 'Forecast (p50)', 'High (p90)']));
+    expect(labels.some((l) => l.startsWith('Actual'))).toBe(true);
+    await forecast.scrollIntoViewIfNeeded();
+    // Away from the chart the legend reads each series' latest value; under the cursor, the hovered point's.
+    const resting = await legend.locator('.u-value').allInnerTexts();
+    expect(resting[0]).toMatch(/\d/);
+    expect(resting[3]).toMatch(/\d/); // the forecast's p50 at its horizon
+    const canvas = (await forecast.locator('canvas').boundingBox())!;
+    await reviewer.mouse.move(canvas.x + canvas.width * 0.2, canvas.y + canvas.height / 2);
+    await reviewer.mouse.move(canvas.x + canvas.width * 0.25, canvas.y + canvas.height / 2, { steps: 3 });
+    const hovered = await eventually(async () => {
+      const values = await legend.locator('.u-value').allInnerTexts();
+      return values[0] !== resting[0] && /\d/.test(values[0]!) && /\d/.test(values[1]!) ? values : undefined;
+    }, 5_000, 'the legend to show the date and value under the cursor');
+    expect(hovered[0]).not.toBe(resting[0]);
+    // Redrawn at the card's new width when the window narrows.
+    const before = (await forecast.locator('canvas').boundingBox())!.width;
+    await reviewer.setViewportSize({ width: 1000, height: 800 });
+    await eventually(async () => (await forecast.locator('canvas').boundingBox())!.width !== before, 5_000, 'the chart to be redrawn at the new width');
+    const after = await forecast.evaluate((f) => [(f as unknown as { getBoundingClientRect(): { right: number } }).getBoundingClientRect().right, (f as unknown as { querySelector(s: string): { getBoundingClientRect(): { right: number } } }).querySelector('canvas').getBoundingClientRect().right]);
+    expect(after[1]!).toBeLessThanOrEqual(after[0]!);
+    await reviewer.setViewportSize({ width: 1280, height: 800 });
   });
 
   it('approves one proposal and rejects another with comments; a late second reviewer sees 409', async () => {
@@ -152,6 +204,43 @@ describe('the analysis dashboard', () => {
       { kind: 'BUDGET_CHANGE', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
       { kind: 'CONTENT_PUBLISH', status: 'REJECTED', review_comment: 'Not before the copy review' },
     ]);
+  });
+
+  for (const width of [1280, 390]) {
+    it(`reads well at ${width} px wide: no sideways scrolling, no serious or critical axe violation (CSP unchanged)`, async () => {
+      const page = await signIn(await browser.newContext({ viewport: { width, height: 900 } }));
+      await page.goto(`${dashboard}#job=${jobId}`);
+      await page.locator('.report .judgment').waitFor();
+      await page.locator('.chart canvas').first().waitFor();
+      const sizes = await page.evaluate(() => {
+        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
+        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+      });
+      expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
+      expect(await seriousA11yViolations(page)).toEqual([]);
+      expect((await page.evaluate(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('script:not([src])').length))).toBe(0);
+      await page.screenshot({ path: join(OUT, `report-${width}.png`), fullPage: true });
+      await page.getByRole('region', { name: 'Report' }).screenshot({ path: join(OUT, `report-section-${width}.png`) });
+      await page.getByRole('region', { name: 'Proposed actions' }).screenshot({ path: join(OUT, `actions-${width}.png`) });
+      await page.context().close();
+    });
+  }
+
+  it('lets a person whose token grants every tenant choose one, demo first, and keeps it for the session', async () => {
+    const tenant = reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant');
+    expect(await tenant.inputValue()).toBe('demo');
+    expect(await reviewer.locator('#tenant-options option').evaluateAll((o) => o.map((x) => (x as unknown as { value: string }).value))).toEqual(['demo']);
+    await tenant.fill('acme');
+    await reviewer.getByRole('button', { name: 'Use' }).click();
+    const tenantNow = async () => ((await reviewer.evaluate(() => fetch('/session').then((r) => r.json()))) as { tenant: string }).tenant;
+    await eventually(async () => (await tenantNow()) === 'acme', 5_000, 'tenant acme');
+    await reviewer.reload();
+    await reviewer.getByRole('button', { name: 'Sign out' }).waitFor();
+    expect(await reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant').inputValue()).toBe('acme');
+    await reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant').fill('demo');
+    await reviewer.getByRole('button', { name: 'Use' }).click();
+    await eventually(async () => (await tenantNow()) === 'demo', 5_000, 'tenant demo');
+    await reviewer.goto(`${dashboard}#job=${jobId}`);
   });
 
   it('renders text from the model and from people as text, never as HTML', async () => {

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdtemp, rm, stat } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -44,7 +44,7 @@ async function startEmbedded(dataDir: string, extra: Record<string, string> = {}
       child.once('exit', (code) => resolve(code));
       child.kill('SIGTERM');
     });
-  return { bridge: `http://127.0.0.1:${ports.SERVER_PORT}`, dashboard: `http://127.0.0.1:${ports.SVC_DASHBOARD_PORT}/`, output: () => output, stop };
+  return { ports, bridge: `http://127.0.0.1:${ports.SERVER_PORT}`, dashboard: `http://127.0.0.1:${ports.SVC_DASHBOARD_PORT}/`, output: () => output, stop };
 }
 
 describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)', () => {
@@ -53,7 +53,13 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     dirs.push(dataDir);
     const first = await startEmbedded(dataDir);
     expect(first.output()).toContain('DEFAULT CREDENTIALS IN USE');
-    expect(first.output()).toContain(`dashboard ${first.dashboard}`);
+    // The banner is the README's, on this start's ports (column padding aside).
+    const readme = await readFile(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+    const shown = /When it is up it prints[^`]*```\n([\s\S]*?)```/.exec(readme)![1]!;
+    const portOf: Record<string, number> = { '3000': first.ports.SVC_DASHBOARD_PORT, '8084': first.ports.SERVER_PORT, '4000': first.ports.SVC_ROUTER_PORT, '4001': first.ports.SVC_INSIGHT_PORT, '4002': first.ports.SVC_LLM_PORT, '4003': first.ports.SVC_CRAWL_PORT, '4004': first.ports.SVC_CMS_PORT };
+    const squash = (text: string) => text.replace(/[ \t]+/g, ' ');
+    expect(squash(first.output())).toContain(squash(shown.replace(/127\.0\.0\.1:(\d+)/g, (_, port: string) => `127.0.0.1:${portOf[port]}`)));
+    expect(first.output()).toContain(first.dashboard);
     const page = await fetch(first.dashboard);
     expect(page.status).toBe(200);
     expect(page.headers.get('content-security-policy')).toContain("script-src 'self'");

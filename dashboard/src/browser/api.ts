@@ -31,9 +31,15 @@ export async function graphql<T = any>(query: string, variables: Record<string, 
   return body.data as T;
 }
 
+/** The signed-in person as the platform verified them (the dashboard server's GET /session). */
 export interface Session {
   subject: string;
   roles: string[];
+  /** `['*']` for every tenant. */
+  tenants: string[];
+  sites: string[];
   expiresAt: number;
+  /** The tenant every call is made for (X-Svc-Tenant-Id, added by the dashboard server). */
+  tenant: string | null;
   defaultCredentials: boolean;
 }

@@ -39,4 +39,3 @@ export function safeLink(url: string, label: string): Node {
   return document.createTextNode(label);
 }
 
-export const time = (iso: string | null | undefined) => (iso ? new Date(iso).toLocaleString() : '');

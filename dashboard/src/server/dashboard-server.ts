@@ -3,12 +3,17 @@ import { request as httpRequest, type IncomingMessage, type ServerResponse } fro
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { createHttpServer, healthRoutes, listen, packageFileRoutes, readBody, sendJson, type Logger, type Route, type RunningServer } from '@svc/kit';
+import { cookie, readCookie, SESSION_COOKIE, TENANT_COOKIE } from './cookies.js';
+import { bridgePathOf } from './proxy-path.js';
+import { expiryOf, grantsTenant, lookUpViewer, sessionToken, sessionView, TENANT_ID, type Viewer } from './session.js';
 
 /**
  * The dashboard's server: the page, its compiled modules and uPlot, all from the project (no
  * CDN), and a same-origin proxy to the bridge (REST and the event stream) and the router
  * (GraphQL). It holds no rules: it only keeps the person's token in an HttpOnly, SameSite=Strict
- * cookie (no script, and no other origin, can read it) and adds it to what it forwards.
+ * cookie (no script, and no other origin, can read it) and adds it, with the tenant the person
+ * chose (X-Svc-Tenant-Id), to what it forwards. Who is signed in comes from the platform, which
+ * verifies the token (session.ts); the proxy reaches only the bridge's /api/ paths (proxy-path.ts).
  */
 export interface DashboardOptions {
   /** The REST bridge's base URL (http://host:port). */
@@ -22,7 +27,6 @@ export interface DashboardOptions {
   secureCookie?: boolean;
 }
 
-const COOKIE = 'svc_session';
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
 const PUBLIC = join(ROOT, 'public');
 const BROWSER = join(ROOT, 'dist', 'browser');
@@ -55,7 +59,12 @@ function directoryRoute(prefix: string, dir: string, cache: string): Route {
     method: 'GET',
     path: `${prefix}*`,
     handle: async (req, res) => {
-      const relative = normalize(decodeURIComponent((req.url ?? '').split('?')[0]!.slice(prefix.length)));
+      let relative: string;
+      try {
+        relative = normalize(decodeURIComponent((req.url ?? '').split('?')[0]!.slice(prefix.length)));
+      } catch {
+        return sendJson(res, 404, { message: 'Not found' }); // malformed percent-encoding
+      }
       if (relative.startsWith('..') || relative.includes('\0')) return sendJson(res, 404, { message: 'Not found' });
       try {
         const data = await readFile(join(dir, relative));
@@ -68,25 +77,6 @@ function directoryRoute(prefix: string, dir: string, cache: string): Route {
       }
     },
   };
-}
-
-function cookieToken(req: IncomingMessage): string | undefined {
-  for (const part of (req.headers.cookie ?? '').split(';')) {
-    const [name, ...value] = part.trim().split('=');
-    if (name === COOKIE && value.length) return decodeURIComponent(value.join('='));
-  }
-  return undefined;
-}
-
-/** The claims the page shows (who, which roles, until when); the bridge verifies the token on every call. */
-function claimsOf(token: string): { subject: string; roles: string[]; expiresAt: number } | undefined {
-  try {
-    const payload = JSON.parse(Buffer.from(token.split('.')[1] ?? '', 'base64url').toString('utf8')) as { sub?: unknown; roles?: unknown; exp?: unknown };
-    if (typeof payload.sub !== 'string' || typeof payload.exp !== 'number') return undefined;
-    return { subject: payload.sub, roles: Array.isArray(payload.roles) ? payload.roles.filter((r): r is string => typeof r === 'string') : [], expiresAt: payload.exp * 1000 };
-  } catch {
-    return undefined;
-  }
 }
 
 /**
@@ -104,14 +94,19 @@ function fromThePage(req: IncomingMessage): boolean {
 export async function startDashboard(options: DashboardOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
   const index = await readFile(join(PUBLIC, 'index.html'), 'utf8');
-  const cookie = (value: string, maxAge: number) =>
-    `${COOKIE}=${encodeURIComponent(value)}; HttpOnly; SameSite=Strict; Path=/; Max-Age=${maxAge}${options.secureCookie ? '; Secure' : ''}`;
+  const secure = options.secureCookie ?? false;
+  const signedOut = [cookie(SESSION_COOKIE, '', 0, secure), cookie(TENANT_COOKIE, '', 0, secure)];
 
-  /** Forwards one request to `target` with the session's token; streams the answer back (events included). */
+  /**
+   * Forwards one request to `target` with the session's token and chosen tenant (X-Svc-Tenant-Id,
+   * on every call: REST, the event stream and GraphQL); streams the answer back.
+   */
   function forward(req: IncomingMessage, res: ServerResponse, target: URL, body?: Buffer): void {
-    const token = cookieToken(req);
+    const token = sessionToken(req);
+    const tenant = readCookie(req, TENANT_COOKIE);
     const headers: Record<string, string> = { accept: req.headers.accept ?? 'application/json', 'x-request-id': String(req.headers['x-request-id'] ?? '') };
     if (token) headers.authorization = `Bearer ${token}`;
+    if (tenant && TENANT_ID.test(tenant)) headers['x-svc-tenant-id'] = tenant;
     if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
     if (req.headers['last-event-id']) headers['last-event-id'] = String(req.headers['last-event-id']);
     if (body) headers['content-length'] = String(body.length);
@@ -137,11 +132,26 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
 
   const proxy = (base: string, keepPath: boolean): Route['handle'] => async (req, res) => {
     if (!fromThePage(req)) return sendJson(res, 403, { code: 403, message: 'Changes must come from the dashboard page (x-svc-dashboard header, same origin)', data: null });
-    const url = new URL(req.url ?? '/', 'http://dashboard');
-    const target = keepPath ? new URL(`${url.pathname}${url.search}`, base) : new URL(base);
+    let target = new URL(base);
+    if (keepPath) {
+      const path = bridgePathOf(req.url ?? '/');
+      if (!path) return sendJson(res, 400, { code: 400, message: `Not a platform path under /api/: ${JSON.stringify((req.url ?? '').split('?')[0]!.slice(0, 200))} (dot segments, encoded slashes and backslashes are refused)`, data: null });
+      target = new URL(path, base);
+    }
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, 1_000_000);
     forward(req, res, target, body);
   };
+
+  /** The verified session of a request, or the answer to send instead. */
+  async function verified(req: IncomingMessage): Promise<{ token: string; viewer: Viewer; expiresAt: number } | { status: number; message: string; expired?: boolean }> {
+    const token = sessionToken(req);
+    if (!token) return { status: 401, message: 'Not signed in' };
+    const expiresAt = expiryOf(token);
+    if (expiresAt !== undefined && expiresAt <= Date.now()) return { status: 401, message: 'Your session expired; sign in again', expired: true };
+    const answer = await lookUpViewer(options.routerUrl, token);
+    if ('status' in answer) return answer;
+    return { token, viewer: answer.viewer, expiresAt: expiresAt ?? Date.now() + 3_600_000 };
+  }
 
   const routes: Route[] = [
     ...healthRoutes({ service: 'dashboard', log }),
@@ -168,25 +178,50 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
         if (!answer) return sendJson(res, 503, { message: 'The platform is unavailable; retry shortly' });
         const reply = (await answer.json().catch(() => ({}))) as { data?: { accessToken?: string; expiresIn?: number }; message?: string; errors?: unknown };
         const token = reply.data?.accessToken;
-        const claims = token ? claimsOf(token) : undefined;
-        if (!answer.ok || !token || !claims) return sendJson(res, answer.status >= 400 ? answer.status : 502, { message: reply.message ?? 'Sign-in failed', errors: reply.errors });
-        res.setHeader('set-cookie', cookie(token, reply.data?.expiresIn ?? 3600));
-        sendJson(res, 200, { ...claims, defaultCredentials: options.defaultCredentials });
+        if (!answer.ok || !token) return sendJson(res, answer.status >= 400 ? answer.status : 502, { message: reply.message ?? 'Sign-in failed', errors: reply.errors });
+        const who = await lookUpViewer(options.routerUrl, token);
+        if ('status' in who) return sendJson(res, who.status === 401 ? 502 : who.status, { message: who.status === 401 ? 'The platform refused the token it just issued' : who.message });
+        const maxAge = reply.data?.expiresIn ?? 3600;
+        const session = sessionView(req, who.viewer, expiryOf(token) ?? Date.now() + maxAge * 1000);
+        res.setHeader('set-cookie', [cookie(SESSION_COOKIE, token, maxAge, secure), cookie(TENANT_COOKIE, session.tenant ?? '', session.tenant ? maxAge : 0, secure)]);
+        sendJson(res, 200, { ...session, defaultCredentials: options.defaultCredentials });
       },
     },
     {
       method: 'GET',
       path: '/session',
-      handle: (req, res) => {
-        const token = cookieToken(req);
-        const claims = token ? claimsOf(token) : undefined;
+      handle: async (req, res) => {
         res.setHeader('cache-control', 'no-store');
-        if (!claims) return sendJson(res, 401, { message: 'Not signed in', defaultCredentials: options.defaultCredentials });
-        if (claims.expiresAt <= Date.now()) {
-          res.setHeader('set-cookie', cookie('', 0));
-          return sendJson(res, 401, { message: 'Your session expired; sign in again', expired: true, defaultCredentials: options.defaultCredentials });
+        const session = await verified(req);
+        if ('status' in session) {
+          if (session.status === 401 && sessionToken(req)) res.setHeader('set-cookie', signedOut);
+          return sendJson(res, session.status, { message: session.message, expired: session.expired, defaultCredentials: options.defaultCredentials });
         }
-        sendJson(res, 200, { ...claims, defaultCredentials: options.defaultCredentials });
+        const view = sessionView(req, session.viewer, session.expiresAt);
+        // A session without a usable tenant cookie (signed in before tenants, or a stale choice) gets its tenant now, so every later call carries it.
+        if (view.tenant && readCookie(req, TENANT_COOKIE) !== view.tenant) res.setHeader('set-cookie', cookie(TENANT_COOKIE, view.tenant, (session.expiresAt - Date.now()) / 1000, secure));
+        sendJson(res, 200, { ...view, defaultCredentials: options.defaultCredentials });
+      },
+    },
+    {
+      method: 'PUT',
+      path: '/session/tenant',
+      handle: async (req, res) => {
+        if (!fromThePage(req)) return sendJson(res, 403, { message: 'Choose a tenant from the dashboard page' });
+        let tenant: unknown;
+        try {
+          tenant = (JSON.parse((await readBody(req, 10_000)).toString('utf8') || '{}') as { tenant?: unknown }).tenant;
+        } catch {
+          return sendJson(res, 400, { message: 'The body must be JSON: {"tenant": "<tenant id>"}' });
+        }
+        if (typeof tenant !== 'string' || !TENANT_ID.test(tenant)) {
+          return sendJson(res, 400, { message: `Tenant ${JSON.stringify(tenant)} is not a tenant id (1-64 letters, digits, ".", "_" or "-", starting with a letter or digit)` });
+        }
+        const session = await verified(req);
+        if ('status' in session) return sendJson(res, session.status, { message: session.message, expired: session.expired });
+        if (!grantsTenant(session.viewer, tenant)) return sendJson(res, 403, { message: `Your token does not grant tenant ${JSON.stringify(tenant)}; it grants ${session.viewer.tenants.join(', ') || 'none'}` });
+        res.setHeader('set-cookie', cookie(TENANT_COOKIE, tenant, (session.expiresAt - Date.now()) / 1000, secure));
+        sendJson(res, 200, { ...sessionView(req, session.viewer, session.expiresAt, tenant), defaultCredentials: options.defaultCredentials });
       },
     },
     {
@@ -194,7 +229,7 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
       path: '/session',
       handle: (req, res) => {
         if (!fromThePage(req)) return sendJson(res, 403, { message: 'Sign out from the dashboard page' });
-        res.setHeader('set-cookie', cookie('', 0));
+        res.setHeader('set-cookie', signedOut);
         sendJson(res, 200, { message: 'Signed out' });
       },
     },

@@ -1,4 +1,5 @@
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
 import { chromium, type Browser, type Page } from 'playwright-core';
 
 /** Debian's Chromium, installed by scripts/provision.sh (Playwright's own browser downloads need internet). */
@@ -50,4 +51,22 @@ export function watchPage(page: Page): string[] {
   });
   page.on('pageerror', (error) => add(`page error: ${error.message}`));
   return problems;
+}
+
+/** axe-core's source, injected as the test's own evaluation (not a script element), so the page's CSP stays as it is. */
+const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core/axe.min.js'), 'utf8');
+
+/**
+ * The page's serious and critical accessibility violations by axe-core (WCAG 2 A/AA rules), as
+ * `rule: selector, ...` lines; empty when there are none.
+ */
+export async function seriousA11yViolations(page: Page): Promise<string[]> {
+  await page.evaluate(AXE_SOURCE);
+  type Result = { id: string; impact: string | null; nodes: { target: unknown[] }[] };
+  const violations = await page.evaluate(async () => {
+    const axe = (globalThis as unknown as { axe: { run(context: unknown, options: unknown): Promise<{ violations: Result[] }> } }).axe;
+    const result = await axe.run((globalThis as unknown as { document: unknown }).document, { runOnly: { type: 'tag', values: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'best-practice'] }, resultTypes: ['violations'] });
+    return result.violations.map((v) => ({ id: v.id, impact: v.impact, nodes: v.nodes.map((n) => JSON.stringify(n.target)) }));
+  });
+  return violations.filter((v) => v.impact === 'serious' || v.impact === 'critical').map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 5).join(', ')}`);
 }

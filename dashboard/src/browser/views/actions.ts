@@ -1,0 +1,99 @@
+import { ApiError, rest } from '../api.js';
+import { fill, h } from '../dom.js';
+import { num, when } from '../format.js';
+import { handle, state } from '../state.js';
+
+export interface Action {
+  actionId: string;
+  jobId: string;
+  kind: string;
+  title: string;
+  rationale: string;
+  targetType: string;
+  targetId: string;
+  params: Record<string, unknown>;
+  expectedImpact: { metric: string; horizon: number; p10: number; p50: number; p90: number } | null;
+  status: string;
+  expiresAt: string;
+  decision: { reviewedBy: string | null; comment: string | null; decidedAt: string } | null;
+  outcome: Record<string, unknown> | null;
+}
+
+/** A proposed action as a card a reviewer approves or rejects with a comment; it follows the action to its outcome. */
+export function actionCard(action: Action, decided: () => void): HTMLElement {
+  const card = h('article', { class: 'card', 'data-action': action.actionId, 'aria-label': action.title });
+  renderCard(card, action, decided);
+  return card;
+}
+
+function renderCard(card: HTMLElement, action: Action, decided: () => void, note?: { text: string; kind: 'conflict' | 'error' | 'info' }): void {
+  const impact = action.expectedImpact;
+  const body: (HTMLElement | null)[] = [
+    h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), action.title),
+    h('div', { class: 'meta' }, `${action.kind} · target ${action.targetType} ${action.targetId} · expires ${when(action.expiresAt)}`),
+    h('p', {}, action.rationale),
+    impact ? h('p', { class: 'meta' }, `Expected impact on ${impact.metric} over ${num(impact.horizon)} periods: ${num(impact.p50)} (between ${num(impact.p10)} and ${num(impact.p90)})`) : null,
+    h('details', {}, h('summary', {}, 'Parameters'), h('code', { class: 'args', 'aria-label': 'parameters' }, JSON.stringify(action.params, null, 1))),
+    action.decision ? h('p', { class: 'meta' }, `Decided by ${action.decision.reviewedBy ?? '?'} ${when(action.decision.decidedAt)}${action.decision.comment ? `: “${action.decision.comment}”` : ''}`) : null,
+    action.outcome ? outcomeOf(action) : null,
+  ];
+  if (action.status === 'PROPOSED') {
+    const comment = h('textarea', { 'aria-label': `Comment on ${action.title}`, placeholder: 'Comment (optional)' });
+    const approve = h('button', { class: 'primary', type: 'button' }, 'Approve');
+    const reject = h('button', { type: 'button' }, 'Reject');
+    const decide = async (verdict: 'approve' | 'reject') => {
+      approve.disabled = reject.disabled = true;
+      try {
+        const result = await rest<Action>(`/api/v1/insight/actions/${action.actionId}/${verdict}`, { body: { reviewedBy: state.session?.subject, comment: comment.value || undefined } });
+        renderCard(card, result, decided);
+        if (result.status === 'APPROVED') void awaitOutcome(card, result.actionId, decided);
+        decided();
+      } catch (error) {
+        if (error instanceof ApiError && error.status === 409) {
+          const current = await rest<Action>(`/api/v1/insight/actions/${action.actionId}`).catch(() => action);
+          renderCard(card, current, decided, { text: `Someone else decided first (409): ${error.message}`, kind: 'conflict' });
+          if (current.status === 'APPROVED') void awaitOutcome(card, current.actionId, decided);
+        } else if (error instanceof ApiError && error.status === 401) handle(error);
+        else renderCard(card, action, decided, { text: `Not decided: ${(error as Error).message}`, kind: 'error' });
+      }
+    };
+    approve.addEventListener('click', () => void decide('approve'));
+    reject.addEventListener('click', () => void decide('reject'));
+    body.push(comment, h('div', { class: 'buttons' }, approve, reject));
+  }
+  if (note) body.push(h('div', { class: `result ${note.kind}`, role: 'status' }, note.text));
+  fill(card, ...body);
+}
+
+/** What executing the action did: a failure's reason in plain sight, the full record on demand. */
+function outcomeOf(action: Action): HTMLElement {
+  const failed = action.status === 'EXECUTION_FAILED';
+  const reason = ['error', 'message', 'reason'].map((key) => action.outcome?.[key]).find((value): value is string => typeof value === 'string');
+  return h(
+    'details',
+    { class: `result outcome ${failed ? 'error' : ''}`, open: failed },
+    h('summary', {}, failed ? `Execution failed${reason ? `: ${reason}` : ''}` : 'Outcome'),
+    h('code', { class: 'args' }, JSON.stringify(action.outcome, null, 1)),
+  );
+}
+
+/** An approved action is carried out by a worker; the card follows it to its outcome. */
+async function awaitOutcome(card: HTMLElement, actionId: string, decided: () => void): Promise<void> {
+  for (let i = 0; i < 60; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const action = await rest<Action>(`/api/v1/insight/actions/${actionId}`).catch(() => undefined);
+    if (action && action.status !== 'APPROVED') return renderCard(card, action, decided);
+  }
+}
+
+/** The review queue: every proposal of the tenant waiting for a decision (reviewers only). */
+export async function loadQueue(target: HTMLElement, decided: () => void): Promise<void> {
+  try {
+    const actions = await rest<Action[] | { actions: Action[] }>('/api/v1/insight/actions?status=PROPOSED&first=50');
+    const list = Array.isArray(actions) ? actions : actions.actions;
+    fill(target, ...(list.length ? list.map((a) => actionCard(a, decided)) : [h('p', { class: 'muted' }, 'Nothing waits for a decision.')]));
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 403) fill(target, h('p', { class: 'muted' }, 'Reviewers see pending proposals here.'));
+    else handle(error);
+  }
+}

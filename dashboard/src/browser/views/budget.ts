@@ -1,0 +1,39 @@
+import { ApiError, graphql } from '../api.js';
+import { fill, h } from '../dom.js';
+import { num, percentOf, usd } from '../format.js';
+import { handle } from '../state.js';
+
+const AGENT = `query DashboardAgent($code: String!) {
+  agent(code: $code) { code budget { allocatedUsd currentUsageUsd burnRatePercent remainingUsd status hardLimitEnabled } usage { day requests costUsd } }
+}`;
+
+interface Agent {
+  budget: { allocatedUsd: number; currentUsageUsd: number; burnRatePercent: number; remainingUsd: number; status: string; hardLimitEnabled: boolean };
+  usage: { day: string; requests: number; costUsd: number }[];
+}
+
+/** What the analysis agent's thinking costs, from the model gateway. */
+export async function loadBudget(target: HTMLElement): Promise<void> {
+  try {
+    const { agent } = await graphql<{ agent: Agent | null }>(AGENT, { code: 'insight' });
+    if (!agent) return fill(target, h('p', { class: 'muted' }, 'The analysis agent has not used the gateway yet.'));
+    const days = new Set(agent.usage.map((u) => u.day)).size || 1;
+    const spent = agent.usage.reduce((sum, u) => sum + u.costUsd, 0);
+    const requests = agent.usage.reduce((sum, u) => sum + u.requests, 0);
+    fill(
+      target,
+      h(
+        'dl',
+        { class: 'budget' },
+        h('dt', {}, 'Allocated'), h('dd', {}, agent.budget.allocatedUsd ? usd(agent.budget.allocatedUsd) : 'no limit set'),
+        h('dt', {}, 'Used this month'), h('dd', {}, usd(agent.budget.currentUsageUsd)),
+        h('dt', {}, 'Burn rate'), h('dd', {}, `${percentOf(agent.budget.burnRatePercent / 100)} of the allocation`),
+        h('dt', {}, 'Per active day'), h('dd', {}, `${usd(spent / days)} (${num(requests)} model calls)`),
+        h('dt', {}, 'Status'), h('dd', {}, h('span', { class: 'badge' }, agent.budget.status), agent.budget.hardLimitEnabled ? ' hard limit' : ''),
+      ),
+    );
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 401) handle(error);
+    else fill(target, h('p', { class: 'muted' }, `Budget unavailable: ${(error as Error).message}`));
+  }
+}
