@@ -11,7 +11,7 @@
  */
 import type { LeafTable } from './leaf-table.js';
 import { shareOf } from './remainder.js';
-import type { Segment } from './segment-attribution.js';
+import type { Segment } from './segment.js';
 
 export const SQUEEZE = { minDeviation: 0.05, purity: 0.7, coverage: 0.8, maxLayer: 3, maxCombinations: 8, maxGroupShare: 0.5, minPart: 0.05 } as const;
 

@@ -14,6 +14,9 @@
  * set explains are ranked by the set's surprise.
  */
 import { searchCombinations } from './combination-search.js';
+import type { Segment } from './segment.js';
+
+export type { Segment } from './segment.js';
 import { LeafTable, jsTerm, type SegmentLeaf } from './leaf-table.js';
 import { shareOf } from './remainder.js';
 
@@ -29,22 +32,6 @@ export const ADTRIBUTOR = {
   /** A second level replaces its parent only when it holds at most this share of the parent's comparison value. */
   maxChildBaseShare: 0.5,
 } as const;
-
-export interface Segment {
-  labels: Record<string, string>;
-  /** The additive measure (a ratio's numerator) in the comparison period and in the period. */
-  before: number;
-  after: number;
-  /** In the subject's unit: the part of the subject's change this segment accounts for. */
-  contribution: number;
-  /** contribution ÷ the subject's change. */
-  share: number;
-  /** Explanatory power within the scope it was chosen in (the whole, or its parent segment). */
-  explanatoryPower: number;
-  surprise: number;
-  /** The second level, when the parent's change sits in a few of its sub-segments. */
-  children: Segment[];
-}
 
 export interface DimensionSet {
   dimension: string;

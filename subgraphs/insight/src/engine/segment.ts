@@ -1,0 +1,16 @@
+/** A segment of the subject (a set of label values) and its part in the change. */
+export interface Segment {
+  labels: Record<string, string>;
+  /** The additive measure (a ratio's numerator) in the comparison period and in the period. */
+  before: number;
+  after: number;
+  /** In the subject's unit: the part of the subject's change this segment accounts for. */
+  contribution: number;
+  /** contribution ÷ the subject's change. */
+  share: number;
+  /** Explanatory power within the scope it was chosen in (the whole, or its parent segment). */
+  explanatoryPower: number;
+  surprise: number;
+  /** The second level, when the parent's change sits in a few of its sub-segments. */
+  children: Segment[];
+}
