@@ -3,6 +3,7 @@ import type { JobStepWriter } from './agent/run-job.js';
 import { demoSeries } from './domain/demo-series.js';
 import type { Job } from './domain/job-records.js';
 import { createActionService, type ActionService } from './service/actions.js';
+import { createAnalysisService } from './service/analysis.js';
 import { createAnalysisWorker } from './service/analysis-worker.js';
 import { createActionExecutor } from './service/execute-action.js';
 import { threadAnalytics } from './service/analytics-pool.js';
@@ -102,6 +103,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const metrics = createMetricService({ store: metricStore, sources });
   const analytics = threadAnalytics();
   const forecasting = createForecastingService({ metrics, analytics });
+  const analysis = createAnalysisService({ metrics, analytics });
   if (settings.seedDemo && (await metricStore.isEmpty(DEMO_TENANT))) {
     const seeded = await metricStore.ingest(DEMO_TENANT, demoSeries(new Date(), seededRandom(DEMO_SEED)));
     log.info(seeded, 'seeded the demo business metrics');
@@ -113,6 +115,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     caller,
     metrics,
     forecasting,
+    analysis,
     graph: graphReads({ call, mintToken, authority: { ...(job?.authority ?? { subject: caller.principal.subject, roles: caller.principal.roles, sites: caller.principal.sites }), tenants: [caller.tenantId] }, tenantId: caller.tenantId }),
     now: Date.now,
   });

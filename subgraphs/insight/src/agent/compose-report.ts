@@ -1,5 +1,9 @@
-import type { Chart, Evidence, Finding, ProposedAction, Report } from '../domain/report.js';
+import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
+import { analysisFindings } from './analysis-findings.js';
+import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+
+export type { ToolOutcome } from './composed.js';
 
 /**
  * Builds the report from what the tools returned, so every figure in it is copied from a tool
@@ -13,12 +17,6 @@ import { ungroundedFigures } from '../domain/report.js';
  * A model may propose further actions with the `propose_action` tool.
  */
 
-export interface ToolOutcome {
-  step: number;
-  tool: string;
-  data: unknown;
-  summary: string;
-}
 
 export interface ModelJudgment {
   judgment?: unknown;
@@ -31,18 +29,6 @@ const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
 const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
 const signed = (v: number) => (v >= 0 ? `+${v}` : String(v));
-
-interface Composed {
-  findings: Finding[];
-  evidence: Evidence[];
-  charts: Chart[];
-  actions: ProposedAction[];
-}
-
-function addEvidence(c: Composed, e: Evidence): number {
-  c.evidence.push(e);
-  return c.evidence.length - 1;
-}
 
 function metricFindings(c: Composed, o: ToolOutcome): void {
   const d = obj(o.data);
@@ -179,8 +165,14 @@ function confidence(c: Composed): Report['confidence'] {
   return { value: Math.round(value * 100) / 100, reason };
 }
 
-/** The answer first: the asked metric's move, then what a change would do, then where it heads, then the largest driver move. */
-function composedJudgment(prompt: string, c: Composed): string {
+/**
+ * The answer first. With the engine's analysis: its answer and statements (premise, range,
+ * start, causes, the rest), then the what-if's simulation. Without it: the asked metric's move,
+ * then what a change would do, then where it heads, then the largest driver move.
+ */
+function composedJudgment(prompt: string, c: Composed, analysed: string | undefined): string {
+  const acts = c.actions.length ? ' Actions are proposed for review below.' : '';
+  if (analysed !== undefined) return `${analysed}${acts}`;
   if (c.findings.length === 0) return `No data answered "${prompt.slice(0, 200)}".`;
   const kind = (f: Finding) => c.evidence[f.evidence[0] ?? -1]?.kind;
   const metrics = c.findings.filter((f) => kind(f) === 'METRIC');
@@ -190,7 +182,6 @@ function composedJudgment(prompt: string, c: Composed): string {
     c.findings.find((f) => kind(f) === 'FORECAST'),
     ...metrics.slice(1, 2),
   ].filter((f): f is Finding => f !== undefined);
-  const acts = c.actions.length ? ' Actions are proposed for review below.' : '';
   return `${(lead.length ? lead : c.findings.slice(0, 3)).map((f) => f.detail).join(' ')}${acts}`;
 }
 
@@ -205,8 +196,10 @@ export interface ComposeInput {
 export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
   let history: Chart['history'] = [];
+  let analysed: string | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
+      case 'analyse_change': analysed = analysisFindings(c, o); history = c.charts[0]?.history ?? history; break;
       case 'lookup_metric': metricFindings(c, o); break;
       case 'forecast_metric': forecastFinding(c, o); history = c.charts[c.charts.length - 1]!.history; break;
       case 'simulate_scenario': simulationFinding(c, o, history); break;
@@ -224,7 +217,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const modelConfidence = num(input.model?.confidence);
   const ownConfidence = confidence(c);
   const report: Report = {
-    judgment: useModel ? said : composedJudgment(input.prompt, c),
+    judgment: useModel ? said : composedJudgment(input.prompt, c, analysed),
     judgmentSource: useModel ? 'model' : 'composed',
     findings: c.findings,
     evidence: c.evidence,

@@ -7,10 +7,15 @@
  * heading, what a proposed change would do, and what the knowledge base says.
  */
 
+import { plan as enginePlan } from '../engine/plan.js';
+import { catalogFromSeries } from '../service/analysis.js';
+
 export interface CatalogItem {
   name: string;
   labels: Record<string, string>;
   unit: string | null;
+  /** Other words for the metric, as its catalog declares them. */
+  synonyms?: readonly string[] | undefined;
 }
 
 export interface PlannedTask {
@@ -38,39 +43,9 @@ export interface PlanOptions {
   crossService: boolean;
 }
 
-const SYNONYMS: Record<string, string[]> = {
-  revenue: ['revenue', 'sales', 'income', 'turnover', 'earnings'],
-  sessions: ['sessions', 'traffic', 'visits', 'visitors'],
-  conversion_rate: ['conversion', 'conversions', 'convert', 'converting'],
-  ad_spend: ['ad', 'ads', 'advertising', 'campaign', 'campaigns', 'marketing'],
-  'llm.cost_usd': ['llm', 'model', 'models', 'ai', 'thinking', 'gateway'],
-  'llm.tokens': ['tokens'],
-  'cms.form_submissions': ['form', 'forms', 'submissions', 'leads', 'inquiries'],
-  'crawl.items': ['crawl', 'crawled', 'crawler', 'items'],
-};
-
-const WHY = /\b(why|cause|caused|drop|dropped|jump|jumped|spike|spiked|fall|fell|rise|rose|decline|declined|increase[ds]?|decrease[ds]?|change[ds]?|explain)\b/;
 const FUTURE = /\b(forecast|predict|projection|project|next|expect|expected|outlook|future|will)\b/;
 const BUDGET = /\b(budget|budgets|llm|model|models|tokens|agent|agents|gateway|thinking)\b/;
 const CONTENT = /\b(content|page|pages|landing|pricing|headline|cta|seo|website|site|conversion|publish)\b/;
-const CHANGE = /(increase|raise|boost|grow|double|cut|reduce|decrease|lower|drop|add|more|less|\+|-)?\s*(?:by\s+)?([+-]?\d+(?:\.\d+)?)\s*(%|percent)/i;
-
-function words(text: string): Set<string> {
-  return new Set(text.toLowerCase().split(/[^a-z0-9_.]+/).filter(Boolean));
-}
-
-function mentioned(prompt: Set<string>, name: string): boolean {
-  const own = name.split(/[._]/).filter((w) => w.length > 2 && w !== 'usd' && w !== 'rate');
-  return [...own, ...(SYNONYMS[name] ?? [])].some((w) => prompt.has(w));
-}
-
-/** Window of a lookup: enough to compare what the question compares. */
-function windowDays(text: string): number {
-  if (/\b(year|yearly|annual|12 months)\b/.test(text)) return 400;
-  if (/\b(quarter|quarterly|3 months)\b/.test(text)) return 120;
-  if (/\b(week|weekly|yesterday|days?)\b/.test(text)) return 35;
-  return 90;
-}
 
 function horizonDays(text: string): number {
   const explicit = /next\s+(\d{1,3})\s+days?/.exec(text);
@@ -81,7 +56,6 @@ function horizonDays(text: string): number {
   return 30;
 }
 
-const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 const labelArg = (labels: Record<string, string>) => Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(',');
 
 /** An argument as the instruction writes it: strings with spaces or commas quoted, so a model reads them whole. */
@@ -98,53 +72,43 @@ function task(tool: string, what: string, why: string, args: Record<string, unkn
   return { tool, args, instruction: instruction(tool, what, args), why };
 }
 
+/**
+ * The plan: the engine's reading of the question decides the subject (exact name, then declared
+ * synonym, then words, in the tenant's own catalog) and the what-if lever; nothing here names a
+ * metric. The engine's analysis comes first (premise, range, change point, causes, events); a
+ * what-if is also simulated (Monte Carlo over the estimated elasticity), a question about the
+ * future also forecast, and the platform's own context is read when the router is reachable.
+ */
 export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], options: PlanOptions): Plan {
   const text = prompt.toLowerCase();
-  const promptWords = words(prompt);
-  const names = [...new Set(catalog.map((c) => c.name))];
-  // A metric named verbatim wins over one matched through a word of its name or a synonym.
-  const exact = names.filter((n) => promptWords.has(n.toLowerCase()));
-  const asked = [...exact, ...names.filter((n) => !exact.includes(n) && mentioned(promptWords, n))];
-  const drivers = new Set(['ad_spend']);
-  const target = exact[0] ?? asked.find((n) => !drivers.has(n)) ?? (names.includes('revenue') ? 'revenue' : names[0]);
-  const alsoMatched = asked.filter((n) => n !== target);
   const tasks: PlannedTask[] = [task('list_metrics', 'See which metrics exist.', 'to know what can be measured', { name: '' })];
-  if (!target) return { target: '', alsoMatched, tasks };
-
-  const to = Math.floor(options.now / 86_400_000) * 86_400_000;
-  const from = to - windowDays(text) * 86_400_000;
-  const lookups = [target];
-  if (WHY.test(text) && target === 'revenue') lookups.push('sessions', 'conversion_rate', 'ad_spend');
-  for (const n of asked) if (!lookups.includes(n)) lookups.push(n);
-  for (const name of lookups.filter((n) => names.includes(n)).slice(0, 5)) {
-    tasks.push(task('lookup_metric', `Read ${name} day by day from ${day(from)} to ${day(to)}.`, name === target ? 'the figures asked about' : `a driver of ${target}`, { name, labels: '', from: day(from), to: day(to), step: '1d' }));
+  if (catalog.length === 0) return { target: '', alsoMatched: [], tasks };
+  const reading = enginePlan(prompt, catalogFromSeries(catalog), options.now);
+  const analyse = (what: string) => task('analyse_change', what, 'the answer: premise, expected range, when it started, causes and the unexplained rest', { question: prompt.slice(0, 2000) });
+  // A question that names no metric of the catalog gets the engine's own answer: it says so, and what there is.
+  if (reading.subject.kind !== 'metric') return { target: '', alsoMatched: [], tasks: [...tasks, analyse('Check the question against the catalog.')] };
+  const target = reading.subject.name;
+  const alsoMatched = reading.subject.others.map((m) => m.name);
+  tasks.push(analyse(`Analyse the question on ${target}.`));
+  const lever = reading.reading.whatIf;
+  if (lever?.metric && lever.metric !== target) {
+    const percent = Math.round(lever.change * 1000) / 10;
+    tasks.push(
+      task('simulate_scenario', `Simulate ${percent >= 0 ? '+' : ''}${percent}% ${lever.metric}${labelArg(lever.labels) ? ` (${labelArg(lever.labels)})` : ''} and its effect on ${target}.`, 'the question asks what a change would do', {
+        target_metric: target,
+        target_labels: '',
+        driver_metric: lever.metric,
+        driver_labels: labelArg(lever.labels),
+        change_percent: percent,
+        horizon: horizonDays(text),
+        seed: 1,
+      }),
+    );
   }
-  tasks.push(task('forecast_metric', `Forecast ${target}.`, FUTURE.test(text) ? 'the question asks where it is heading' : `where ${target} is heading if nothing changes`, { name: target, labels: '', horizon: horizonDays(text) }));
-
-  const change = CHANGE.exec(prompt);
-  if (change) {
-    const size = Math.abs(Number(change[2]));
-    const percent = change[2]!.startsWith('-') || change[1] === '-' || /\b(cut|cuts|reduce|reduced|decrease|lower|less)\b/.test(text) ? -size : size;
-    const driver = asked.find((n) => n !== target) ?? (names.includes('ad_spend') ? 'ad_spend' : undefined);
-    if (driver && driver !== target) {
-      const channels = catalog.filter((c) => c.name === driver).map((c) => c.labels);
-      const channel = channels.find((l) => Object.values(l).some((v) => promptWords.has(v.toLowerCase()))) ?? {};
-      tasks.push(
-        task('simulate_scenario', `Simulate ${percent >= 0 ? '+' : ''}${percent}% ${driver}${labelArg(channel) ? ` (${labelArg(channel)})` : ''} and its effect on ${target}.`, 'the question asks what a change would do', {
-          target_metric: target,
-          target_labels: '',
-          driver_metric: driver,
-          driver_labels: labelArg(channel),
-          change_percent: percent,
-          horizon: horizonDays(text),
-          seed: 1,
-        }),
-      );
-    }
-  }
+  if (FUTURE.test(text)) tasks.push(task('forecast_metric', `Forecast ${target}.`, 'the question asks where it is heading', { name: target, labels: '', horizon: horizonDays(text) }));
   if (options.crossService) {
     tasks.push(task('search_knowledge', 'Search the knowledge base for context.', 'what crawled sources say about it', { query: prompt.slice(0, 300), top_k: 5 }));
-    if (BUDGET.test(text) || target.startsWith('llm.')) tasks.push(task('read_budgets', 'Read the model gateway budgets.', 'what thinking costs and what is left', { agent_code: '' }));
+    if (BUDGET.test(text)) tasks.push(task('read_budgets', 'Read the model gateway budgets.', 'what thinking costs and what is left', { agent_code: '' }));
     if (CONTENT.test(text)) tasks.push(task('read_content', `Read the contents of site ${options.siteKey}.`, 'what the site shows and what waits to be published', { site_key: options.siteKey, slug: '' }));
   }
   return { target, alsoMatched, tasks };

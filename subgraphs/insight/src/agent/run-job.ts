@@ -14,8 +14,8 @@ import { planAnalysis, type Plan, type PlannedTask } from './planner.js';
  * a completed tool call is never made again and the job never gets a second report.
  *
  * Per planned task: the model is asked to call the task's tool (it fills the arguments; the
- * instruction spells them out), the tool runs, and the model observes the result. Then the
- * model may call further tools, and is asked for its judgment as JSON. The report is composed
+ * instruction spells them out) and the tool runs; its result step says in words what was
+ * learned. Then the model may call further tools, and is asked for its judgment as JSON. The report is composed
  * from the tool results (see compose-report.ts).
  */
 
@@ -176,13 +176,11 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     // What a resumed job already has, by task: a result belongs to the call written before it.
     const calls = new Map<number, Step>();
     const results = new Map<number, Step>();
-    const observed = new Set<number>();
     let lastTask: number | undefined;
     for (const s of written) {
       const task = taskOf(s);
       if (s.kind === 'TOOL_CALL' && task !== undefined) calls.set((lastTask = task), s);
       if (s.kind === 'TOOL_RESULT' && lastTask !== undefined) results.set(lastTask, s);
-      if (s.kind === 'OBSERVATION' && task !== undefined) observed.add(task);
     }
 
     const runTask = async (index: number, planned: PlannedTask | undefined, toolChoice: Parameters<ModelPort['chat']>[0]['tool_choice'], prompt: ChatMessage | undefined): Promise<boolean> => {
@@ -220,15 +218,10 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       } else {
         await execute(toolCall, planned?.args);
       }
-      if (planned && !observed.has(index)) {
-        const answer = await chat({});
-        const text = answer.content?.trim() || '(no observation)';
-        await append({ kind: 'OBSERVATION', title: `Observation on ${toolCall.function.name}`, detail: text, result: { task: index }, tokens: answer.tokens, costUsd: answer.costUsd, durationMs: answer.durationMs });
-        messages.push({ role: 'assistant', content: text });
-      } else if (planned) {
-        const obs = written.find((s) => s.kind === 'OBSERVATION' && taskOf(s) === index);
-        messages.push({ role: 'assistant', content: obs?.detail ?? '' });
-      }
+      // What was learned is the tool's own summary on its result step; a resumed job written by an
+      // earlier version may hold the model's observation, which the conversation keeps.
+      const obs = written.find((s) => s.kind === 'OBSERVATION' && taskOf(s) === index);
+      if (planned && obs) messages.push({ role: 'assistant', content: obs.detail ?? '' });
       return true;
     };
 

@@ -1,5 +1,6 @@
 import { seededRandom } from '@svc/kit/random';
 import type { Point } from '../domain/metric.js';
+import { analyse, type AnalysisInput } from '../engine/analyse.js';
 import { forecast, type ForecastPoint } from './forecast.js';
 import { simulate, type Scenario } from './simulate.js';
 
@@ -10,8 +11,16 @@ import { simulate, type Scenario } from './simulate.js';
  */
 export type AnalyticsTask =
   | { kind: 'forecast'; points: readonly Point[]; horizon: number }
-  | { kind: 'simulate'; baseline: readonly ForecastPoint[]; scenario: Scenario };
+  | { kind: 'simulate'; baseline: readonly ForecastPoint[]; scenario: Scenario }
+  | { kind: 'analyse'; input: AnalysisInput };
 
 export default function run(task: AnalyticsTask) {
-  return task.kind === 'forecast' ? forecast(task.points, task.horizon) : simulate(task.baseline, task.scenario, seededRandom(task.scenario.seed));
+  switch (task.kind) {
+    case 'forecast':
+      return forecast(task.points, task.horizon);
+    case 'simulate':
+      return simulate(task.baseline, task.scenario, seededRandom(task.scenario.seed));
+    case 'analyse':
+      return analyse(task.input);
+  }
 }

@@ -7,7 +7,8 @@ export type Evidence =
   | { kind: 'SIMULATION'; step: number; metric: string; driver: string; changePercent: number; horizon: number; summary: string }
   | { kind: 'KNOWLEDGE'; step: number; crawlItemId: string; url: string; title: string; excerpt: string }
   | { kind: 'CONTENT'; step: number; contentId: string; siteKey: string; slug: string; title: string }
-  | { kind: 'BUDGET'; step: number; agentCode: string; summary: string };
+  | { kind: 'BUDGET'; step: number; agentCode: string; summary: string }
+  | { kind: 'ANALYSIS'; step: number; metric: string; from: string; to: string; summary: string };
 
 export interface Finding {
   title: string;
@@ -16,14 +17,24 @@ export interface Finding {
   evidence: number[];
 }
 
-/** A chart the dashboard draws: a series with its history, and a band for forecasts and what-ifs. */
+/**
+ * A chart the dashboard draws: a series with its history (the analysed period shaded, events
+ * marked), a band for forecasts and what-ifs, or a waterfall from the comparison value through
+ * each cause and the unexplained rest to the period's value.
+ */
 export interface Chart {
   title: string;
   step: number;
-  kind: 'SERIES' | 'FORECAST' | 'SIMULATION';
+  kind: 'SERIES' | 'FORECAST' | 'SIMULATION' | 'WATERFALL';
   unit: string | null;
   history: { t: string; value: number }[];
   band?: { t: string; p10: number; p50: number; p90: number }[];
+  /** The analysed period, first and last day. */
+  period?: { from: string; to: string };
+  /** Events on the timeline: day and title. */
+  markers?: { t: string; label: string }[];
+  /** WATERFALL: start, one bar per cause, the remainder, end; each with its formatted value. */
+  bars?: { label: string; value: number; kind: 'start' | 'cause' | 'remainder' | 'end'; text: string }[];
 }
 
 export interface Report {

@@ -58,7 +58,7 @@ export class JobStep {
 
 @ObjectType({ description: 'Where a finding\'s figures come from: a metric window, a forecast, a simulation, a knowledge chunk, a content or a budget.' })
 export class Evidence {
-  @Field(() => String, { description: 'METRIC, FORECAST, SIMULATION, KNOWLEDGE, CONTENT or BUDGET' }) kind!: string;
+  @Field(() => String, { description: 'ANALYSIS (the engine\'s premise, range and attribution), METRIC, FORECAST, SIMULATION, KNOWLEDGE, CONTENT or BUDGET' }) kind!: string;
   @Field(() => Int, { description: 'The job step holding the tool result.' }) step!: number;
   @Field(() => String, { nullable: true }) metric!: string | null;
   @Field(() => GraphQLJSONObject, { nullable: true }) labels!: Record<string, string> | null;
@@ -88,7 +88,7 @@ export class InsightReport {
   @Field(() => [Evidence]) evidence!: Evidence[];
   @Field(() => Float, { description: '0 to 1' }) confidence!: number;
   @Field(() => String) confidenceReason!: string;
-  @Field(() => [GraphQLJSONObject], { description: 'Series, forecasts (p10/p50/p90 band) and what-ifs to draw.' }) charts!: Record<string, unknown>[];
+  @Field(() => [GraphQLJSONObject], { description: 'Series (with the analysed period and event markers), forecasts (p10/p50/p90 band), what-ifs, and the waterfall of a change (bars: start, causes, unexplained, end) to draw.' }) charts!: Record<string, unknown>[];
 }
 
 @ObjectType()

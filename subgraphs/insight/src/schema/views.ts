@@ -14,6 +14,7 @@ function evidenceView(e: EvidenceRecord): Evidence {
     case 'KNOWLEDGE': return { ...base, url: e.url, title: e.title, excerpt: e.excerpt, crawlItem: { id: e.crawlItemId } };
     case 'CONTENT': return { ...base, title: e.title, url: `${e.siteKey}/${e.slug}`, content: { id: e.contentId } };
     case 'BUDGET': return { ...base, summary: e.summary, agent: { code: e.agentCode } };
+    case 'ANALYSIS': return { ...base, metric: e.metric, from: e.from, to: e.to, summary: e.summary };
   }
 }
 

@@ -3,12 +3,16 @@ import { Piscina } from 'piscina';
 import type { AnalyticsTask } from '../analytics/analytics-thread.js';
 import type { Forecast, ForecastPoint } from '../analytics/forecast.js';
 import type { Scenario, Simulation } from '../analytics/simulate.js';
+import type { AnalysisInput } from '../engine/analyse.js';
+import type { Finding } from '../engine/finding.js';
 import type { Point } from '../domain/metric.js';
 
 /** Where forecasts and simulations are computed. */
 export interface Analytics {
   forecast(points: readonly Point[], horizon: number): Promise<Forecast>;
   simulate(baseline: readonly ForecastPoint[], scenario: Scenario): Promise<Simulation>;
+  /** The analysis engine over fetched series (engine/analyse.ts). */
+  analyse(input: AnalysisInput): Promise<Finding>;
   close(): Promise<void>;
 }
 
@@ -18,7 +22,7 @@ export interface Analytics {
  * and message (a RangeError for a series too short to fit).
  */
 export function threadAnalytics(options: { maxThreads?: number } = {}): Analytics {
-  const pool = new Piscina<AnalyticsTask, Forecast | Simulation>({
+  const pool = new Piscina<AnalyticsTask, Forecast | Simulation | Finding>({
     filename: new URL('../analytics/analytics-thread.js', import.meta.url).href,
     minThreads: 0,
     maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
@@ -28,6 +32,7 @@ export function threadAnalytics(options: { maxThreads?: number } = {}): Analytic
   return {
     forecast: (points, horizon) => run<Forecast>({ kind: 'forecast', points, horizon }),
     simulate: (baseline, scenario) => run<Simulation>({ kind: 'simulate', baseline, scenario }),
+    analyse: (input) => run<Finding>({ kind: 'analyse', input }),
     close: () => pool.destroy(),
   };
 }

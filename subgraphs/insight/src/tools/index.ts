@@ -1,3 +1,4 @@
+import { analyseChange } from './analyse-change.js';
 import { forecastMetric } from './forecast-metric.js';
 import { listMetrics } from './list-metrics.js';
 import { lookupMetric } from './lookup-metric.js';
@@ -8,7 +9,7 @@ import { simulateScenario } from './simulate-scenario.js';
 import type { Tool } from './tool.js';
 
 /** Every tool of the analysis agent, by name. */
-export const TOOLS: readonly Tool[] = [listMetrics, lookupMetric, forecastMetric, simulateScenario, searchKnowledge, readContent, readBudgets] as readonly Tool[] as Tool[];
+export const TOOLS: readonly Tool[] = [analyseChange, listMetrics, lookupMetric, forecastMetric, simulateScenario, searchKnowledge, readContent, readBudgets] as readonly Tool[] as Tool[];
 
 export function toolNamed(name: string): Tool | undefined {
   return TOOLS.find((t) => t.name === name);

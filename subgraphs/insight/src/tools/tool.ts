@@ -1,5 +1,6 @@
 import { jsonSchemaOf } from '@svc/kit';
 import { z } from 'zod';
+import type { AnalysisService } from '../service/analysis.js';
 import type { ForecastingService } from '../service/forecasting.js';
 import type { MetricService } from '../service/metrics.js';
 import type { Caller } from '../service/sources/metric-source.js';
@@ -13,6 +14,8 @@ export interface ToolContext {
   caller: Caller;
   metrics: MetricService;
   forecasting: ForecastingService;
+  /** The analysis engine over the tenant's catalog (absent in tests of single tools). */
+  analysis?: AnalysisService | undefined;
   /** Reads of other services through the router, with the requester's authority (absent in tests of metric tools). */
   graph?: GraphReads | undefined;
   now: () => number;

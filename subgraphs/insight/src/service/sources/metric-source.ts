@@ -17,6 +17,8 @@ export interface CatalogEntry {
   unit: string | null;
   source: MetricSource;
   description?: string | undefined;
+  /** Other words people use for the metric (the catalog's, not the analysis code's). */
+  synonyms?: readonly string[] | undefined;
   points?: number | undefined;
   first?: Date | null | undefined;
   last?: Date | null | undefined;

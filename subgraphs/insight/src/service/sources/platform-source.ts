@@ -12,7 +12,7 @@ interface Family<Row> {
   rows(data: Record<string, unknown>): Row[];
   day(row: Row): string;
   labelsOf(row: Row): Labels;
-  metrics: Record<string, { unit: string; description: string; value(row: Row): number }>;
+  metrics: Record<string, { unit: string; description: string; synonyms: string[]; value(row: Row): number }>;
 }
 
 interface UsageRow {
@@ -53,9 +53,9 @@ const llmUsage: Family<UsageRow> = {
   day: (r) => r.day,
   labelsOf: (r) => ({ agent: r.agentCode }),
   metrics: {
-    'llm.cost_usd': { unit: 'USD', description: 'Model gateway spend per agent per day', value: (r) => r.costUsd },
-    'llm.tokens': { unit: 'tokens', description: 'Prompt and completion tokens per agent per day', value: (r) => r.promptTokens + r.completionTokens },
-    'llm.requests': { unit: 'requests', description: 'Model gateway requests per agent per day', value: (r) => r.requests },
+    'llm.cost_usd': { unit: 'USD', description: 'Model gateway spend per agent per day', synonyms: ['model spend', 'llm spend', 'ai spend', 'model cost', 'thinking cost'], value: (r) => r.costUsd },
+    'llm.tokens': { unit: 'tokens', description: 'Prompt and completion tokens per agent per day', synonyms: ['model tokens'], value: (r) => r.promptTokens + r.completionTokens },
+    'llm.requests': { unit: 'requests', description: 'Model gateway requests per agent per day', synonyms: ['model requests', 'llm calls'], value: (r) => r.requests },
   },
 };
 
@@ -67,8 +67,8 @@ const formSubmissions: Family<SubmissionRow> = {
   day: (r) => r.day,
   labelsOf: (r) => ({ site: r.siteKey, form: r.formKey }),
   metrics: {
-    'cms.form_submissions': { unit: 'submissions', description: 'Form submissions (not spam) per site and form per day', value: (r) => r.submissions },
-    'cms.form_spam': { unit: 'submissions', description: 'Submissions caught by the honeypot per site and form per day', value: (r) => r.spam },
+    'cms.form_submissions': { unit: 'submissions', description: 'Form submissions (not spam) per site and form per day', synonyms: ['leads', 'inquiries', 'form submissions'], value: (r) => r.submissions },
+    'cms.form_spam': { unit: 'submissions', description: 'Submissions caught by the honeypot per site and form per day', synonyms: ['spam'], value: (r) => r.spam },
   },
 };
 
@@ -80,9 +80,9 @@ const crawlItems: Family<ItemRow> = {
   day: (r) => r.day,
   labelsOf: (r) => ({ job: r.jobId, job_name: r.jobName, tenant: r.tenantId }),
   metrics: {
-    'crawl.items': { unit: 'items', description: 'Items collected by completed crawl runs per job per day', value: (r) => r.items },
-    'crawl.new_items': { unit: 'items', description: 'Items seen for the first time per crawl job per day', value: (r) => r.newItems },
-    'crawl.runs': { unit: 'runs', description: 'Completed crawl runs per job per day', value: (r) => r.executions },
+    'crawl.items': { unit: 'items', description: 'Items collected by completed crawl runs per job per day', synonyms: ['crawled items'], value: (r) => r.items },
+    'crawl.new_items': { unit: 'items', description: 'Items seen for the first time per crawl job per day', synonyms: ['new items'], value: (r) => r.newItems },
+    'crawl.runs': { unit: 'runs', description: 'Completed crawl runs per job per day', synonyms: ['crawl runs'], value: (r) => r.executions },
   },
 };
 
@@ -109,6 +109,7 @@ export function platformSource(deps: { call: GraphCall; headers(caller: Caller):
           unit: m.unit,
           source: 'platform' as const,
           description: `${m.description} (labels ${family.labels.join(', ')})`,
+          synonyms: m.synonyms,
         })),
       );
     },

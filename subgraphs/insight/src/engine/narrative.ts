@@ -1,0 +1,67 @@
+/**
+ * The answer after its first sentence, in the order an analyst gives it (ANALYSIS.md): how
+ * unusual the move is, when it started and what happened then, the causes with their shares and
+ * the part nothing explains, what moved at the same time (never called a cause), where the metric
+ * is heading, and what the what-if would bring. Every figure is the engine's, formatted for the
+ * metric's unit and the locale.
+ */
+import { answerFirstSentence } from './answer.js';
+import type { Finding } from './finding.js';
+import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
+
+export interface Narrative {
+  /** The judgment's first sentence: the answer to the question asked. */
+  answer: string;
+  /** Each further statement, one sentence each, in reading order. */
+  statements: { topic: 'range' | 'start' | 'cause' | 'remainder' | 'candidate' | 'forecast' | 'what-if' | 'note'; text: string }[];
+}
+
+const MAX_CAUSES = 4;
+
+export function narrate(f: Finding): Narrative {
+  const answer = answerFirstSentence(f);
+  const statements: Narrative['statements'] = [];
+  if (f.status !== 'analysed' || !f.subject || !f.premise) return { answer, statements };
+  const locale = f.locale;
+  const unit = f.subject.unit;
+  const v = (x: number) => formatValue(x, unit, locale);
+  const d = (x: number) => formatDelta(x, unit, locale);
+  const p = f.premise;
+  if (p.band && p.position) {
+    const where = p.position === 'inside' ? 'inside' : p.position === 'below' ? 'below' : 'above';
+    statements.push({ topic: 'range', text: `From the history before the period, ${f.subject.name} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
+  }
+  if (f.changePoint) {
+    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `${e.event.title} (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? '+' : ''}${e.offsetDays} day` : ''})`);
+    statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `, when ${events.join('; ')} happened` : ''}.` });
+  }
+  if (p.observed !== 'flat' && f.causes.length > 0) {
+    for (const c of f.causes.slice(0, MAX_CAUSES)) {
+      const how = c.view === 'segment' ? `the segment ${c.name}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
+      const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
+      statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
+    }
+    statements.push({ topic: 'remainder', text: `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).` });
+  } else if (p.observed !== 'flat' && p.verdict !== 'within-normal') {
+    statements.push({ topic: 'remainder', text: `No declared formula, driver or label of ${f.subject.name} explains the change: all of ${d(p.change)} is unexplained.` });
+  }
+  for (const c of f.candidates.slice(0, 3)) {
+    const text = c.reason === 'change-point' && c.day
+      ? `${c.metric} moved at the same time (its level shifted on ${formatDay(c.day, locale)})`
+      : c.lagDays
+        ? `${c.metric} moves ${c.lagDays} day${c.lagDays === 1 ? '' : 's'} ahead of ${f.subject.name}${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`
+        : `${c.metric} moves with ${f.subject.name} day by day${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`;
+    statements.push({ topic: 'candidate', text: `${text}; that is a lead to check, not a proven cause.` });
+  }
+  if (f.forecast) {
+    statements.push({ topic: 'forecast', text: `If nothing changes, ${f.subject.name} is expected at ${v(f.forecast.p50)} (p10 ${v(f.forecast.p10)}, p90 ${v(f.forecast.p90)}) from ${formatDay(f.forecast.from, locale)} to ${formatDay(f.forecast.to, locale)}.` });
+  }
+  if (f.whatIf?.effect && f.whatIf.metric) {
+    const e = f.whatIf.effect;
+    statements.push({
+      topic: 'what-if',
+      text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${f.subject.name} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}.`,
+    });
+  }
+  return { answer, statements };
+}

@@ -1,0 +1,135 @@
+import { SvcError } from '@svc/kit';
+import { sumSeries, type Point } from '../domain/metric.js';
+import { catalogOf, type CatalogEntry as EngineEntry, type Unit } from '../engine/catalog.js';
+import type { EngineEvent } from '../engine/events.js';
+import type { Finding } from '../engine/finding.js';
+import { plan, type SeriesRequest } from '../engine/plan.js';
+import type { SeriesData } from '../engine/series.js';
+import type { Analytics } from './analytics-pool.js';
+import type { MetricService } from './metrics.js';
+import type { Caller, CatalogEntry as SourceEntry } from './sources/metric-source.js';
+
+/**
+ * The analysis engine over one tenant's data: the catalog (what each metric means), the plan of
+ * series to read, the reads (through the metric service, so the tenant's own series only), and
+ * the engine's run on the analytics threads. The engine does the arithmetic; this only fetches.
+ */
+export interface AnalysisDeps {
+  metrics: MetricService;
+  analytics: Analytics;
+  /** The tenant's declared metric definitions merged with its series; default: the series' units and labels only. */
+  catalog?: (caller: Caller) => Promise<EngineEntry[]>;
+  /** The tenant's events in a window (stored and the platform's own); default none. */
+  events?: (caller: Caller, from: number, to: number) => Promise<EngineEvent[]>;
+  now?: () => number;
+  /** Series read at once. Default 6. */
+  parallelReads?: number;
+}
+
+const DAY = 86_400_000;
+
+/** A stored unit string as the engine reads it: a currency code, a ratio or percent, else a count of that noun. */
+export function unitOf(unit: string | null): Unit | undefined {
+  if (!unit) return undefined;
+  if (/^[A-Z]{3}$/.test(unit)) return { kind: 'currency', code: unit };
+  if (unit === 'ratio' || unit === 'fraction') return { kind: 'ratio' };
+  if (unit === '%' || unit === 'percent') return { kind: 'percent' };
+  return { kind: 'count', noun: unit };
+}
+
+/** The catalog as the series show it: one entry per name with its unit, label names and label values. */
+export function catalogFromSeries(entries: readonly (Pick<SourceEntry, 'name' | 'labels' | 'unit'> & { synonyms?: readonly string[] | undefined })[]): EngineEntry[] {
+  const byName = new Map<string, { unit: string | null; labels: Map<string, Set<string>>; synonyms: readonly string[] }>();
+  for (const e of entries) {
+    const entry = byName.get(e.name) ?? { unit: e.unit, labels: new Map<string, Set<string>>(), synonyms: e.synonyms ?? [] };
+    entry.unit ??= e.unit;
+    for (const [k, v] of Object.entries(e.labels)) entry.labels.set(k, (entry.labels.get(k) ?? new Set()).add(v));
+    byName.set(e.name, entry);
+  }
+  return [...byName.entries()].map(([name, e]) => {
+    const unit = unitOf(e.unit);
+    return {
+      name,
+      ...(unit ? { unit } : {}),
+      labels: [...e.labels.keys()],
+      ...(e.synonyms.length ? { synonyms: [...e.synonyms] } : {}),
+      labelValues: Object.fromEntries([...e.labels.entries()].map(([k, values]) => [k, [...values].sort()])),
+    };
+  });
+}
+
+/** Runs `work` over `items`, at most `width` at a time, keeping their order. */
+async function inBatches<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
+  const out: R[] = new Array(items.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: Math.min(width, items.length) }, async () => {
+    while (next < items.length) {
+      const i = next++;
+      out[i] = await work(items[i]!);
+    }
+  }));
+  return out;
+}
+
+/** Averages several series point by point (a mean-aggregated metric's labelled series). */
+function meanSeries(series: readonly (readonly Point[])[]): Point[] {
+  const totals = new Map<number, { sum: number; n: number }>();
+  for (const points of series) for (const p of points) {
+    const t = totals.get(p.t) ?? { sum: 0, n: 0 };
+    t.sum += p.value;
+    t.n += 1;
+    totals.set(p.t, t);
+  }
+  return [...totals.entries()].sort((a, b) => a[0] - b[0]).map(([t, { sum, n }]) => ({ t, value: sum / n }));
+}
+
+export function createAnalysisService(deps: AnalysisDeps) {
+  const now = deps.now ?? Date.now;
+  const catalogFor = deps.catalog ?? (async (caller: Caller) => catalogFromSeries(await deps.metrics.names(caller)));
+
+  return {
+    /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
+    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
+      const catalog = await catalogFor(caller);
+      const at = now();
+      const p = plan(question, catalog, at);
+      const defs = catalogOf(catalog);
+      const failedReads: string[] = [];
+      const seen = new Set<string>();
+      const requests = p.requests.filter((r) => {
+        const key = `${r.metric}|${r.shape}|${JSON.stringify(r.labels ?? {})}`;
+        return !seen.has(key) && !!seen.add(key);
+      });
+      const read = async (r: SeriesRequest): Promise<SeriesData[]> => {
+        const def = defs.get(r.metric);
+        const additive = def?.aggregation === 'sum';
+        const how = def?.aggregation === 'last' ? 'last' : additive ? 'sum' : 'avg';
+        try {
+          const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
+          const series = await deps.metrics.lookup(caller, { name: r.metric, labels: r.labels ?? {}, from: `${r.from}T00:00:00Z`, to, step: '1d', aggregation: how });
+          if (r.shape === 'leaves') return series.map((s) => ({ name: r.metric, labels: s.labels, points: s.points }));
+          const points = series.length === 1 ? series[0]!.points : additive ? sumSeries(series.map((s) => s.points)) : meanSeries(series.map((s) => s.points));
+          return [{ name: r.metric, labels: r.labels ?? {}, points }];
+        } catch (error) {
+          if (!(error instanceof SvcError)) throw error;
+          failedReads.push(`${r.metric}: ${error.message}`);
+          return [];
+        }
+      };
+      const series = (await inBatches(requests, deps.parallelReads ?? 6, read)).flat();
+      const events = deps.events ? await deps.events(caller, at - 430 * DAY, at).catch((error: unknown) => {
+        if (!(error instanceof SvcError)) throw error;
+        failedReads.push(`events: ${error.message}`);
+        return [];
+      }) : [];
+      const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
+      // The subject's last 120 days, for the report's chart.
+      const subject = finding.subject?.name;
+      const total = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0);
+      const history = (total?.points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
+      return { finding, reads: requests.length, failedReads, history };
+    },
+  };
+}
+
+export type AnalysisService = ReturnType<typeof createAnalysisService>;

@@ -1,0 +1,28 @@
+import { SvcError } from '@svc/kit';
+import { z } from 'zod';
+import { narrate } from '../engine/narrative.js';
+import { defineTool } from './tool.js';
+
+/**
+ * The analysis engine as a tool: it reads the question, picks its metric in the tenant's catalog
+ * (exact name, then synonym, then words), checks the premise against the expected range, finds
+ * when the change started, attributes it through formulas, drivers and labels (with what is left
+ * unexplained), lines events up, and answers first. The figures are the engine's; a model
+ * writes around them.
+ */
+export const analyseChange = defineTool({
+  name: 'analyse_change',
+  description: 'Answers "why did X change / is it unusual / what if": premise check against the expected range, change point, causes with shares and the unexplained rest, events, forecast and what-if, on the tenant\'s catalog.',
+  input: z.object({
+    question: z.string().min(1).max(2000).describe('The question as the person asked it.'),
+  }),
+  async run(ctx, args) {
+    if (!ctx.analysis) throw new SvcError('UNAVAILABLE', 'The analysis engine is not available here');
+    const { finding, failedReads, history } = await ctx.analysis.analyse(ctx.caller, args.question);
+    const { answer, statements } = narrate(finding);
+    return {
+      data: { answer, statements, finding, history, ...(failedReads.length ? { failedReads } : {}) },
+      summary: [answer, ...statements.slice(0, 3).map((s) => s.text)].join(' '),
+    };
+  },
+});
