@@ -91,6 +91,16 @@ describe('jobs belong to their tenant', () => {
     expect(job.status).toBe('COMPLETED');
   });
 
+  it('acts for the tenant it was created in: the default admin\'s job reads the knowledge base and the catalog of that tenant', async () => {
+    const created = await call(jobs(), { headers: bearer(tokens.admin, 'demo'), json: { prompt: 'Why did revenue drop last week?' } });
+    expect(created.status).toBe(202);
+    const job = await ended(created.body.data.jobId, tokens.admin, 'demo');
+    expect(job.status).toBe('COMPLETED');
+    const search = job.steps.find((s: { kind: string; toolName: string }) => s.kind === 'TOOL_RESULT' && s.toolName === 'search_knowledge');
+    expect(search.resultSummary).not.toMatch(/X-Svc-Tenant-Id|failed/);
+    expect(job.report.judgment).toMatch(/^revenue /);
+  });
+
   it('relays ?lastEventId= like the Last-Event-ID header (EventSource cannot set headers)', async () => {
     const reply = await fetch(`${jobs()}/${t1Job}/events?lastEventId=2`, { headers: { ...bearer(tokens.t1Analyst), accept: 'text/event-stream' } });
     expect(reply.status).toBe(200);

@@ -1,0 +1,90 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { generateLeaves, totalOf } from '@svc/insight/engine/synthetic-series';
+import { eventually } from './support/eventually.js';
+import { call } from './support/http.js';
+import { startTestPlatform, type TestPlatform } from './support/platform.js';
+
+/**
+ * Planted causes through the running platform: a tenant ingests series the demo never had
+ * (names, labels, units), a cause is planted in them, and a question goes through the REST API
+ * as a person would ask it. The report must answer first, find the planted cause, and state the
+ * rest; the engine's own suite (subgraphs/insight/src/engine/planted-*.test.ts) covers the
+ * methods case by case.
+ */
+
+let platform: TestPlatform;
+let analyst: string;
+const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+const DAY = 86_400_000;
+const today = Math.floor(Date.now() / DAY) * DAY;
+const isoDay = (t: number) => new Date(t).toISOString().slice(0, 10);
+/** Monday of the last complete ISO week. */
+const lastMonday = (() => {
+  const weekday = (new Date(today).getUTCDay() + 6) % 7;
+  return today - (weekday + 7) * DAY;
+})();
+
+async function ingest(series: readonly { name: string; labels: Readonly<Record<string, string>>; points: readonly { t: number; value: number }[] }[], unit: string) {
+  for (let i = 0; i < series.length; i += 50) {
+    const batch = series.slice(i, i + 50).map((s) => ({ name: s.name, labels: s.labels, unit, points: s.points.map((p) => ({ timestamp: p.t, value: Math.round(p.value * 100) / 100 })) }));
+    const reply = await call(`${platform.bridge}/api/v1/insight/metrics`, { headers: bearer(analyst), json: { series: batch } });
+    expect(reply.status).toBe(200);
+  }
+}
+
+async function ask(prompt: string) {
+  const created = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(analyst), json: { prompt } });
+  expect(created.status).toBe(202);
+  return eventually(async () => {
+    const reply = await call(`${platform.bridge}/api/v1/insight/jobs/${created.body.data.jobId}`, { headers: bearer(analyst) });
+    return ['COMPLETED', 'FAILED'].includes(reply.body.data.status) ? reply.body.data : undefined;
+  }, 60_000, 'the analysis to end');
+}
+
+beforeAll(async () => {
+  platform = await startTestPlatform({ SVC_INSIGHT_WORKER: 'true' });
+  analyst = await platform.token({ subject: 'pia', roles: ['analyst'], tenants: ['planted'], sites: [] });
+  const start = isoDay(today - 120 * DAY);
+  // Bookings by region and channel; from last Monday on, region "north" loses 45 % of its bookings.
+  const leaves = generateLeaves('bookings', { region: ['north', 'south', 'east', 'west'], channel: ['web', 'app'] }, { start, days: 120, level: 8000, seed: 11, noise: 0.02 }, (labels, day) =>
+    labels.region === 'north' && Date.parse(`${day}T00:00:00Z`) >= lastMonday ? 0.55 : 1,
+  );
+  await ingest(leaves, 'EUR');
+  // A metric that only wobbles, for the false premise.
+  const steady = totalOf('signups', generateLeaves('signups', { plan: ['free', 'pro'] }, { start, days: 120, level: 900, seed: 5, noise: 0.02 }));
+  await ingest([steady], 'signups');
+});
+afterAll(async () => {
+  await platform?.close();
+});
+
+describe('planted causes through the API', () => {
+  it('finds a segment that fell, answers first, and states what is left unexplained', async () => {
+    const job = await ask('Why did bookings drop last week?');
+    expect(job.status).toBe('COMPLETED');
+    const judgment: string = job.report.judgment;
+    expect(judgment).toMatch(/^bookings fell \d+(\.\d+)? %/);
+    expect(judgment).toMatch(/€|EUR/);
+    const causes = job.report.findings.filter((f: { title: string }) => f.title === 'A cause').map((f: { detail: string }) => f.detail);
+    expect(causes[0]).toMatch(/region=north/);
+    expect(job.report.findings.some((f: { title: string }) => f.title === 'What nothing explains')).toBe(true);
+    const waterfall = job.report.charts.find((c: { kind: string }) => c.kind === 'WATERFALL');
+    expect(waterfall.bars[0]).toMatchObject({ kind: 'start' });
+    expect(waterfall.bars.at(-1)).toMatchObject({ kind: 'end' });
+    expect(waterfall.bars.some((b: { label: string }) => /region=north/.test(b.label))).toBe(true);
+  });
+
+  it('says a false premise first, with the figures', async () => {
+    const job = await ask('Why did signups spike last week?');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.report.judgment).toMatch(/^signups did not (spike|rise)|^signups .*(within|inside|normal)/);
+  });
+
+  it('says it does not know a metric the tenant does not have, and invents nothing', async () => {
+    const job = await ask('Why did churn rise last month?');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.report.judgment).toMatch(/^No metric in this tenant's catalog matches the question/);
+    expect(job.report.judgment).toContain('bookings');
+    expect(job.report.charts).toEqual([]);
+  });
+});
