@@ -205,7 +205,7 @@ describe('metrics belong to their tenant', () => {
     expect(created.status).toBe(202);
     const job = await ended(created.body.data.jobId, t3);
     expect(job.status).toBe('COMPLETED');
-    const failedSteps = job.steps.filter((s: { kind: string; resultSummary: string | null }) => s.kind === 'TOOL_RESULT' && /failed|not a finite|Could not fit/.test(s.resultSummary ?? ''));
+    const failedSteps = job.steps.filter((s: { kind: string; resultSummary: string | null }) => s.kind === 'TOOL_RESULT' && /failed|not a finite|Could not fit|could not be read/.test(s.resultSummary ?? ''));
     expect(failedSteps.length).toBeGreaterThan(0);
   });
 });

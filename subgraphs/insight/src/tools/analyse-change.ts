@@ -20,9 +20,11 @@ export const analyseChange = defineTool({
     if (!ctx.analysis) throw new SvcError('UNAVAILABLE', 'The analysis engine is not available here');
     const { finding, failedReads, history } = await ctx.analysis.analyse(ctx.caller, args.question);
     const { answer, statements } = narrate(finding);
+    // A series that could not be read (a value that overflows, a source that refused) is said, not hidden.
+    if (failedReads.length) statements.push({ topic: 'note', text: `${failedReads.length} series could not be read: ${failedReads.slice(0, 3).join('; ')}.` });
     return {
       data: { answer, statements, finding, history, ...(failedReads.length ? { failedReads } : {}) },
-      summary: [answer, ...statements.slice(0, 3).map((s) => s.text)].join(' '),
+      summary: [answer, ...statements.slice(0, 3).map((s) => s.text), ...(failedReads.length ? [statements.at(-1)!.text] : [])].join(' '),
     };
   },
 });
