@@ -206,6 +206,7 @@ describe('metrics belong to their tenant', () => {
     const job = await ended(created.body.data.jobId, t3);
     expect(job.status).toBe('COMPLETED');
     const failedSteps = job.steps.filter((s: { kind: string; resultSummary: string | null }) => s.kind === 'TOOL_RESULT' && /failed|not a finite|Could not fit|could not be read/.test(s.resultSummary ?? ''));
+    expect(job.report.judgment).not.toMatch(/NaN|∞|Infinity/);
     expect(failedSteps.length).toBeGreaterThan(0);
   });
 });

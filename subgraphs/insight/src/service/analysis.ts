@@ -1,5 +1,5 @@
 import { SvcError } from '@svc/kit';
-import { sumSeries, type Point } from '../domain/metric.js';
+import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
 import { catalogOf, type CatalogEntry as EngineEntry, type Unit } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Finding } from '../engine/finding.js';
@@ -107,6 +107,9 @@ export function createAnalysisService(deps: AnalysisDeps) {
         try {
           const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
           const series = await deps.metrics.lookup(caller, { name: r.metric, labels: r.labels ?? {}, from: `${r.from}T00:00:00Z`, to, step: '1d', aggregation: how });
+          // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
+          const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
+          if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
           if (r.shape === 'leaves') return series.map((s) => ({ name: r.metric, labels: s.labels, points: s.points }));
           const points = series.length === 1 ? series[0]!.points : additive ? sumSeries(series.map((s) => s.points)) : meanSeries(series.map((s) => s.points));
           return [{ name: r.metric, labels: r.labels ?? {}, points }];
