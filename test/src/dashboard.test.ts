@@ -114,6 +114,7 @@ describe('the analysis dashboard', () => {
     await reviewer.locator('.report .judgment').waitFor();
     expect((await reviewer.locator('.report .judgment').textContent())!.length).toBeGreaterThan(20);
     const charts = reviewer.locator('.chart canvas');
+    await charts.first().waitFor();
     expect(await charts.count()).toBeGreaterThan(0);
     type Canvas = { width: number; height: number; getContext(kind: '2d'): { getImageData(x: number, y: number, w: number, h: number): { data: Uint8ClampedArray } } };
     const inked = await charts.first().evaluate((canvas) => {
@@ -124,7 +125,12 @@ describe('the analysis dashboard', () => {
       return painted;
     });
     expect(inked).toBeGreaterThan(500);
-    expect(await reviewer.locator('.chart[data-kind=FORECAST]').count()).toBeGreaterThan(0);
+    expect(await reviewer.locator('.chart[data-kind=SERIES]').count()).toBeGreaterThan(0);
+    // The waterfall of the change: the value before, the rest nothing explains, the value now.
+    const rows = await reviewer.locator('.report .waterfall .waterfall-rows li').allInnerTexts();
+    expect(rows.length).toBeGreaterThanOrEqual(3);
+    expect(rows[0]).toMatch(/^before/);
+    expect(rows.at(-1)).toMatch(/^now/);
     await reviewer.locator('.report').screenshot({ path: join(OUT, 'report.png') });
     await reviewer.getByRole('region', { name: 'Charts and findings' }).screenshot({ path: join(OUT, 'charts.png') });
   });
@@ -132,8 +138,9 @@ describe('the analysis dashboard', () => {
   it('leads with the answer: report and actions above one-line steps; charts inside their cards with named series and values on hover', async () => {
     const top = async (selector: string) => (await reviewer.locator(selector).first().boundingBox())!.y;
     expect(await top('.report .judgment')).toBeLessThan(await top('.actions'));
-    expect(await top('.actions')).toBeLessThan(await top('figure.chart'));
-    expect(await top('figure.chart')).toBeLessThan(await top('ol.steps'));
+    expect(await top('.report .waterfall')).toBeLessThan(await top('.actions'));
+    expect(await top('.actions')).toBeLessThan(await top('.charts figure.chart'));
+    expect(await top('.charts figure.chart')).toBeLessThan(await top('ol.steps'));
     // Steps are one line each; details open on demand.
     const heights = await reviewer.locator('ol.steps li').evaluateAll((items) => items.map((li) => (li as unknown as { getBoundingClientRect(): { height: number } }).getBoundingClientRect().height));
     expect(Math.max(...heights)).toBeLessThan(40);
@@ -150,16 +157,16 @@ describe('the analysis dashboard', () => {
     }));
     expect(overflow.length).toBeGreaterThan(0);
     expect(overflow.filter((px) => px > 0)).toEqual([]);
-    const forecast = reviewer.locator('.chart[data-kind=FORECAST]').first();
+    const forecast = reviewer.locator('.chart[data-kind=SERIES]').first();
     const legend = forecast.locator('.u-legend');
     const labels = await legend.locator('.u-label').allInnerTexts();
-    expect(labels).toEqual(expect.arrayContaining(['Date', 'Low (p10)', 'Forecast (p50)', 'High (p90)']));
+    expect(labels).toEqual(expect.arrayContaining(['Date']));
     expect(labels.some((l) => l.startsWith('Actual'))).toBe(true);
     await forecast.scrollIntoViewIfNeeded();
     // Away from the chart the legend reads each series' latest value; under the cursor, the hovered point's.
     const resting = await legend.locator('.u-value').allInnerTexts();
     expect(resting[0]).toMatch(/\d/);
-    expect(resting[3]).toMatch(/\d/); // the forecast's p50 at its horizon
+    expect(resting[1]).toMatch(/\d/); // the series' latest value
     const canvas = (await forecast.locator('canvas').boundingBox())!;
     await reviewer.mouse.move(canvas.x + canvas.width * 0.2, canvas.y + canvas.height / 2);
     await reviewer.mouse.move(canvas.x + canvas.width * 0.25, canvas.y + canvas.height / 2, { steps: 3 });

@@ -12,8 +12,8 @@ export interface Report {
 }
 
 /**
- * The report in two places: its answer (the judgment and its confidence) at the top of the job,
- * before the proposed actions; its charts (each sized to its card), findings and the evidence
+ * The report in two places: its answer (the judgment, the waterfall of the change and its
+ * confidence) at the top of the job, before the proposed actions; its charts (each sized to its card), findings and the evidence
  * they cite after them.
  */
 export function renderReport(answer: HTMLElement, details: HTMLElement, report: Report | null, error: string | null): void {
@@ -21,7 +21,10 @@ export function renderReport(answer: HTMLElement, details: HTMLElement, report: 
     fill(details, h('p', { class: 'muted' }, 'Charts and findings come with the report.'));
     return fill(answer, h('p', { class: 'muted' }, error ?? 'No report.'));
   }
-  fill(answer, h('p', { class: 'judgment' }, report.judgment), h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`));
+  // The waterfall explains the answer, so it stands with it, above the proposed actions.
+  const waterfall = report.charts.find((c) => c.kind === 'WATERFALL');
+  const others = report.charts.filter((c) => c !== waterfall);
+  fill(answer, h('p', { class: 'judgment' }, report.judgment), waterfall ? drawChart(waterfall) : null, h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`));
   const evidence = h(
     'ol',
     { class: 'evidence' },
@@ -29,7 +32,7 @@ export function renderReport(answer: HTMLElement, details: HTMLElement, report: 
   );
   fill(
     details,
-    report.charts.length ? h('div', { class: 'charts' }, ...report.charts.map((chart) => drawChart(chart))) : null,
+    others.length ? h('div', { class: 'charts' }, ...others.map((chart) => drawChart(chart))) : null,
     h('h3', {}, 'Findings'),
     h('ul', { class: 'findings' }, ...report.findings.map((f) => h('li', {}, h('strong', {}, f.title), ' ', f.detail, f.evidence.length ? h('span', { class: 'muted' }, ` [evidence ${f.evidence.map((i) => i + 1).join(', ')}]`) : null))),
     h('details', { class: 'evidence-list' }, h('summary', {}, `Evidence (${report.evidence.length})`), evidence),

@@ -56,7 +56,6 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       history: d.history,
       ...(period ? { period: { from: period.from, to: period.to } } : {}),
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
-      ...(f.premise.band ? { band: [{ t: period?.to ?? '', p10: f.premise.band.p10, p50: (f.premise.band.p10 + f.premise.band.p90) / 2, p90: f.premise.band.p90 }] } : {}),
     });
     if (f.premise.observed !== 'flat') c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
