@@ -76,6 +76,23 @@ afterAll(async () => {
   await downOperator?.close();
 });
 
+describe('proposals', () => {
+  it('show how the impact was estimated, over which days, in which unit, and whether and how the change can be undone', async () => {
+    const id = await propose('EXTERNAL', 'External', external.lever, external);
+    const impact = { metric: 'revenue', horizon: 30, p10: 900, p50: 1200, p90: 1500, method: 'bootstrap over the elasticity and the residuals', horizonDays: 30, unit: 'USD' };
+    await db.query(`update insight.action set expected_impact = $2, undo = 'Ask the ads team to lower the budget again' where id = $1`, [id, JSON.stringify(impact)]);
+    const rest = (await call(actionUrl(id), { headers: bearer(reviewer) })).body.data;
+    expect(rest).toMatchObject({ expectedImpact: impact, undoable: false, undo: 'Ask the ads team to lower the budget again', targetType: 'External' });
+    const graph = await gql(platform.router, 'query($id: ID!) { actionProposal(actionId: $id) { undoable undo expectedImpact { method horizonDays unit p50 } target { __typename ... on ExternalLever { lever } } } }', { id }, bearer(reviewer));
+    expect(graph.body.data.actionProposal).toEqual({ undoable: false, undo: 'Ask the ads team to lower the budget again', expectedImpact: { method: impact.method, horizonDays: 30, unit: 'USD', p50: 1200 }, target: { __typename: 'ExternalLever', lever: external.lever } });
+    // An older proposal without them still reads, with its kind's reversibility.
+    const old = await propose('CRAWL_TRIGGER', 'CrawlJob', randomUUID(), {});
+    await db.query(`update insight.action set expected_impact = '{"metric": "sessions", "horizon": 7, "p10": 1, "p50": 2, "p90": 3}' where id = $1`, [old]);
+    const plain = (await call(actionUrl(old), { headers: bearer(reviewer) })).body.data;
+    expect(plain).toMatchObject({ undoable: false, undo: expect.stringContaining('cannot be undone'), expectedImpact: { metric: 'sessions', method: null, horizonDays: null, unit: null } });
+  });
+});
+
 describe('CONTENT_RESTORE', () => {
   it('restores the version before a fall once: it is live in delivery, and a retry restores nothing twice', async () => {
     const cms = (query: string, variables: Record<string, unknown>) => gql(platform.router, query, variables, bearer(admin));
@@ -183,5 +200,16 @@ describe('EXTERNAL actions and the operator webhook', () => {
     expect(hits[2]!.at - hits[1]!.at).toBeGreaterThanOrEqual(100);
     const { rows } = await db.query('select status, attempts from insight.external_delivery where action_id = $1', [id]);
     expect(rows).toEqual([{ status: 'FAILED', attempts: MAX_ATTEMPTS }]);
+  });
+
+  it('hands nothing off when the parameters are bad, and says which', async () => {
+    const id = await propose('EXTERNAL', 'External', 'shop.price', { lever: 'shop.price', change: { metric: 'price', changePercent: 'a lot' } });
+    await approve(id);
+    const failed = await settled(id);
+    expect(failed.status).toBe('EXECUTION_FAILED');
+    expect(failed.outcome).toMatchObject({ code: 'BAD_USER_INPUT', error: expect.stringMatching(/change\.changePercent.*summary/) });
+    expect([...operator.received, ...downOperator.received].filter((r) => r.body.actionId === id)).toEqual([]);
+    const { rows } = await db.query('select count(*)::int as n from insight.external_delivery where action_id = $1', [id]);
+    expect(rows[0].n).toBe(0);
   });
 });

@@ -1,5 +1,6 @@
 import { SvcError, type Logger, type Principal } from '@svc/kit';
 import type { ActionKind } from '../domain/action.js';
+import { actionParamProblems } from '../domain/action-params.js';
 import type { Action } from '../domain/job-records.js';
 import type { ExecutionOutcome } from './analysis-worker.js';
 import type { GraphCall } from './graph-call.js';
@@ -112,6 +113,8 @@ export function grantsFor(action: Action, plan: Pick<Plan, 'tenants' | 'sites'>)
 export function createActionExecutor(deps: ExecutorDeps) {
   const maxAttempts = deps.maxAttempts ?? 5;
   return async function execute(action: Action): Promise<ExecutionOutcome> {
+    const problems = actionParamProblems(action.kind, action.params);
+    if (problems.length) return { ok: false, detail: { error: `Not executed: bad parameters (${problems.join('; ')})`, code: 'BAD_USER_INPUT' } };
     const plan = planOf(action);
     if (!plan) return { ok: false, detail: { error: `${action.kind} actions are not executed through the router`, code: 'BAD_USER_INPUT' } };
     const grants = grantsFor(action, plan);

@@ -1,4 +1,5 @@
 import { postWebhook, webhookRetryDelayMs, type Logger, type OutboundHttp } from '@svc/kit';
+import { actionParamProblems } from '../domain/action-params.js';
 import type { Action } from '../domain/job-records.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { ExternalStore } from '../store/external-store.js';
@@ -63,6 +64,8 @@ export function createExternalActions(deps: {
 
     /** Undefined when handed off (its outcome comes with the delivery); an outcome when it cannot be. */
     async handOff(action: Action): Promise<ExecutionOutcome | undefined> {
+      const problems = actionParamProblems(action.kind, action.params);
+      if (problems.length) return { ok: false, detail: { error: `Not handed off: bad parameters (${problems.join('; ')})`, code: 'BAD_USER_INPUT' } };
       const tenant = await settings.get(action.tenantId);
       if (!tenant?.operatorWebhookUrl || !tenant.operatorWebhookSecret) {
         log.warn({ actionId: action.id, tenantId: action.tenantId }, 'an EXTERNAL action was approved but its tenant has no operator webhook');
