@@ -51,6 +51,7 @@ const WRITES: Record<string, string[]> = {
   'post /api/v1/insight/actions/{actionId}/approve': [fingerprint('insight.action', 'id, status')],
   'post /api/v1/insight/actions/{actionId}/reject': [fingerprint('insight.action', 'id, status')],
   'post /api/v1/insight/metrics': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.*')],
+  'put /api/v1/insight/settings': [fingerprint('insight.tenant_settings', 'tenant_id, operator_webhook_url, operator_webhook_secret')],
   'delete /api/v1/insight/metrics/{name}': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.series_id, r.t')],
   'post /api/v1/forms/{formKey}/submit': [fingerprint('cms.form_submission', 'id')],
   'post /api/v1/crawl/jobs': [fingerprint('crawl.crawl_job', 'id')],

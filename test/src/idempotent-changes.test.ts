@@ -104,7 +104,7 @@ describe('llm setBudget(input, idempotencyKey)', () => {
   });
 });
 
-describe('cms publishContent and updateContentDraft with idempotencyKey', () => {
+describe('cms publishContent, updateContentDraft and restoreContentVersion with idempotencyKey', () => {
   const CONTENT = 'id latestVersion publishedVersion title versions { version status title }';
   const PUBLISH = `mutation($id: ID!, $v: Int, $key: String) { publishContent(id: $id, version: $v, idempotencyKey: $key) { ${CONTENT} } }`;
   const UPDATE = `mutation($id: ID!, $t: String, $key: String) { updateContentDraft(id: $id, input: { title: $t }, idempotencyKey: $key) { ${CONTENT} } }`;
@@ -176,6 +176,25 @@ describe('cms publishContent and updateContentDraft with idempotencyKey', () => 
       expect(await failure(editor, UPDATE, { id: other, t: 'x', key: bad })).toMatchObject({ code: 'BAD_USER_INPUT', status: 422, errors: [{ pointer: '/idempotencyKey' }] });
     }
     expect(await content(other)).toMatchObject({ publishedVersion: null, latestVersion: 1, title: 'First' });
+  });
+
+  it('restoreContentVersion with publish and a key: one restored version, live once, however often or concurrently it is called', async () => {
+    const RESTORE = `mutation($id: ID!, $v: Int!, $p: Boolean, $key: String) { restoreContentVersion(id: $id, version: $v, publish: $p, idempotencyKey: $key) { ${CONTENT} } }`;
+    const restore = async (id: string, v: number, k?: string, p = true) => (await op(editor, RESTORE, { id, v, p, key: k })).restoreContentVersion;
+    const id = await create();
+    await publish(id); // v1 live, "First"
+    await update(id, 'Worse');
+    await publish(id); // v2 live, "Worse"
+    const k = key();
+    const replies = await ten(() => restore(id, 1, k));
+    expect(replies.every((r) => r.latestVersion === 3 && r.publishedVersion === 3 && r.title === 'First')).toBe(true);
+    expect((await content(id)).versions).toEqual([{ version: 3, status: 'PUBLISHED', title: 'First' }, { version: 2, status: 'SUPERSEDED', title: 'Worse' }, { version: 1, status: 'SUPERSEDED', title: 'First' }]);
+    expect(await restore(id, 2, k)).toMatchObject({ latestVersion: 3, publishedVersion: 3 });
+    // Without publish, as before: the copy waits as a draft.
+    expect(await restore(id, 2, undefined, false)).toMatchObject({ latestVersion: 4, publishedVersion: 3, versions: [{ version: 4, status: 'DRAFT', title: 'Worse' }, { version: 3, status: 'PUBLISHED' }, { version: 2 }, { version: 1 }] });
+    for (const bad of BAD_KEYS) expect(await failure(editor, RESTORE, { id, v: 1, p: true, key: bad })).toMatchObject({ code: 'BAD_USER_INPUT', status: 422, errors: [{ pointer: '/idempotencyKey' }] });
+    expect(await failure(editor, RESTORE, { id, v: 99, p: true, key: key() })).toMatchObject({ code: 'NOT_FOUND' });
+    expect((await content(id)).latestVersion).toBe(4);
   });
 
   it('a repeated key is checked like the first call: another site\'s editor gets 404', async () => {

@@ -24,6 +24,7 @@ let db: pg.Client;
 let attacker: string;
 const t1: Record<string, string> = {};
 const SECRET = 'T1 SECRET PROMPT 7f3a';
+const T1_OPERATOR_SECRET = 't1-operator-webhook-secret-9c2e';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Object placeholders in paths and arguments, each one of t1's (or site demo's). */
@@ -47,6 +48,9 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   'GET /api/v1/insight/actions/{actionId}': { kind: 'object', params: { actionId: 'action' } },
   'POST /api/v1/insight/metrics': { kind: 'own' },
   'DELETE /api/v1/insight/metrics/{name}': { kind: 'object', params: { name: 'metric' } },
+  // The caller's own tenant's settings, and only for its admins: every role but admin is refused.
+  'GET /api/v1/insight/settings': { kind: 'object' },
+  'PUT /api/v1/insight/settings': { kind: 'object', body: { operatorWebhookUrl: null } },
   'GET /api/v1/contents/{contentSlug}': { kind: 'public' },
   'POST /api/v1/forms/{formKey}/submit': { kind: 'public' },
   'POST /api/v1/deploy/purge-cache': { kind: 'object', body: { siteKey: 'demo', contentSlug: 'welcome' } },
@@ -111,6 +115,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   cancelInsightJob: { kind: 'object', args: 'jobId: "{insightJob}"' },
   ingestMetrics: { kind: 'own' },
   deleteMetricSeries: { kind: 'object', args: 'name: "{metric}"' },
+  setInsightSettings: { kind: 'object', args: 'input: {operatorWebhookUrl: null}' },
   chatCompletion: { kind: 'gateway', args: 'request: {model: "auto-route", messages: [{role: "user", content: "hi"}]}' },
   createEmbeddings: { kind: 'gateway', args: 'request: {model: "svc-embed", input: "hi"}' },
   setBudget: { kind: 'gateway', args: 'input: {agentCode: "insight", monthlyBudgetUsd: 1}' },
@@ -132,6 +137,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   crawlItemCounts: { kind: 'list', args: 'from: "2020-01-01T00:00:00Z", to: "2099-01-01T00:00:00Z"' },
   actionProposal: { kind: 'object', args: 'actionId: "{action}"' },
   actionProposals: { kind: 'list' },
+  insightSettings: { kind: 'object' },
   viewer: { kind: 'public' },
   insightJob: { kind: 'object', args: 'jobId: "{insightJob}"' },
   insightJobs: { kind: 'list' },
@@ -156,7 +162,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
 const REFUSALS = new Set(['FORBIDDEN', 'NOT_FOUND', 'UNAUTHENTICATED']);
 const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_m, key: string) => value(key));
 /** Nothing of t1 in an answer: none of its ids, its metric name, its prompt or its submission (beyond what the request itself named). */
-const leaks = (text: string, request: string) => [t1.insightJob, t1.action, t1.crawlJob, t1.execution, t1.metric, SECRET, 'secret-t1@example.com'].filter((m) => m && text.includes(m!) && !request.includes(m!));
+const leaks = (text: string, request: string) => [t1.insightJob, t1.action, t1.crawlJob, t1.execution, t1.metric, SECRET, T1_OPERATOR_SECRET, 't1-operator.example.invalid', 'secret-t1@example.com'].filter((m) => m && text.includes(m!) && !request.includes(m!));
 
 async function fingerprint(): Promise<Record<string, string>> {
   const { rows: tables } = await db.query<{ name: string }>(
@@ -186,6 +192,7 @@ beforeAll(async () => {
      values ($1, 't1', $2, 'BUDGET_CHANGE', 'x', 'x', 'Agent', 'insight', '{"monthlyBudgetUsd": 3}', $3, now() + interval '1 hour')`,
     [t1.action, t1.insightJob, paramsHash('BUDGET_CHANGE', 'insight', { monthlyBudgetUsd: 3 })],
   );
+  await db.query(`insert into insight.tenant_settings (tenant_id, operator_webhook_url, operator_webhook_secret, updated_by) values ('t1', 'https://t1-operator.example.invalid/hook', $1, 'olga')`, [T1_OPERATOR_SECRET]);
   const crawl = await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: bearer(owner), json: { jobName: 'news', targetUrl: site.url('/news'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.n > li.i', title: 'a' } } });
   t1.crawlJob = crawl.body.data.jobId;
   t1.execution = (await call(`${platform.bridge}/api/v1/crawl/jobs/${t1.crawlJob}/trigger`, { method: 'POST', headers: bearer(owner) })).body.data.executionId;

@@ -1,4 +1,4 @@
-import { actionListSchema, actionSchema, decisionInputSchema, ingestInputSchema, ingestResultSchema, jobAcceptedSchema, jobInputSchema, jobListSchema, jobPageSchema, jobSchema, jobSummarySchema } from '@svc/insight/contract';
+import { actionListSchema, actionSchema, decisionInputSchema, ingestInputSchema, ingestResultSchema, jobAcceptedSchema, jobInputSchema, jobListSchema, jobPageSchema, jobSchema, jobSummarySchema, settingsInputSchema, settingsSchema } from '@svc/insight/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
@@ -160,5 +160,32 @@ export const insightRoutes: RouteSpec[] = tenantScoped([
     description: 'Role analyst. Deletes every stored series of the metric in the tenant (all label sets) with their points, and says how many went. GraphQL\'s deleteMetricSeries also takes labels to delete only some series.',
     response: jsonSchemaOf(ingestResultSchema, 'output'),
     errors: { ...auth, 404: 'The tenant has no stored series of that name' },
+  },
+  {
+    ...common,
+    method: 'GET',
+    path: '/api/v1/insight/settings',
+    operation: 'GetInsightSettings',
+    variables: {},
+    result: 'insightSettings',
+    status: 200,
+    summary: 'The tenant\'s analysis settings (its operator webhook)',
+    description: 'Role admin within the tenant. The webhook secret is never returned, only operatorWebhookSecretSet.',
+    response: jsonSchemaOf(settingsSchema, 'output'),
+    errors: auth,
+  },
+  {
+    ...common,
+    method: 'PUT',
+    path: '/api/v1/insight/settings',
+    operation: 'SetInsightSettings',
+    variables: { input: 'body' },
+    result: 'setInsightSettings',
+    status: 200,
+    summary: 'Set the tenant\'s operator webhook (where approved EXTERNAL actions are delivered)',
+    description: 'Role admin within the tenant. operatorWebhookUrl: an absolute http(s) URL the SSRF guard allows (a private or link-local address is refused unless SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS lists it), or null to clear the webhook and its secret. operatorWebhookSecret: 16-256 characters, required with the first URL, kept when left out; deliveries carry X-Svc-Signature (HMAC-SHA256 of "<X-Svc-Timestamp>.<body>").',
+    body: jsonSchemaOf(settingsInputSchema),
+    response: jsonSchemaOf(settingsSchema, 'output'),
+    errors: { ...auth, 400: 'Malformed body', 422: 'A bad or refused operatorWebhookUrl, or a bad or missing operatorWebhookSecret; errors[] names the field' },
   },
 ]);

@@ -1,4 +1,4 @@
-import { createJobs, createRouterClient, issueToken, loadOperations, seededRandom, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
+import { createJobs, createOutboundHttp, createRouterClient, issueToken, loadOperations, seededRandom, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
 import { demoSeries } from './domain/demo-series.js';
 import type { Job } from './domain/job-records.js';
@@ -6,6 +6,8 @@ import { createActionService, type ActionService } from './service/actions.js';
 import { createAnalysisService } from './service/analysis.js';
 import { createAnalysisWorker } from './service/analysis-worker.js';
 import { createActionExecutor } from './service/execute-action.js';
+import { createExternalActions, type OperatorWebhookSettings } from './service/external-actions.js';
+import { createSettingsService, type SettingsService } from './service/insight-settings.js';
 import { threadAnalytics } from './service/analytics-pool.js';
 import { createForecastingService, type ForecastingService } from './service/forecasting.js';
 import { gatewayModel } from './service/gateway-model.js';
@@ -19,9 +21,11 @@ import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
 import { createActionStore } from './store/action-store.js';
+import { createExternalStore } from './store/external-store.js';
 import { createJobStore } from './store/job-store.js';
 import { createMetricStore } from './store/metric-store.js';
 import { createNoticeStore } from './store/notice-store.js';
+import { createSettingsStore } from './store/settings-store.js';
 import type { ToolContext } from './tools/tool.js';
 
 /** Settings of the analysis service (its config slice's values). */
@@ -54,6 +58,10 @@ export interface AnalysisSettings {
   prometheusTenants?: readonly string[] | '*' | undefined;
   /** Where new proposals are announced to reviewers (signed, retried); none by default. */
   reviewWebhook?: ReviewWebhook | undefined;
+  /** Retries of the tenants' operator webhooks (EXTERNAL actions). */
+  operatorWebhook: OperatorWebhookSettings;
+  /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts operator webhooks may reach. */
+  outboundAllow: readonly string[];
 }
 
 export interface AnalysisRuntime {
@@ -61,6 +69,7 @@ export interface AnalysisRuntime {
   actions: ActionService;
   metrics: MetricService;
   forecasting: ForecastingService;
+  settings: SettingsService;
   /** The tools' context for a request's caller (resolvers, the MCP server's `insightTool`). */
   toolContext(caller: Caller): ToolContext;
   close(): Promise<void>;
@@ -88,6 +97,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const jobStore = createJobStore(orm);
   const actionStore = createActionStore(orm);
   const noticeStore = createNoticeStore(orm);
+  const settingsStore = createSettingsStore(orm);
+  const outbound = createOutboundHttp({ allow: settings.outboundAllow });
   const webhook = settings.reviewWebhook;
   // The platform's figures are read with the caller's own credential, or, in a job (no request
   // in hand), with a short-lived token acting for the requester with the requester's rights
@@ -150,6 +161,10 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       log,
     },
     execute: createActionExecutor({ call, mintToken, log }),
+    external: createExternalActions({
+      settings: settingsStore, outbox: createExternalStore(orm), actions: actionStore, outbound, webhook: settings.operatorWebhook, log,
+      enqueue: (actionId) => worker.enqueueDelivery(actionId),
+    }),
     notices: webhook ? { store: noticeStore, delivery: createNoticeDelivery({ notices: noticeStore, actions: actionStore, webhook, log }) } : undefined,
     settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs },
     log,
@@ -161,14 +176,17 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   }
   const jobs = createJobService({ store: jobStore, queue: worker, piiStrict: () => settings.piiStrict });
   const actions = createActionService({ actions: actionStore, jobs: jobStore, queue: worker });
+  const tenantSettings = createSettingsService({ store: settingsStore, outbound, log });
   return {
     jobs,
     actions,
     metrics,
     forecasting,
+    settings: tenantSettings,
     toolContext: (caller) => toolContext(caller),
     async close() {
       await jobsAgenda.close();
+      await outbound.close();
       await router.close();
       await analytics.close();
     },

@@ -67,6 +67,10 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: z.string().min(16).optional(),
     /** First retry delay of a failed reviewer webhook, ms; each further one doubles (6 attempts). Default 2000. */
     SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
+    /** First retry delay of a failed operator webhook delivery (EXTERNAL actions), ms; each further one doubles. Default 2000. */
+    SVC_INSIGHT_OPERATOR_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(2000),
+    /** Attempts of an operator webhook delivery before it is dead-lettered and its action EXECUTION_FAILED. Default 6. */
+    SVC_INSIGHT_OPERATOR_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
   }),
   rules: [
     {
@@ -126,6 +130,8 @@ export const insightConfig = defineConfigSlice({
       gatewayKey: () => config.SVC_INSIGHT_GATEWAY_KEY ?? start.issuedGatewayKey(),
       prometheusUrl: config.SVC_PROMETHEUS_URL,
       prometheusTenants: config.SVC_PROMETHEUS_TENANTS ?? [],
+      operatorWebhook: { retryBaseMs: config.SVC_INSIGHT_OPERATOR_WEBHOOK_RETRY_MS, maxAttempts: config.SVC_INSIGHT_OPERATOR_WEBHOOK_ATTEMPTS },
+      outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
       reviewWebhook:
         config.SVC_INSIGHT_REVIEW_WEBHOOK_URL && config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET
           ? { url: config.SVC_INSIGHT_REVIEW_WEBHOOK_URL, secret: config.SVC_INSIGHT_REVIEW_WEBHOOK_SECRET, retryBaseMs: config.SVC_INSIGHT_REVIEW_WEBHOOK_RETRY_MS }

@@ -7,6 +7,7 @@ import { z } from 'zod';
 import { ACTION_KINDS, ACTION_STATUSES, type ActionKind, type TargetType } from './domain/action.js';
 import { JOB_STATUSES, STEP_KINDS } from './domain/job.js';
 
+export { settingsInputSchema } from './domain/settings-input.js';
 export { actionListSchema, decisionInputSchema, idempotencyKeySchema, jobInputSchema, jobListSchema } from './domain/job-input.js';
 export { ingestInputSchema } from './domain/metric-input.js';
 export { accountInputSchema, accountUpdateSchema, ownPasswordInputSchema, passwordInputSchema } from './domain/account.js';
@@ -41,7 +42,11 @@ export const actionSchema = z
     kind: z.enum(ACTION_TYPES),
     title: z.string(), rationale: z.string(), targetType: z.enum(TARGET_TYPES), targetId: z.string(),
     params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATUSES), proposedAt: time, expiresAt: time,
-    expectedImpact: z.object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number() }).loose().nullable(),
+    expectedImpact: z
+      .object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number(), method: nullableText.optional(), horizonDays: z.number().int().nullable().optional(), unit: nullableText.optional() })
+      .loose()
+      .nullable(),
+    undoable: z.boolean(), undo: z.string(),
     decision: z.object({ reviewedBy: z.string(), reviewerSubject: z.string(), comment: nullableText, decidedAt: time }).loose().nullable(),
     outcome: z.record(z.string(), z.unknown()).nullable(), executedAt: time.nullable(),
   })
@@ -53,6 +58,10 @@ export const jobSchema = jobSummarySchema
     report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()) }).loose().nullable(),
     actions: z.array(actionSchema),
   })
+  .loose();
+/** A tenant's analysis settings (`/api/v1/insight/settings`); the webhook secret is never returned. */
+export const settingsSchema = z
+  .object({ tenantId: z.string(), operatorWebhookUrl: nullableText, operatorWebhookSecretSet: z.boolean(), updatedBy: nullableText, updatedAt: time.nullable() })
   .loose();
 /** An account in the admin API (`/api/v1/admin/users`); `["*"]` grants every tenant or site. */
 export const accountSchema = z

@@ -6,6 +6,7 @@ import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
 import { JobResolver } from './schema/job-resolver.js';
 import { MetricResolver } from './schema/metric-resolver.js';
+import { SettingsResolver } from './schema/settings-resolver.js';
 import { UserResolver } from './schema/user-resolver.js';
 import { actionView, jobView } from './schema/views.js';
 import { createAccountService } from './service/account-service.js';
@@ -37,7 +38,7 @@ export interface InsightOptions {
 
 function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts {
   return {
-    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver],
+    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver, SettingsResolver],
     instances,
     referenceResolvers: {
       InsightJob: {
@@ -99,7 +100,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
   const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
-    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
+    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext), new SettingsResolver(runtime.settings)]),
   );
   const server = await createSubgraphServer({
     name: 'insight',

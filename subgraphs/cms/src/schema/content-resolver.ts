@@ -80,9 +80,15 @@ export class ContentResolver {
     return this.services.publishing.cancelSchedule(ctx.principal, id);
   }
 
-  @Mutation(() => Content, { description: 'Copies an earlier version into the draft (publish it to make it live).' })
-  restoreContentVersion(@Arg('id', () => ID) id: string, @Arg('version', () => Int) version: number, @Ctx() ctx: SvcContext): Promise<Content> {
-    return this.services.authoring.restore(ctx.principal, id, version);
+  @Mutation(() => Content, { description: 'Copies an earlier version into the draft as a new version; with publish: true also makes it live (and purges the caches). An idempotency key makes a retry change nothing.' })
+  restoreContentVersion(
+    @Arg('id', () => ID) id: string,
+    @Arg('version', () => Int) version: number,
+    @Arg('publish', () => Boolean, { nullable: true, description: 'Publish the restored draft at once (default false).' }) publish: boolean | null,
+    @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<Content> {
+    return this.services.publishing.restore(ctx.principal, id, version, { publish, idempotencyKey });
   }
 
   @Mutation(() => PurgeReport, { description: 'Purges the delivery cache, then every edge cache, for one content (editor or admin of the site).' })

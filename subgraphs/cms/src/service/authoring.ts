@@ -7,7 +7,6 @@ import type { LockedContent } from '../store/locked-content.js';
 import type { SiteStore } from '../store/site-store.js';
 import { mayAuthor, requireAuthor } from './access.js';
 import { authoredContent, keyedAuthoring, withAuthoredContent } from './authored-content.js';
-import { versionNotFound } from './not-found.js';
 import { siteOrFail } from './site-key.js';
 
 export interface AuthoringDeps {
@@ -19,7 +18,7 @@ export interface AuthoringDeps {
  * Edits go to the draft: the latest version when it is a DRAFT, otherwise a new DRAFT
  * copied from the latest, so published and superseded versions never change.
  */
-async function editDraft(locked: LockedContent, actor: string, edit: (current: ContentVersion) => VersionText): Promise<void> {
+export async function editDraft(locked: LockedContent, actor: string, edit: (current: ContentVersion) => VersionText): Promise<void> {
   const latest = await locked.latestVersion();
   const text = edit(latest);
   if (latest.status === VersionStatus.DRAFT) await locked.rewriteVersion(latest.version, text);
@@ -78,15 +77,6 @@ export function createAuthoring(deps: AuthoringDeps) {
       }, keyed);
     },
 
-    /** Copies an earlier version into the draft; publishing the draft makes it live. */
-    async restore(principal: Principal | undefined, id: string, version: number): Promise<Content> {
-      return withAuthoredContent(contents, principal, id, async (locked, editor) => {
-        const source = await locked.version(version);
-        if (!source) throw versionNotFound(id, version);
-        await editDraft(locked, editor.subject, () => ({ title: source.title, fields: { ...source.fields }, seo: { ...source.seo } }));
-        return locked.view();
-      });
-    },
   };
 }
 

@@ -3,6 +3,7 @@ import { VersionStatus, type Content } from '../domain/content.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { LockedContent } from '../store/locked-content.js';
 import { authoredContent, keyedAuthoring, withAuthoredContent } from './authored-content.js';
+import { editDraft } from './authoring.js';
 import { versionNotFound } from './not-found.js';
 import type { CachePurge } from './purge.js';
 
@@ -53,6 +54,31 @@ export function createPublishing(deps: PublishingDeps) {
           return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
         },
         keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, slug: locked.state.slug })),
+      );
+      if (changed) await purge.afterChange(siteKey, slug);
+      return result;
+    },
+
+    /**
+     * Copies an earlier version into the draft (a new version, so history is kept); with
+     * `publish`, makes that draft live in the same locked change and purges the caches. With an
+     * idempotency key, a repeated call answers the content as it is now and changes nothing.
+     */
+    async restore(principal: Principal | undefined, id: string, version: number, options: { publish?: boolean | null; idempotencyKey?: string | null } = {}): Promise<Content> {
+      const key = checkIdempotencyKey(options.idempotencyKey);
+      const { result, changed, siteKey, slug } = await withAuthoredContent(
+        contents,
+        principal,
+        id,
+        async (locked, editor) => {
+          const source = await locked.version(version);
+          if (!source) throw versionNotFound(id, version);
+          await editDraft(locked, editor.subject, () => ({ title: source.title, fields: { ...source.fields }, seo: { ...source.seo } }));
+          const changed = options.publish ? await publishLocked(locked, locked.state.latestVersion, editor.subject) : false;
+          if (changed) log.info({ contentId: id, restoredFrom: version, actor: editor.subject }, 'content version restored and published');
+          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+        },
+        keyedAuthoring(key, 'restoreContentVersion', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, slug: locked.state.slug })),
       );
       if (changed) await purge.afterChange(siteKey, slug);
       return result;

@@ -21,16 +21,28 @@ export function canMoveAction(from: ActionStatus, to: ActionStatus): boolean {
   return NEXT[from].includes(to);
 }
 
-/** What an action changes, and in which subgraph its target entity lives. */
+/**
+ * What an action changes, in which subgraph its target entity lives (`External`: a lever the
+ * platform does not own, handed off to the tenant's operator webhook), and whether the change
+ * can be undone, with how.
+ */
 export const ACTION_KINDS = {
-  BUDGET_CHANGE: { target: 'Agent' },
-  CONTENT_DRAFT_UPDATE: { target: 'Content' },
-  CONTENT_PUBLISH: { target: 'Content' },
-  CRAWL_TRIGGER: { target: 'CrawlJob' },
-  CRAWL_SELECTOR_CHANGE: { target: 'CrawlJob' },
+  BUDGET_CHANGE: { target: 'Agent', undoable: true, undo: 'Set the budget back to its previous amount (another BUDGET_CHANGE).' },
+  CONTENT_DRAFT_UPDATE: { target: 'Content', undoable: true, undo: 'Restore the previous draft version (restoreContentVersion); nothing was live.' },
+  CONTENT_PUBLISH: { target: 'Content', undoable: true, undo: 'Publish the previously live version again (publishContent with its version).' },
+  CONTENT_RESTORE: { target: 'Content', undoable: true, undo: 'Publish the version that was live before the restore again (publishContent with its number; the content keeps every version).' },
+  CRAWL_TRIGGER: { target: 'CrawlJob', undoable: false, undo: 'A crawl that ran cannot be undone; its items can be deleted.' },
+  CRAWL_SELECTOR_CHANGE: { target: 'CrawlJob', undoable: true, undo: 'Change the selectors back (another CRAWL_SELECTOR_CHANGE with the previous ones).' },
+  EXTERNAL: { target: 'External', undoable: false, undo: 'Handed off to the operator: the platform cannot undo it; ask the operator to reverse the change.' },
 } as const;
 export type ActionKind = keyof typeof ACTION_KINDS;
 export type TargetType = (typeof ACTION_KINDS)[ActionKind]['target'];
+
+/** Whether an action of `kind` can be undone, and how; a proposal may say more. */
+export function reversibilityOf(kind: ActionKind): { undoable: boolean; undo: string } {
+  const { undoable, undo } = ACTION_KINDS[kind];
+  return { undoable, undo };
+}
 
 export interface ExpectedImpact {
   metric: string;
@@ -39,6 +51,12 @@ export interface ExpectedImpact {
   p10: number;
   p50: number;
   p90: number;
+  /** How it was estimated, in words (e.g. "bootstrap over the elasticity and the residuals"). */
+  method?: string | undefined;
+  /** The horizon in days, when the steps are not days. */
+  horizonDays?: number | undefined;
+  /** The unit of p10–p90 (USD, sessions, %). */
+  unit?: string | undefined;
 }
 
 /** JSON with object keys sorted at every depth, so equal parameters hash equally. */

@@ -79,6 +79,9 @@ export interface Action {
   params: Record<string, unknown>;
   paramsHash: string;
   expectedImpact: ExpectedImpact | null;
+  /** Whether the change can be undone, and how (the proposal's, else its kind's). */
+  undoable: boolean;
+  undo: string;
   status: ActionStatus;
   proposedAt: Date;
   expiresAt: Date;

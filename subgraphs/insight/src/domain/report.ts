@@ -55,6 +55,10 @@ export interface ProposedAction {
   targetId: string;
   params: Record<string, unknown>;
   expectedImpact: ExpectedImpact | null;
+  /** Whether the change can be undone (default: the kind's, see ACTION_KINDS). */
+  undoable?: boolean | undefined;
+  /** How to undo it, in words (default: the kind's). */
+  undo?: string | undefined;
 }
 
 /**

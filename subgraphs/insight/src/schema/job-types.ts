@@ -26,11 +26,16 @@ export class CrawlItemRef {
   @Field(() => ID) id!: string;
 }
 
+@ObjectType('ExternalLever', { description: 'A lever the platform does not own (an ad budget, a price): EXTERNAL actions are handed off to the tenant\'s operator webhook.' })
+export class ExternalLever {
+  @Field(() => String) lever!: string;
+}
+
 export const ActionTarget = createUnionType({
   name: 'ActionTarget',
-  description: 'What an action changes: a budget Agent (llm), a Content (cms) or a CrawlJob (crawl).',
-  types: () => [AgentRef, ContentRef, CrawlJobRef] as const,
-  resolveType: (value) => ('code' in value ? AgentRef : 'jobId' in value ? CrawlJobRef : ContentRef),
+  description: 'What an action changes: a budget Agent (llm), a Content (cms), a CrawlJob (crawl) or an ExternalLever (handed off).',
+  types: () => [AgentRef, ContentRef, CrawlJobRef, ExternalLever] as const,
+  resolveType: (value) => ('code' in value ? AgentRef : 'jobId' in value ? CrawlJobRef : 'lever' in value ? ExternalLever : ContentRef),
 });
 
 @ObjectType({ description: 'How far a job has got.' })
@@ -98,6 +103,9 @@ export class ExpectedImpact {
   @Field(() => Float) p10!: number;
   @Field(() => Float) p50!: number;
   @Field(() => Float) p90!: number;
+  @Field(() => String, { nullable: true, description: 'How it was estimated, in words.' }) method!: string | null;
+  @Field(() => Int, { nullable: true, description: 'The horizon in days.' }) horizonDays!: number | null;
+  @Field(() => String, { nullable: true, description: 'The unit of p10-p90 (USD, sessions, %).' }) unit!: string | null;
 }
 
 @ObjectType({ description: 'The one decision on an action.' })
@@ -113,20 +121,22 @@ export class Decision {
 export class ActionProposal {
   @Field(() => ID) actionId!: string;
   @Field(() => ID) jobId!: string;
-  @Field(() => String, { description: 'BUDGET_CHANGE, CONTENT_DRAFT_UPDATE, CONTENT_PUBLISH, CRAWL_TRIGGER or CRAWL_SELECTOR_CHANGE' }) kind!: string;
+  @Field(() => String, { description: 'BUDGET_CHANGE, CONTENT_DRAFT_UPDATE, CONTENT_PUBLISH, CONTENT_RESTORE, CRAWL_TRIGGER, CRAWL_SELECTOR_CHANGE or EXTERNAL' }) kind!: string;
   @Field(() => String) title!: string;
   @Field(() => String) rationale!: string;
-  @Field(() => String, { description: 'Agent, Content or CrawlJob' }) targetType!: string;
+  @Field(() => String, { description: 'Agent, Content, CrawlJob or External' }) targetType!: string;
   @Field(() => String) targetId!: string;
   @Field(() => ActionTarget, { description: 'The target entity, resolved by its own subgraph.' }) target!: typeof ActionTarget;
   @Field(() => GraphQLJSONObject) params!: Record<string, unknown>;
   @Field(() => String, { description: 'SHA-256 of kind, target and parameters as proposed; decisions are bound to it.' }) paramsHash!: string;
   @Field(() => ExpectedImpact, { nullable: true }) expectedImpact!: ExpectedImpact | null;
-  @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED' }) status!: string;
+  @Field(() => Boolean, { description: 'Whether the change can be undone.' }) undoable!: boolean;
+  @Field(() => String, { description: 'How to undo it (or why it cannot be).' }) undo!: string;
+  @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED. An EXTERNAL action stays APPROVED while its hand-off is PENDING (outcome.deliveryStatus) and is EXECUTED once the operator webhook accepted it.' }) status!: string;
   @Field(() => String) proposedAt!: string;
   @Field(() => String) expiresAt!: string;
   @Field(() => Decision, { nullable: true }) decision!: Decision | null;
-  @Field(() => GraphQLJSONObject, { nullable: true, description: 'What the target reported: its new version or state, or the error.' }) outcome!: Record<string, unknown> | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'What the target reported: its new version or state, or the error. EXTERNAL: {handedOffTo, deliveryStatus PENDING|DELIVERED|FAILED, deliveryAttempts, error}.' }) outcome!: Record<string, unknown> | null;
   @Field(() => String, { nullable: true }) executedAt!: string | null;
 }
 

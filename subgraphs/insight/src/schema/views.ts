@@ -65,7 +65,7 @@ export function stepView(s: Step): JobStep {
 }
 
 export function actionView(a: Action): ActionProposal {
-  const target = a.targetType === 'Agent' ? { code: a.targetId } : a.targetType === 'CrawlJob' ? { jobId: a.targetId } : { id: a.targetId };
+  const target = a.targetType === 'Agent' ? { code: a.targetId } : a.targetType === 'CrawlJob' ? { jobId: a.targetId } : a.targetType === 'External' ? { lever: a.targetId } : { id: a.targetId };
   return {
     actionId: a.id,
     jobId: a.jobId,
@@ -77,7 +77,9 @@ export function actionView(a: Action): ActionProposal {
     target: target as ActionProposal['target'],
     params: a.params,
     paramsHash: a.paramsHash,
-    expectedImpact: a.expectedImpact,
+    expectedImpact: a.expectedImpact ? { ...a.expectedImpact, method: a.expectedImpact.method ?? null, horizonDays: a.expectedImpact.horizonDays ?? null, unit: a.expectedImpact.unit ?? null } : null,
+    undoable: a.undoable,
+    undo: a.undo,
     status: a.status,
     proposedAt: a.proposedAt.toISOString(),
     expiresAt: a.expiresAt.toISOString(),

@@ -1,5 +1,6 @@
 import { SvcError, type Logger, type Principal } from '@svc/kit';
 import type { ActionKind } from '../domain/action.js';
+import { actionParamProblems } from '../domain/action-params.js';
 import type { Action } from '../domain/job-records.js';
 import type { ExecutionOutcome } from './analysis-worker.js';
 import type { GraphCall } from './graph-call.js';
@@ -27,7 +28,7 @@ interface Plan {
 
 const str = (v: unknown) => (typeof v === 'string' ? v : '');
 
-function planOf(action: Action): Plan {
+function planOf(action: Action): Plan | undefined {
   const p = action.params;
   const key = action.id;
   const kind: ActionKind = action.kind;
@@ -46,6 +47,16 @@ function planOf(action: Action): Plan {
         roles: ['editor'], tenants: [], sites: [str(p.siteKey)],
         outcome: (d) => ({ content: d.publishContent }),
       };
+    case 'CONTENT_RESTORE':
+      // The version before the fall becomes a new version, published at once; the key makes a retry restore nothing twice.
+      return {
+        operation: 'InsightRestoreContentVersion',
+        variables: { id: action.targetId, version: p.version ?? null, idempotencyKey: key },
+        roles: ['editor'], tenants: [], sites: [str(p.siteKey)],
+        outcome: (d) => ({ content: d.restoreContentVersion, restoredFrom: p.version ?? null }),
+      };
+    case 'EXTERNAL':
+      return undefined; // handed off to the tenant's operator webhook (external-actions.ts), never a router mutation
     case 'CONTENT_DRAFT_UPDATE':
       return {
         operation: 'InsightUpdateContentDraft',
@@ -102,7 +113,10 @@ export function grantsFor(action: Action, plan: Pick<Plan, 'tenants' | 'sites'>)
 export function createActionExecutor(deps: ExecutorDeps) {
   const maxAttempts = deps.maxAttempts ?? 5;
   return async function execute(action: Action): Promise<ExecutionOutcome> {
+    const problems = actionParamProblems(action.kind, action.params);
+    if (problems.length) return { ok: false, detail: { error: `Not executed: bad parameters (${problems.join('; ')})`, code: 'BAD_USER_INPUT' } };
     const plan = planOf(action);
+    if (!plan) return { ok: false, detail: { error: `${action.kind} actions are not executed through the router`, code: 'BAD_USER_INPUT' } };
     const grants = grantsFor(action, plan);
     if ('refused' in grants) {
       deps.log.warn({ actionId: action.id, kind: action.kind, reason: grants.refused }, 'an approved action was not executed');

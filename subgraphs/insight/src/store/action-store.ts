@@ -78,9 +78,10 @@ export function createActionStore(orm: MikroORM) {
       return row ? toAction(row) : undefined;
     },
 
-    /** Actions APPROVED more than `olderThanMs` ago without an outcome (their queue entry was lost). */
+    /** Actions APPROVED more than `olderThanMs` ago without an outcome (their queue entry was lost); handed-off EXTERNAL ones wait for their delivery instead. */
     async awaitingExecution(olderThanMs: number): Promise<string[]> {
-      const rows = await em().execute<Row[]>(`select id from insight.action where status = 'APPROVED' and decided_at < now() - make_interval(secs => ?) limit 100`, [olderThanMs / 1000]);
+      const rows = await em().execute<Row[]>(`select a.id from insight.action a where a.status = 'APPROVED' and a.decided_at < now() - make_interval(secs => ?)
+          and not exists (select 1 from insight.external_delivery d where d.action_id = a.id) limit 100`, [olderThanMs / 1000]);
       return rows.map((r) => String(r.id));
     },
   };

@@ -193,6 +193,37 @@ create index login_throttle_forget on insight.login_throttle (forget_at);`);
   }
 }
 
+/**
+ * Proposals say whether they can be undone; tenants configure their operator webhook; an
+ * approved EXTERNAL action is handed off through an outbox row written with its state change
+ * (one delivery per action, retried, then FAILED as a dead letter).
+ */
+class ExternalActions extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table insight.action add column undoable boolean, add column undo text;
+create table insight.tenant_settings (
+  tenant_id text primary key,
+  operator_webhook_url text,
+  operator_webhook_secret text,
+  updated_by text not null,
+  updated_at timestamptz not null default now()
+);
+create table insight.external_delivery (
+  action_id uuid primary key references insight.action (id) on delete cascade,
+  tenant_id text not null,
+  url text not null,
+  status text not null default 'PENDING' check (status in ('PENDING', 'DELIVERED', 'FAILED')),
+  attempts int not null default 0,
+  last_error text,
+  next_attempt_at timestamptz not null default now(),
+  created_at timestamptz not null default now(),
+  delivered_at timestamptz
+);
+create index external_delivery_pending on insight.external_delivery (next_attempt_at) where status = 'PENDING';`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -200,4 +231,5 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0004_review_notices', class: ReviewNotices },
   { name: '0005_tenant_scope', class: TenantScope },
   { name: '0006_account_admin', class: AccountAdmin },
+  { name: '0008_external_actions', class: ExternalActions },
 ];

@@ -1,4 +1,4 @@
-import type { ActionKind, ActionStatus, ExpectedImpact, TargetType } from '../domain/action.js';
+import { reversibilityOf, type ActionKind, type ActionStatus, type ExpectedImpact, type TargetType } from '../domain/action.js';
 import type { JobStatus, StepKind } from '../domain/job.js';
 import type { Action, Authority, Decision, Job, Step } from '../domain/job-records.js';
 import type { Report } from '../domain/report.js';
@@ -69,6 +69,8 @@ export function toAction(r: Row): Action {
     params: json<Record<string, unknown>>(r.params),
     paramsHash: String(r.params_hash),
     expectedImpact: r.expected_impact ? json<ExpectedImpact>(r.expected_impact) : null,
+    undoable: typeof r.undoable === 'boolean' ? r.undoable : reversibilityOf(r.kind as ActionKind).undoable,
+    undo: typeof r.undo === 'string' ? r.undo : reversibilityOf(r.kind as ActionKind).undo,
     status: r.status as ActionStatus,
     proposedAt: new Date(String(r.proposed_at)),
     expiresAt: new Date(String(r.expires_at)),
