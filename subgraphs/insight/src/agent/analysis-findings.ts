@@ -61,3 +61,60 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
   }
   return [d.answer, ...d.statements.slice(0, 6).map((s) => s.text)].join(' ');
 }
+
+const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';
+
+/**
+ * Proposals that follow from the engine's findings, each with its parameters, the finding it
+ * comes from, its expected impact p10–p90 and how that was estimated:
+ * - a what-if on money in the subject's currency that pays within its interval → an EXTERNAL
+ *   hand-off of the change (the platform does not own ad budgets or prices);
+ * - a declared driver in money whose fall accounts for a bad move → an EXTERNAL hand-off to
+ *   bring it back to its level before.
+ * Returns why nothing was proposed, when nothing was.
+ */
+export function analysisProposals(c: Composed, o: ToolOutcome): string | undefined {
+  const f = (o.data as AnalysisData).finding;
+  if (f.status !== 'analysed' || !f.subject || !f.premise) return undefined;
+  const subject = f.subject;
+  const unit = subject.unit.kind === 'currency' ? subject.unit.code : undefined;
+  const days = f.periods ? Math.round((Date.parse(f.periods.period.to) - Date.parse(f.periods.period.from)) / 86_400_000) + 1 : 7;
+  const before = c.actions.length;
+  const w = f.whatIf;
+  if (w?.metric && w.effect && w.cost?.pays) {
+    const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
+    const lever = `${w.metric}${labels ? `{${labels}}` : ''}`;
+    const percent = Math.round(w.change * 1000) / 10;
+    c.actions.push({
+      kind: 'EXTERNAL',
+      title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
+      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}).`,
+      targetType: 'External',
+      targetId: lever,
+      params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
+      expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: w.effect.p10, p50: w.effect.p50, p90: w.effect.p90, method: ESTIMATE, ...(unit ? { unit } : {}) },
+    });
+  }
+  const bad = subject.upIsGood ? f.premise.change < 0 : f.premise.change > 0;
+  if (bad && f.premise.verdict !== 'within-normal') {
+    for (const cause of f.causes.filter((x) => x.view === 'driver' && x.metric && Math.sign(x.contribution) === Math.sign(f.premise!.change)).slice(0, 1)) {
+      const attribution = f.drivers.find((d) => d.metric === cause.metric);
+      if (!attribution || !(attribution.driverAfter > 0) || !(attribution.driverBefore > 0)) continue;
+      // The change that brings the driver back to where it was before the period.
+      const restore = Math.round((attribution.driverBefore / attribution.driverAfter - 1) * 1000) / 10;
+      const interval = cause.interval ?? { p10: cause.contribution, p90: cause.contribution };
+      c.actions.push({
+        kind: 'EXTERNAL',
+        title: `Bring ${cause.metric} back to its level before (${restore >= 0 ? '+' : ''}${restore} %)`,
+        rationale: `${cause.metric} accounts for ${Math.round(cause.share * 100)} % of the change in ${subject.name}; restoring it should win back about that much.`,
+        targetType: 'External',
+        targetId: cause.metric!,
+        params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${Math.round(-cause.contribution)} of ${subject.name} over ${days} days.` },
+        expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: -Math.max(interval.p10, interval.p90), p50: -cause.contribution, p90: -Math.min(interval.p10, interval.p90), method: ESTIMATE, ...(unit ? { unit } : {}) },
+      });
+    }
+  }
+  if (c.actions.length > before) return undefined;
+  if (w?.cost && !w.cost.pays) return `No change to ${w.metric} is proposed: it does not pay within the interval.`;
+  return undefined;
+}

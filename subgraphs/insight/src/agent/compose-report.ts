@@ -1,6 +1,6 @@
 import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
-import { analysisFindings } from './analysis-findings.js';
+import { analysisFindings, analysisProposals } from './analysis-findings.js';
 import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
 
 export type { ToolOutcome } from './composed.js';
@@ -199,7 +199,16 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   let analysed: string | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
-      case 'analyse_change': analysed = analysisFindings(c, o); history = c.charts[0]?.history ?? history; break;
+      case 'analyse_change': {
+        analysed = analysisFindings(c, o);
+        history = c.charts[0]?.history ?? history;
+        const none = analysisProposals(c, o);
+        if (none) {
+          c.findings.push({ title: 'No proposal', detail: none, evidence: [] });
+          analysed = `${analysed} ${none}`;
+        }
+        break;
+      }
       case 'lookup_metric': metricFindings(c, o); break;
       case 'forecast_metric': forecastFinding(c, o); history = c.charts[c.charts.length - 1]!.history; break;
       case 'simulate_scenario': simulationFinding(c, o, history); break;
@@ -209,6 +218,12 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'propose_action': modelProposals(c, o); break;
       default: break;
     }
+  }
+  // A report that found no lever says so, instead of leaving the reader to wonder.
+  if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
+    const none = 'Nothing is proposed: no finding points at a content version, a budget, a crawl or a declared lever that a change would move.';
+    c.findings.push({ title: 'No proposal', detail: none, evidence: [] });
+    analysed = `${analysed} ${none}`;
   }
   const sources = input.outcomes.map((o) => `${JSON.stringify(o.data)} ${o.summary}`);
   const said = typeof input.model?.judgment === 'string' ? input.model.judgment.trim() : '';

@@ -219,7 +219,8 @@ export function analyse(input: AnalysisInput): Finding {
   const events = alignEvents(timed, [...(changePoint ? [changePoint.day] : [])]);
   const fc = reading.intents.includes('forecast') ? guarded(notes, 'the forecast', () => forecastAhead(daily, combineOf(def), reading.horizonDays)) : undefined;
   const whatIf = reading.whatIf
-    ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed)
+    ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed,
+      reading.whatIf.metric && defs.get(reading.whatIf.metric) ? { def: defs.get(reading.whatIf.metric)!, from: periods.period.from } : undefined)
     : undefined;
   return {
     ...base,

@@ -62,6 +62,14 @@ export function narrate(f: Finding): Narrative {
       topic: 'what-if',
       text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${f.subject.name} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}.`,
     });
+    const cost = f.whatIf.cost;
+    if (cost) {
+      const r = (x: number) => x.toFixed(2);
+      statements.push({
+        topic: 'what-if',
+        text: `That means ${d(cost.increment)} of spend over the period (${v(cost.periodSpend)} now); each unit ${cost.increment >= 0 ? 'spent' : 'saved'} ${cost.increment >= 0 ? 'brings back' : 'costs'} ${r(cost.return.p50)} (p10 ${r(cost.return.p10)}, p90 ${r(cost.return.p90)}), so it ${cost.pays ? 'pays within the interval' : 'does not pay within the interval'}.`,
+      });
+    }
   }
   return { answer, statements };
 }

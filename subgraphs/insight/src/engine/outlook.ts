@@ -25,7 +25,13 @@ export function forecastAhead(daily: readonly { day: string; value: number }[], 
  * The subject's expected change under the what-if, when the lever is one of its declared
  * drivers (or, undeclared, when an elasticity can be estimated at lag 0).
  */
-export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, subjectDaily: Daily | undefined, leverDaily: Daily | undefined, until: string, seed: number): WhatIfOutcome {
+/**
+ * The what-if's effect on the subject over a period like the analysed one (p10–p90 over the
+ * elasticity's interval), and when the lever is money in the subject's currency its cost and
+ * return: the lever's spend in the period × the change, the effect per unit spent, and whether
+ * it pays (the p10 effect exceeds the extra spend).
+ */
+export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, subjectDaily: Daily | undefined, leverDaily: Daily | undefined, until: string, seed: number, lever?: { def: MetricDef; from: string } | undefined): WhatIfOutcome {
   const spec = subject.drivers.find((d) => d.metric === whatIf.metric);
   const lag = spec?.lagDays ?? 0;
   const e = spec?.elasticity !== undefined
@@ -34,5 +40,16 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
   if (!e || !(value > 0) || !(1 + whatIf.change > 0)) return { ...whatIf };
   const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
   const [a, b] = [effect(e.p10), effect(e.p90)];
-  return { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, source: e.source } };
+  const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, source: e.source } };
+  const sameMoney = lever && lever.def.unit.kind === 'currency' && subject.unit.kind === 'currency' && lever.def.unit.code === subject.unit.code;
+  if (sameMoney && leverDaily) {
+    let spent = 0;
+    for (const [day, v] of leverDaily) if (day >= lever.from && day <= until) spent += v;
+    const increment = spent * whatIf.change;
+    if (spent > 0 && increment !== 0) {
+      const fx = outcome.effect!;
+      outcome.cost = { periodSpend: spent, increment, return: { p10: fx.p10 / increment, p50: fx.p50 / increment, p90: fx.p90 / increment }, pays: increment > 0 ? fx.p10 > increment : fx.p90 < increment };
+    }
+  }
+  return outcome;
 }

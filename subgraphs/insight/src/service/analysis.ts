@@ -110,7 +110,8 @@ export function createAnalysisService(deps: AnalysisDeps) {
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
-          if (r.shape === 'leaves') return series.map((s) => ({ name: r.metric, labels: s.labels, points: s.points }));
+          // A leaf has labels; an unlabelled series is the total, which its own request reads.
+          if (r.shape === 'leaves') return series.filter((s) => Object.keys(s.labels).length > 0).map((s) => ({ name: r.metric, labels: s.labels, points: s.points }));
           const points = series.length === 1 ? series[0]!.points : additive ? sumSeries(series.map((s) => s.points)) : meanSeries(series.map((s) => s.points));
           return [{ name: r.metric, labels: r.labels ?? {}, points }];
         } catch (error) {
