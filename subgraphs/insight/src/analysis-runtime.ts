@@ -1,6 +1,6 @@
 import { createJobs, createRouterClient, issueToken, loadOperations, seededRandom, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
-import { demoSeries } from './domain/demo-series.js';
+import { DEMO_DEFINITIONS, demoSeries } from './domain/demo-series.js';
 import type { Job } from './domain/job-records.js';
 import { createActionService, type ActionService } from './service/actions.js';
 import { createAnalysisWorker } from './service/analysis-worker.js';
@@ -11,12 +11,17 @@ import { gatewayModel } from './service/gateway-model.js';
 import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createJobService, type JobService } from './service/jobs.js';
+import { createCatalogService, type CatalogService } from './service/metric-catalog.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
 import { createNoticeDelivery, type ReviewWebhook } from './service/review-notices.js';
+import { platformEvents } from './service/sources/platform-events.js';
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
+import { createTimelineService, type TimelineService } from './service/timeline.js';
+import { createDefinitionStore } from './store/definition-store.js';
+import { createEventStore } from './store/event-store.js';
 import { createActionStore } from './store/action-store.js';
 import { createJobStore } from './store/job-store.js';
 import { createMetricStore } from './store/metric-store.js';
@@ -59,6 +64,10 @@ export interface AnalysisRuntime {
   jobs: JobService;
   actions: ActionService;
   metrics: MetricService;
+  /** What the tenant's metrics mean; `catalog.catalogEntries(caller)` is the engine's catalog. */
+  catalog: CatalogService;
+  /** The tenant's and the platform's events; `timeline.eventsBetween(caller, from, to)` is the engine's events. */
+  timeline: TimelineService;
   forecasting: ForecastingService;
   /** The tools' context for a request's caller (resolvers, the MCP server's `insightTool`). */
   toolContext(caller: Caller): ToolContext;
@@ -99,12 +108,19 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
           'x-svc-tenant-id': caller.tenantId,
         };
   const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log, tenants: settings.prometheusTenants ?? [] })] : [])];
-  const metrics = createMetricService({ store: metricStore, sources });
+  const definitionStore = createDefinitionStore(orm);
+  const metrics = createMetricService({ store: metricStore, sources, definitions: definitionStore });
+  const catalog = createCatalogService({ definitions: definitionStore, metrics });
+  const timeline = createTimelineService({ store: createEventStore(orm), platform: platformEvents({ call, headers: callerHeaders, log }) });
   const analytics = threadAnalytics();
   const forecasting = createForecastingService({ metrics, analytics });
   if (settings.seedDemo && (await metricStore.isEmpty(DEMO_TENANT))) {
     const seeded = await metricStore.ingest(DEMO_TENANT, demoSeries(new Date(), seededRandom(DEMO_SEED)));
     log.info(seeded, 'seeded the demo business metrics');
+  }
+  if (settings.seedDemo && (await definitionStore.isEmpty(DEMO_TENANT))) {
+    for (const d of DEMO_DEFINITIONS) await definitionStore.put(DEMO_TENANT, 'seed', d.name, d.definition);
+    log.info({ definitions: DEMO_DEFINITIONS.length }, 'seeded the demo business metric definitions');
   }
 
   const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
@@ -162,6 +178,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     jobs,
     actions,
     metrics,
+    catalog,
+    timeline,
     forecasting,
     toolContext: (caller) => toolContext(caller),
     async close() {

@@ -109,6 +109,7 @@ export function platformSource(deps: { call: GraphCall; headers(caller: Caller):
           unit: m.unit,
           source: 'platform' as const,
           description: `${m.description} (labels ${family.labels.join(', ')})`,
+          labelNames: family.labels,
         })),
       );
     },
