@@ -4,6 +4,7 @@ import { jobEventsRoute } from './http/job-events-route.js';
 import { ActionResolver } from './schema/action-resolver.js';
 import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
+import { CatalogResolver } from './schema/catalog-resolver.js';
 import { JobResolver } from './schema/job-resolver.js';
 import { MetricResolver } from './schema/metric-resolver.js';
 import { UserResolver } from './schema/user-resolver.js';
@@ -37,7 +38,7 @@ export interface InsightOptions {
 
 function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts {
   return {
-    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver],
+    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver, CatalogResolver],
     instances,
     referenceResolvers: {
       InsightJob: {
@@ -99,7 +100,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
   const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
-    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext)]),
+    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext), new CatalogResolver(runtime.catalog, runtime.timeline)]),
   );
   const server = await createSubgraphServer({
     name: 'insight',

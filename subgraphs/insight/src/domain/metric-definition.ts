@@ -29,8 +29,14 @@ const aggregationSchema = z
   .meta({ description: 'How daily values combine over a period: sum, mean, last, or {ratio: {numerator, denominator}} (sum of one ÷ sum of the other)' });
 
 const terms = z.array(metricName).min(2, 'a formula has at least 2 terms').max(DEFINITION_LIMITS.formulaTerms);
+/** An object with exactly one of product and sum (so a bad term is named by its own pointer, not lost in a union). */
 const formulaSchema = z
-  .union([z.object({ product: terms }).strict(), z.object({ sum: terms }).strict()])
+  .object({ product: terms.optional(), sum: terms.optional() })
+  .strict()
+  .superRefine((f, ctx) => {
+    if ((f.product === undefined) === (f.sum === undefined)) ctx.addIssue({ code: 'custom', message: 'a formula has exactly one of product and sum' });
+  })
+  .transform((f): { product: string[] } | { sum: string[] } => (f.product ? { product: f.product } : { sum: f.sum! }))
   .meta({ description: '{product: [names]} (the metric is their product) or {sum: [names]} (their sum)' });
 
 const labelKey = z.string().refine((k) => !RESERVED_LABEL_KEYS.includes(k), { message: 'this label name is reserved (__proto__, constructor, prototype)' });

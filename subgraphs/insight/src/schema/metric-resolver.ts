@@ -30,7 +30,7 @@ export class MetricResolver {
   async metrics(@Ctx() ctx: SvcContext): Promise<MetricInfo[]> {
     return (await this.metricService.catalog(callerOf(ctx))).map((m) => ({
       name: m.name, labels: m.labels, unit: m.unit, source: m.source, description: m.description ?? null,
-      pointCount: m.points ?? null, first: m.first?.toISOString() ?? null, last: m.last?.toISOString() ?? null,
+      pointCount: m.points ?? null, first: m.first?.toISOString() ?? null, last: m.last?.toISOString() ?? null, definition: (m.definition as Record<string, unknown> | undefined) ?? null,
     }));
   }
 
