@@ -173,7 +173,7 @@ export const insightRoutes: RouteSpec[] = tenantScoped([
     description: 'Role analyst. Replaces the metric\'s definition in the tenant: unit ({kind: currency, code} | {kind: count, noun?} | {kind: ratio} | {kind: percent}), aggregation (sum | mean | last | {ratio: {numerator, denominator}}), upIsGood, formula ({product: [names]} | {sum: [names]}), drivers ([{metric, labels?, lagDays 0-90?, elasticity?}]), synonyms, description; every member optional, unknown members refused. A formula, driver or ratio may not name the metric itself. The series need not exist yet.',
     body: jsonSchemaOf(metricDefinitionSchema),
     response: jsonSchemaOf(definitionRecordSchema, 'output'),
-    errors: { ...auth, 400: 'Malformed body', 422: 'A bad metric name, unit, aggregation, formula, driver, synonym or description; errors[] names each' },
+    errors: { ...auth, 400: 'Malformed body', 404: 'No such path (an empty metric name)', 422: 'A bad metric name, unit, aggregation, formula, driver, synonym or description; errors[] names each' },
   },
   {
     ...common,
