@@ -143,7 +143,7 @@ export const insightRoutes: RouteSpec[] = tenantScoped([
     result: 'ingestMetrics',
     status: 200,
     summary: 'Ingest metric points',
-    description: 'Role analyst. Series are identified by name and labels; timestamps RFC 3339 or integer epoch milliseconds (strictly increasing per series), values finite and at most 1e15 in magnitude; label names __proto__, constructor and prototype are reserved. At most 100 series and 10,000 points per request (what fits the 1 MiB body limit); a point at an existing time replaces it. All or nothing.',
+    description: 'Role analyst. Series are identified by name and labels; timestamps RFC 3339 or integer epoch milliseconds (strictly increasing per series), values finite and at most 1e15 in magnitude; label names __proto__, constructor and prototype are reserved. At most 100 series and 10,000 points per request (what fits the 1 MiB body limit); a point at an existing time replaces it. An optional top-level metrics: [{name, unit, aggregation, upIsGood, formula, drivers, synonyms, description}] declares what the metrics mean (one entry per name, as PUT /api/v1/insight/metrics/{name}/definition), stored with the series. All or nothing.',
     body: { ...jsonSchemaOf(ingestInputSchema), example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] } },
     response: jsonSchemaOf(ingestResultSchema, 'output'),
     errors: { ...auth, 400: 'Malformed body', 422: 'A bad name, label, timestamp or value; errors[] names each' },
