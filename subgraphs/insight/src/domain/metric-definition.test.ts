@@ -57,8 +57,9 @@ describe('metric definitions', () => {
     const revenue = DEMO_DEFINITIONS.find((d) => d.name === 'revenue')!.definition;
     const factors = (revenue.formula as { product: string[] }).product.map(values);
     for (const f of factors) expect(f).toHaveLength(730);
-    values('revenue').forEach((r, i) => expect(Math.abs(r - factors.reduce((p, f) => p * f[i]!, 1))).toBeLessThanOrEqual(0.005 + 1e-9));
-    expect(withDefaults({ name: 'conversion_rate', ...DEMO_DEFINITIONS.find((d) => d.name === 'conversion_rate')!.definition } as never).aggregation).toBe('mean');
+    values('revenue').forEach((r, i) => expect(Math.abs(r - factors.reduce((p, f) => p * f[i]!, 1))).toBeLessThan(1e-6));
+    values('orders').forEach((o) => expect(Number.isInteger(o) && o > 0).toBe(true));
+    expect(withDefaults({ name: 'conversion_rate', ...DEMO_DEFINITIONS.find((d) => d.name === 'conversion_rate')!.definition } as never).aggregation).toEqual({ ratio: { numerator: 'orders', denominator: 'sessions' } });
   });
 });
 
