@@ -204,3 +204,22 @@ describe('events', () => {
     expect(stored.map((e) => e.title)).toEqual(['Plans 10 % dearer', 'Autumn sale']);
   });
 });
+
+describe('the demo shop\'s definitions', () => {
+  it('are seeded with its series, and a demo seeded before them gets the series they name, once', async () => {
+    const demo = await platform.token({ subject: 'dina', roles: ['analyst'], tenants: ['demo'], sites: [] });
+    const revenue = await definitionOf('revenue', demo);
+    expect(revenue.body.data.definition).toMatchObject({ unit: { kind: 'currency', code: 'USD' }, formula: { product: ['sessions', 'conversion_rate', 'average_order_value'] }, synonyms: expect.arrayContaining(['sales', 'income']) });
+    expect((await definitionOf('conversion_rate', demo)).body.data.definition.aggregation).toEqual({ ratio: { numerator: 'orders', denominator: 'sessions' } });
+
+    // As a platform of the version before: no definitions, no orders series.
+    await orm.em.fork().execute(`delete from insight.metric_definition where tenant_id = 'demo'`);
+    await orm.em.fork().execute(`delete from insight.metric_series where tenant_id = 'demo' and name = 'orders'`);
+    await platform.stop();
+    platform = await startTestPlatform({ SVC_INSIGHT_WORKER: 'false' }, { reuse: { databaseUrl: platform.databaseUrl, redisPrefix: platform.redisPrefix } });
+    const catalog = await gql(platform.router, '{ metrics { name pointCount definition } }', {}, bearer(demo));
+    const counts = Object.fromEntries(catalog.body.data.metrics.filter((m: { name: string }) => m.name !== 'ad_spend').map((m: { name: string; pointCount: number }) => [m.name, m.pointCount]));
+    expect(counts).toMatchObject({ revenue: 730, sessions: 730, orders: 730, conversion_rate: 730, average_order_value: 730 });
+    expect(catalog.body.data.metrics.find((m: { name: string }) => m.name === 'orders').definition).toMatchObject({ unit: { kind: 'count', noun: 'orders' } });
+  });
+});

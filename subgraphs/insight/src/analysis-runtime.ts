@@ -20,11 +20,11 @@ import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
 import { createTimelineService, type TimelineService } from './service/timeline.js';
-import { createDefinitionStore } from './store/definition-store.js';
+import { createDefinitionStore, type DefinitionStore } from './store/definition-store.js';
 import { createEventStore } from './store/event-store.js';
 import { createActionStore } from './store/action-store.js';
 import { createJobStore } from './store/job-store.js';
-import { createMetricStore } from './store/metric-store.js';
+import { createMetricStore, type MetricStore } from './store/metric-store.js';
 import { createNoticeStore } from './store/notice-store.js';
 import type { ToolContext } from './tools/tool.js';
 
@@ -114,14 +114,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   const timeline = createTimelineService({ store: createEventStore(orm), platform: platformEvents({ call, headers: callerHeaders, log }) });
   const analytics = threadAnalytics();
   const forecasting = createForecastingService({ metrics, analytics });
-  if (settings.seedDemo && (await metricStore.isEmpty(DEMO_TENANT))) {
-    const seeded = await metricStore.ingest(DEMO_TENANT, demoSeries(new Date(), seededRandom(DEMO_SEED)));
-    log.info(seeded, 'seeded the demo business metrics');
-  }
-  if (settings.seedDemo && (await definitionStore.isEmpty(DEMO_TENANT))) {
-    for (const d of DEMO_DEFINITIONS) await definitionStore.put(DEMO_TENANT, 'seed', d.name, d.definition);
-    log.info({ definitions: DEMO_DEFINITIONS.length }, 'seeded the demo business metric definitions');
-  }
+  if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 
   const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
   // Everything a tool reads, it reads for one tenant: the request's, or the job's.
@@ -188,6 +181,29 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       await analytics.close();
     },
   };
+}
+
+/**
+ * The demo shop: its series when the demo tenant has none, and its definitions when it has none.
+ * A demo seeded before definitions existed lacks series its definitions name (orders): its demo
+ * series are then seeded again, once (the definitions written with them mark it done).
+ */
+async function seedDemo(metricStore: MetricStore, definitionStore: DefinitionStore, log: Logger): Promise<void> {
+  const fresh = () => demoSeries(new Date(), seededRandom(DEMO_SEED));
+  if (await metricStore.isEmpty(DEMO_TENANT)) {
+    log.info(await metricStore.ingest(DEMO_TENANT, fresh()), 'seeded the demo business metrics');
+  } else if (await definitionStore.isEmpty(DEMO_TENANT)) {
+    const present = new Set((await metricStore.names(DEMO_TENANT)).map((s) => s.name));
+    const series = fresh();
+    if (series.some((s) => !present.has(s.name))) {
+      for (const name of new Set(series.map((s) => s.name))) await metricStore.remove(DEMO_TENANT, name, {});
+      log.info(await metricStore.ingest(DEMO_TENANT, series), 'seeded the demo business metrics again (the seed gained series)');
+    }
+  }
+  if (await definitionStore.isEmpty(DEMO_TENANT)) {
+    for (const d of DEMO_DEFINITIONS) await definitionStore.put(DEMO_TENANT, 'seed', d.name, d.definition);
+    log.info({ definitions: DEMO_DEFINITIONS.length }, 'seeded the demo business metric definitions');
+  }
 }
 
 function onlyOne(scope: readonly string[] | '*'): string | undefined {
