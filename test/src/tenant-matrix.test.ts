@@ -25,6 +25,7 @@ let attacker: string;
 const t1: Record<string, string> = {};
 const SECRET = 'T1 SECRET PROMPT 7f3a';
 const T1_OPERATOR_SECRET = 't1-operator-webhook-secret-9c2e';
+const SECRET_WORD = 'secretsynonym7f3a';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 
 /** Object placeholders in paths and arguments, each one of t1's (or site demo's). */
@@ -51,6 +52,10 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   // The caller's own tenant's settings, and only for its admins: every role but admin is refused.
   'GET /api/v1/insight/settings': { kind: 'object' },
   'PUT /api/v1/insight/settings': { kind: 'object', body: { operatorWebhookUrl: null } },
+  'PUT /api/v1/insight/metrics/{name}/definition': { kind: 'own' },
+  'GET /api/v1/insight/metrics/{name}/definition': { kind: 'object', params: { name: 'metric' } },
+  'POST /api/v1/insight/events': { kind: 'own' },
+  'GET /api/v1/insight/events': { kind: 'list' },
   'GET /api/v1/contents/{contentSlug}': { kind: 'public' },
   'POST /api/v1/forms/{formKey}/submit': { kind: 'public' },
   'POST /api/v1/deploy/purge-cache': { kind: 'object', body: { siteKey: 'demo', contentSlug: 'welcome' } },
@@ -116,6 +121,11 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   ingestMetrics: { kind: 'own' },
   deleteMetricSeries: { kind: 'object', args: 'name: "{metric}"' },
   setInsightSettings: { kind: 'object', args: 'input: {operatorWebhookUrl: null}' },
+  defineMetric: { kind: 'own' },
+  metricDefinition: { kind: 'object', args: 'name: "{metric}"' },
+  metricDefinitions: { kind: 'list' },
+  recordEvent: { kind: 'own' },
+  events: { kind: 'list', args: 'from: "2020-01-01T00:00:00Z", to: "2099-01-01T00:00:00Z"' },
   chatCompletion: { kind: 'gateway', args: 'request: {model: "auto-route", messages: [{role: "user", content: "hi"}]}' },
   createEmbeddings: { kind: 'gateway', args: 'request: {model: "svc-embed", input: "hi"}' },
   setBudget: { kind: 'gateway', args: 'input: {agentCode: "insight", monthlyBudgetUsd: 1}' },
@@ -162,7 +172,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
 const REFUSALS = new Set(['FORBIDDEN', 'NOT_FOUND', 'UNAUTHENTICATED']);
 const fill = (text: string) => text.replace(/\{(\w+)\}/g, (_m, key: string) => value(key));
 /** Nothing of t1 in an answer: none of its ids, its metric name, its prompt or its submission (beyond what the request itself named). */
-const leaks = (text: string, request: string) => [t1.insightJob, t1.action, t1.crawlJob, t1.execution, t1.metric, SECRET, T1_OPERATOR_SECRET, 't1-operator.example.invalid', 'secret-t1@example.com'].filter((m) => m && text.includes(m!) && !request.includes(m!));
+const leaks = (text: string, request: string) => [t1.insightJob, t1.action, t1.crawlJob, t1.execution, t1.metric, SECRET, SECRET_WORD, T1_OPERATOR_SECRET, 't1-operator.example.invalid', 'secret-t1@example.com'].filter((m) => m && text.includes(m!) && !request.includes(m!));
 
 async function fingerprint(): Promise<Record<string, string>> {
   const { rows: tables } = await db.query<{ name: string }>(
@@ -183,6 +193,8 @@ beforeAll(async () => {
   const owner = await platform.token({ subject: 'olga', roles: ['analyst', 'reviewer', 'editor', 'crawler'], tenants: ['t1'], sites: ['demo'] });
   t1.metric = 'secret_t1_orders';
   expect((await call(`${platform.bridge}/api/v1/insight/metrics`, { headers: bearer(owner), json: { series: [{ name: t1.metric, points: [{ timestamp: '2026-01-01T00:00:00Z', value: 1 }] }] } })).status).toBe(200);
+  expect((await call(`${platform.bridge}/api/v1/insight/metrics/${t1.metric}/definition`, { method: 'PUT', headers: bearer(owner), json: { synonyms: [SECRET_WORD], description: SECRET } })).status).toBe(200);
+  expect((await call(`${platform.bridge}/api/v1/insight/events`, { headers: bearer(owner), json: { at: '2026-01-02T00:00:00Z', kind: 'price_change', title: SECRET, ref: SECRET_WORD } })).status).toBe(201);
   const job = await call(`${platform.bridge}/api/v1/insight/jobs`, { headers: bearer(owner), json: { prompt: SECRET } });
   t1.insightJob = job.body.data.jobId;
   await eventually(async () => ((await call(`${platform.bridge}/api/v1/insight/jobs/${t1.insightJob}`, { headers: bearer(owner) })).body.data.status === 'COMPLETED' ? true : undefined), 60_000, 't1 job');

@@ -1,6 +1,6 @@
 import { createJobs, createOutboundHttp, createRouterClient, issueToken, loadOperations, seededRandom, SvcError, type Logger, type MikroORM, type Principal } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
-import { demoSeries } from './domain/demo-series.js';
+import { DEMO_DEFINITIONS, demoSeries } from './domain/demo-series.js';
 import type { Job } from './domain/job-records.js';
 import { createActionService, type ActionService } from './service/actions.js';
 import { createAnalysisService } from './service/analysis.js';
@@ -14,16 +14,21 @@ import { gatewayModel } from './service/gateway-model.js';
 import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createJobService, type JobService } from './service/jobs.js';
+import { createCatalogService, type CatalogService } from './service/metric-catalog.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
 import { createNoticeDelivery, type ReviewWebhook } from './service/review-notices.js';
+import { platformEvents } from './service/sources/platform-events.js';
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
+import { createTimelineService, type TimelineService } from './service/timeline.js';
+import { createDefinitionStore, type DefinitionStore } from './store/definition-store.js';
+import { createEventStore } from './store/event-store.js';
 import { createActionStore } from './store/action-store.js';
 import { createExternalStore } from './store/external-store.js';
 import { createJobStore } from './store/job-store.js';
-import { createMetricStore } from './store/metric-store.js';
+import { createMetricStore, type MetricStore } from './store/metric-store.js';
 import { createNoticeStore } from './store/notice-store.js';
 import { createSettingsStore } from './store/settings-store.js';
 import type { ToolContext } from './tools/tool.js';
@@ -68,6 +73,10 @@ export interface AnalysisRuntime {
   jobs: JobService;
   actions: ActionService;
   metrics: MetricService;
+  /** What the tenant's metrics mean; `catalog.catalogEntries(caller)` is the engine's catalog. */
+  catalog: CatalogService;
+  /** The tenant's and the platform's events; `timeline.eventsBetween(caller, from, to)` is the engine's events. */
+  timeline: TimelineService;
   forecasting: ForecastingService;
   settings: SettingsService;
   /** The tools' context for a request's caller (resolvers, the MCP server's `insightTool`). */
@@ -111,14 +120,20 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
           'x-svc-tenant-id': caller.tenantId,
         };
   const sources: MetricSourceAdapter[] = [storeSource(metricStore), platformSource({ call, headers: callerHeaders }), ...(settings.prometheusUrl ? [prometheusSource({ baseUrl: settings.prometheusUrl, log, tenants: settings.prometheusTenants ?? [] })] : [])];
-  const metrics = createMetricService({ store: metricStore, sources });
+  const definitionStore = createDefinitionStore(orm);
+  const metrics = createMetricService({ store: metricStore, sources, definitions: definitionStore });
+  const catalog = createCatalogService({ definitions: definitionStore, metrics });
+  const timeline = createTimelineService({ store: createEventStore(orm), platform: platformEvents({ call, headers: callerHeaders, log }) });
   const analytics = threadAnalytics();
   const forecasting = createForecastingService({ metrics, analytics });
-  const analysis = createAnalysisService({ metrics, analytics });
-  if (settings.seedDemo && (await metricStore.isEmpty(DEMO_TENANT))) {
-    const seeded = await metricStore.ingest(DEMO_TENANT, demoSeries(new Date(), seededRandom(DEMO_SEED)));
-    log.info(seeded, 'seeded the demo business metrics');
-  }
+  // The engine reads the tenant's declared catalog and its events (stored and the platform's own).
+  const analysis = createAnalysisService({
+    metrics,
+    analytics,
+    catalog: (caller) => catalog.catalogEntries(caller),
+    events: (caller, from, to) => timeline.eventsBetween(caller, from, to),
+  });
+  if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 
   const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
   // Everything a tool reads, it reads for one tenant: the request's, or the job's.
@@ -181,6 +196,8 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     jobs,
     actions,
     metrics,
+    catalog,
+    timeline,
     forecasting,
     settings: tenantSettings,
     toolContext: (caller) => toolContext(caller),
@@ -191,6 +208,29 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
       await analytics.close();
     },
   };
+}
+
+/**
+ * The demo shop: its series when the demo tenant has none, and its definitions when it has none.
+ * A demo seeded before definitions existed lacks series its definitions name (orders): its demo
+ * series are then seeded again, once (the definitions written with them mark it done).
+ */
+async function seedDemo(metricStore: MetricStore, definitionStore: DefinitionStore, log: Logger): Promise<void> {
+  const fresh = () => demoSeries(new Date(), seededRandom(DEMO_SEED));
+  if (await metricStore.isEmpty(DEMO_TENANT)) {
+    log.info(await metricStore.ingest(DEMO_TENANT, fresh()), 'seeded the demo business metrics');
+  } else if (await definitionStore.isEmpty(DEMO_TENANT)) {
+    const present = new Set((await metricStore.names(DEMO_TENANT)).map((s) => s.name));
+    const series = fresh();
+    if (series.some((s) => !present.has(s.name))) {
+      for (const name of new Set(series.map((s) => s.name))) await metricStore.remove(DEMO_TENANT, name, {});
+      log.info(await metricStore.ingest(DEMO_TENANT, series), 'seeded the demo business metrics again (the seed gained series)');
+    }
+  }
+  if (await definitionStore.isEmpty(DEMO_TENANT)) {
+    for (const d of DEMO_DEFINITIONS) await definitionStore.put(DEMO_TENANT, 'seed', d.name, d.definition);
+    log.info({ definitions: DEMO_DEFINITIONS.length }, 'seeded the demo business metric definitions');
+  }
 }
 
 function onlyOne(scope: readonly string[] | '*'): string | undefined {

@@ -10,6 +10,8 @@ import { JOB_STATUSES, STEP_KINDS } from './domain/job.js';
 export { settingsInputSchema } from './domain/settings-input.js';
 export { actionListSchema, decisionInputSchema, idempotencyKeySchema, jobInputSchema, jobListSchema } from './domain/job-input.js';
 export { ingestInputSchema } from './domain/metric-input.js';
+export { metricDefinitionSchema } from './domain/metric-definition.js';
+export { eventInputSchema, eventListSchema } from './domain/timeline-event.js';
 export { accountInputSchema, accountUpdateSchema, ownPasswordInputSchema, passwordInputSchema } from './domain/account.js';
 
 /** POST /api/v1/auth/token. A wrong pair is a 401; a missing or over-long member a 400. */
@@ -71,3 +73,5 @@ export const accountSchema = z
   })
   .loose();
 export const ingestResultSchema = z.object({ series: z.number().int(), points: z.number().int() }).loose();
+export const definitionRecordSchema = z.object({ name: z.string(), definition: z.record(z.string(), z.unknown()), updatedAt: time, updatedBy: z.string() }).loose();
+export const eventRecordSchema = z.object({ id: z.string(), at: time, kind: z.string(), title: z.string(), ref: nullableText, source: z.enum(['tenant', 'platform']) }).loose();

@@ -4,6 +4,7 @@ import { jobEventsRoute } from './http/job-events-route.js';
 import { ActionResolver } from './schema/action-resolver.js';
 import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
+import { CatalogResolver } from './schema/catalog-resolver.js';
 import { JobResolver } from './schema/job-resolver.js';
 import { MetricResolver } from './schema/metric-resolver.js';
 import { SettingsResolver } from './schema/settings-resolver.js';
@@ -38,7 +39,7 @@ export interface InsightOptions {
 
 function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts {
   return {
-    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver, SettingsResolver],
+    resolvers: [AuthResolver, UserResolver, JobResolver, ActionResolver, MetricResolver, SettingsResolver, CatalogResolver],
     instances,
     referenceResolvers: {
       InsightJob: {
@@ -100,7 +101,10 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
   const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
-    parts(runtime, [new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions), new MetricResolver(runtime.metrics, toolContext), new SettingsResolver(runtime.settings)]),
+    parts(runtime, [
+      new AuthResolver(accounts), new UserResolver(manageUsers), new JobResolver(runtime.jobs, runtime.actions), new ActionResolver(runtime.actions),
+      new MetricResolver(runtime.metrics, toolContext), new SettingsResolver(runtime.settings), new CatalogResolver(runtime.catalog, runtime.timeline),
+    ]),
   );
   const server = await createSubgraphServer({
     name: 'insight',

@@ -1,3 +1,4 @@
+import type { MetricDefinition } from './metric-definition.js';
 import type { Labels, Point } from './metric.js';
 
 /**
@@ -5,8 +6,9 @@ import type { Labels, Point } from './metric.js';
  * from a seed so every fresh platform analyses the same story. The series are causally
  * linked, so an analysis has something real to find: ad spend per channel moves in campaign
  * bursts and drives sessions (elasticities 0.25 search, 0.12 social, 0.05 display), sessions
- * times conversion rate times order value is revenue, and everything has a trend, a weekly
- * and a yearly season, and noise.
+ * times conversion rate (orders ÷ sessions) times average order value (revenue ÷ orders) is
+ * revenue, day by day and over any period, and
+ * everything has a trend, a weekly and a yearly season, and noise.
  */
 
 export interface DemoSeries {
@@ -42,6 +44,8 @@ export function demoSeries(end: Date, random: () => number): DemoSeries[] {
   const sessions: Point[] = [];
   const conversion: Point[] = [];
   const revenue: Point[] = [];
+  const orders: Point[] = [];
+  const orderValues: Point[] = [];
   // Campaign bursts: each channel keeps a spending level for 1 to 4 weeks, then changes it.
   const level = Object.fromEntries(channels.map((c) => [c, 1])) as Record<string, number>;
   const until = Object.fromEntries(channels.map((c) => [c, 0])) as Record<string, number>;
@@ -63,15 +67,60 @@ export function demoSeries(end: Date, random: () => number): DemoSeries[] {
     }
     const visits = 4000 * trend * weekday * yearly * drive * (1 + 0.04 * gaussian(random));
     const rate = 0.031 * (1 + 0.05 * Math.sin((2 * Math.PI * (i + 330)) / 365.25)) * (1 + 0.03 * gaussian(random));
-    const orderValue = 62 * (1 + 0.02 * gaussian(random));
-    sessions.push({ t, value: Math.round(visits) });
-    conversion.push({ t, value: round(rate, 5) });
-    revenue.push({ t, value: round(Math.round(visits) * rate * orderValue, 2) });
+    const orderValue = round(62 * (1 + 0.02 * gaussian(random)), 2);
+    // Whole orders; the rate and the order value are what the counts say, so that revenue is
+    // sessions × conversion rate × average order value day by day and over any period.
+    const count = Math.round(visits);
+    const placed = Math.max(1, Math.round(count * rate));
+    const sales = round(placed * orderValue, 2);
+    sessions.push({ t, value: count });
+    orders.push({ t, value: placed });
+    conversion.push({ t, value: placed / count });
+    orderValues.push({ t, value: sales / placed });
+    revenue.push({ t, value: sales });
   }
   return [
     { name: 'revenue', labels: {}, unit: 'USD', points: revenue },
     { name: 'sessions', labels: {}, unit: 'visits', points: sessions },
+    { name: 'orders', labels: {}, unit: 'orders', points: orders },
     { name: 'conversion_rate', labels: {}, unit: 'ratio', points: conversion },
+    { name: 'average_order_value', labels: {}, unit: 'USD', points: orderValues },
     ...channels.map((c) => ({ name: 'ad_spend', labels: { channel: c }, unit: 'USD', points: spend[c]! })),
   ];
 }
+
+/**
+ * What the demo shop's metrics mean, seeded with its series: revenue is sessions × conversion
+ * rate × average order value, where the rate is orders ÷ sessions and the order value revenue ÷
+ * orders over any period (so the formula holds exactly for a week as for a day), sessions are driven by
+ * each channel's ad spend (the same day: the seed's campaigns act at once, so the declared lag is
+ * 0), and each has its unit, direction and everyday words.
+ */
+export const DEMO_DEFINITIONS: { name: string; definition: MetricDefinition }[] = [
+  {
+    name: 'revenue',
+    definition: {
+      unit: { kind: 'currency', code: 'USD' }, aggregation: 'sum', upIsGood: true,
+      formula: { product: ['sessions', 'conversion_rate', 'average_order_value'] },
+      synonyms: ['sales', 'income', 'turnover'], description: 'Order revenue of the online shop per day',
+    },
+  },
+  {
+    name: 'sessions',
+    definition: {
+      unit: { kind: 'count', noun: 'sessions' }, aggregation: 'sum', upIsGood: true,
+      drivers: (Object.keys(DEMO_CHANNELS) as (keyof typeof DEMO_CHANNELS)[]).map((channel) => ({ metric: 'ad_spend', labels: { channel }, lagDays: 0 })),
+      synonyms: ['traffic', 'visits', 'visitors'], description: 'Visits to the shop per day',
+    },
+  },
+  { name: 'orders', definition: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, synonyms: ['purchases'], description: 'Orders placed per day' } },
+  {
+    name: 'conversion_rate',
+    definition: { unit: { kind: 'ratio' }, aggregation: { ratio: { numerator: 'orders', denominator: 'sessions' } }, upIsGood: true, synonyms: ['conversion'], description: 'Orders per session' },
+  },
+  {
+    name: 'average_order_value',
+    definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: { ratio: { numerator: 'revenue', denominator: 'orders' } }, upIsGood: true, synonyms: ['aov', 'basket size', 'order value'], description: 'Revenue per order' },
+  },
+  { name: 'ad_spend', definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: 'sum', upIsGood: false, synonyms: ['advertising', 'ad costs', 'marketing spend'], description: 'Advertising spend per channel (search, social, display) per day' } },
+];

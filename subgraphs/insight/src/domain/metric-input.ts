@@ -1,5 +1,6 @@
 import { z } from 'zod';
 import { AGGREGATIONS, checkLabels, checkMetricName, checkPoints, METRIC_LIMITS, parseStep, RESERVED_LABEL_KEYS, type Aggregation, type Labels, type Point } from './metric.js';
+import { ingestDefinitionsSchema, type MetricDefinition } from './metric-definition.js';
 import { parseRfc3339 } from './timestamp.js';
 
 /**
@@ -45,7 +46,7 @@ const seriesInput = z
   });
 
 export const ingestInputSchema = z
-  .object({ series: z.array(seriesInput).min(1).max(METRIC_LIMITS.seriesPerBatch) })
+  .object({ series: z.array(seriesInput).min(1).max(METRIC_LIMITS.seriesPerBatch), metrics: ingestDefinitionsSchema.optional() })
   .strict()
   .superRefine((batch, ctx) => {
     const total = batch.series.reduce((n, s) => n + s.points.length, 0);
@@ -66,6 +67,11 @@ export function reservedLabelProblems(input: unknown): { pointer: string; detail
     if (!labels || typeof labels !== 'object') return [];
     return RESERVED_LABEL_KEYS.filter((k) => Object.hasOwn(labels, k)).map((k) => ({ pointer: `/series/${i}/labels/${k}`, detail: `label name ${JSON.stringify(k)} is reserved` }));
   });
+}
+
+/** The body's `metrics` definitions, by name (none when the body has none). */
+export function ingestDefinitions(input: IngestInput): { name: string; definition: MetricDefinition }[] {
+  return (input.metrics ?? []).map(({ name, ...definition }) => ({ name, definition }));
 }
 
 export function ingestBatch(input: IngestInput): { name: string; labels: Labels; unit?: string | undefined; points: Point[] }[] {

@@ -12,7 +12,7 @@ import { MetricIngestResult, MetricInfo, MetricSeries, ToolOutput } from './metr
 export class MetricResolver {
   constructor(private readonly metricService: MetricService, private readonly toolContext: (ctx: SvcContext) => ToolContext) {}
 
-  @Mutation(() => MetricIngestResult, { description: 'Stores series points (body as POST /api/v1/insight/metrics: {series: [{name, labels, unit, points: [{timestamp, value}]}]}); a point at an existing time replaces it. All or nothing.' })
+  @Mutation(() => MetricIngestResult, { description: 'Stores series points (body as POST /api/v1/insight/metrics: {series: [{name, labels, unit, points: [{timestamp, value}]}], metrics?: [{name, unit, aggregation, upIsGood, formula, drivers, synonyms, description}]}); a point at an existing time replaces it, a definition in metrics replaces the metric\'s. All or nothing.' })
   async ingestMetrics(@Arg('input', () => GraphQLJSONObject) input: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<MetricIngestResult> {
     return this.metricService.ingest(ctx, input);
   }
@@ -30,7 +30,7 @@ export class MetricResolver {
   async metrics(@Ctx() ctx: SvcContext): Promise<MetricInfo[]> {
     return (await this.metricService.catalog(callerOf(ctx))).map((m) => ({
       name: m.name, labels: m.labels, unit: m.unit, source: m.source, description: m.description ?? null,
-      pointCount: m.points ?? null, first: m.first?.toISOString() ?? null, last: m.last?.toISOString() ?? null,
+      pointCount: m.points ?? null, first: m.first?.toISOString() ?? null, last: m.last?.toISOString() ?? null, definition: (m.definition as Record<string, unknown> | undefined) ?? null,
     }));
   }
 

@@ -26,6 +26,7 @@ export class MetricInfo {
   @Field(() => Int, { nullable: true }) pointCount!: number | null;
   @Field(() => String, { nullable: true }) first!: string | null;
   @Field(() => String, { nullable: true }) last!: string | null;
+  @Field(() => GraphQLJSONObject, { nullable: true, description: 'What the tenant declared the metric means (as metricDefinition\'s definition); null when undeclared.' }) definition!: Record<string, unknown> | null;
 }
 
 @ObjectType()

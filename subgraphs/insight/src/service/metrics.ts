@@ -1,6 +1,7 @@
 import { parseInput, requireRole, SvcError, validationError, type TenantRequest } from '@svc/kit';
 import { aggregate, METRIC_LIMITS, type Series } from '../domain/metric.js';
-import { ingestBatch, ingestInputSchema, lookupInputSchema, metricQuery, removeInputSchema, reservedLabelProblems } from '../domain/metric-input.js';
+import { ingestBatch, ingestDefinitions, ingestInputSchema, lookupInputSchema, metricQuery, removeInputSchema, reservedLabelProblems } from '../domain/metric-input.js';
+import type { DefinitionStore } from '../store/definition-store.js';
 import type { MetricStore } from '../store/metric-store.js';
 import { scoped } from './jobs.js';
 import type { Caller, CatalogEntry, MetricSourceAdapter } from './sources/metric-source.js';
@@ -9,6 +10,8 @@ export interface MetricServiceDeps {
   store: MetricStore;
   /** Asked in order; the first that serves a name answers its lookups. */
   sources: readonly MetricSourceAdapter[];
+  /** The tenants' declared definitions, attached to each catalog entry of their name. */
+  definitions?: DefinitionStore | undefined;
   now?: () => number;
 }
 
@@ -25,12 +28,13 @@ export function createMetricService(deps: MetricServiceDeps) {
   }
 
   return {
-    /** Stores the batch in the caller's tenant, all or nothing. */
+    /** Stores the batch (and the definitions of its `metrics` member) in the caller's tenant, all or nothing. */
     async ingest(request: TenantRequest, input: unknown): Promise<{ series: number; points: number }> {
-      const { tenantId } = scoped(request, 'analyst');
+      const { principal, tenantId } = scoped(request, 'analyst');
       const reserved = reservedLabelProblems(input);
       if (reserved.length) throw validationError(reserved);
-      return deps.store.ingest(tenantId, ingestBatch(parseInput(ingestInputSchema, input)));
+      const body = parseInput(ingestInputSchema, input);
+      return deps.store.ingest(tenantId, ingestBatch(body), { by: principal.subject, list: ingestDefinitions(body) });
     },
 
     /** Deletes the tenant's series of a name (those carrying the given labels) with their points; 404 when none matches. */
@@ -42,10 +46,12 @@ export function createMetricService(deps: MetricServiceDeps) {
       return removed;
     },
 
+    /** Every series of every source, each with its metric's declared definition when there is one. */
     async catalog(caller: Caller): Promise<CatalogEntry[]> {
       requireRole(caller.principal, ...READERS);
-      const lists = await Promise.all(deps.sources.map((s) => s.catalog(caller)));
-      return lists.flat();
+      const [lists, declared] = await Promise.all([Promise.all(deps.sources.map((s) => s.catalog(caller))), deps.definitions?.list(caller.tenantId) ?? []]);
+      const byName = new Map(declared.map((d) => [d.name, d.definition]));
+      return lists.flat().map((entry) => (byName.has(entry.name) ? { ...entry, definition: byName.get(entry.name) } : entry));
     },
 
     /** The catalog's names, labels and units only: what planning needs, without counting points. */

@@ -1,4 +1,6 @@
 import type { MikroORM } from '@svc/kit';
+import type { MetricDefinition } from '../domain/metric-definition.js';
+import { upsertDefinitions } from './definition-store.js';
 import { seriesKey, type Labels, type Point, type SeriesId } from '../domain/metric.js';
 
 export interface StoredSeries extends SeriesId {
@@ -47,9 +49,10 @@ export function createMetricStore(orm: MikroORM) {
   return {
     /**
      * Writes every series of the batch in one transaction: a series is created on first sight
-     * (name + labels), a point at an existing time replaces the old value. All or nothing.
+     * (name + labels), a point at an existing time replaces the old value; definitions given
+     * (by `by`) replace the metrics' stored ones. All or nothing.
      */
-    async ingest(tenantId: string, batch: readonly SeriesBatch[]): Promise<{ series: number; points: number }> {
+    async ingest(tenantId: string, batch: readonly SeriesBatch[], definitions: { by: string; list: readonly { name: string; definition: MetricDefinition }[] } = { by: '', list: [] }): Promise<{ series: number; points: number }> {
       let points = 0;
       await orm.em.fork().transactional(async (em) => {
         for (const s of batch) {
@@ -60,6 +63,7 @@ export function createMetricStore(orm: MikroORM) {
           }
           points += s.points.length;
         }
+        if (definitions.list.length) await upsertDefinitions(em, tenantId, definitions.by, definitions.list);
       });
       return { series: batch.length, points };
     },

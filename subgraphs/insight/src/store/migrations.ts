@@ -224,6 +224,38 @@ create index external_delivery_pending on insight.external_delivery (next_attemp
   }
 }
 
+/**
+ * What a tenant's metrics mean (one definition per metric name: unit, aggregation, direction,
+ * formula, drivers, synonyms, description) and the tenant's events on its timeline (a price
+ * change, a campaign, a deploy). The platform's own events are read from the other services at
+ * analysis time, not stored here.
+ */
+class MetricCatalogAndEvents extends Migration {
+  override up(): void {
+    this.addSql(`
+create table insight.metric_definition (
+  tenant_id text not null,
+  name text not null,
+  definition jsonb not null,
+  updated_by text not null,
+  updated_at timestamptz not null default now(),
+  primary key (tenant_id, name)
+);
+create table insight.timeline_event (
+  id uuid primary key,
+  tenant_id text not null,
+  at timestamptz not null,
+  kind text not null,
+  title text not null,
+  ref text,
+  source text not null default 'tenant' check (source in ('tenant', 'platform')),
+  created_by text not null,
+  created_at timestamptz not null default now()
+);
+create index timeline_event_tenant_at on insight.timeline_event (tenant_id, at);`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -231,5 +263,6 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0004_review_notices', class: ReviewNotices },
   { name: '0005_tenant_scope', class: TenantScope },
   { name: '0006_account_admin', class: AccountAdmin },
+  { name: '0007_metric_catalog_and_events', class: MetricCatalogAndEvents },
   { name: '0008_external_actions', class: ExternalActions },
 ];

@@ -13,6 +13,7 @@ export const listMetrics = defineTool({
       unit: m.unit,
       source: m.source,
       ...(m.description ? { description: m.description } : {}),
+      ...(m.definition ? { definition: m.definition } : {}),
       ...(m.points !== undefined ? { points: m.points } : {}),
       ...(m.first ? { first: m.first.toISOString().slice(0, 10) } : {}),
       ...(m.last ? { last: m.last.toISOString().slice(0, 10) } : {}),

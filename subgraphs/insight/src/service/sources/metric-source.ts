@@ -1,4 +1,5 @@
 import type { Principal } from '@svc/kit';
+import type { MetricDefinition } from '../../domain/metric-definition.js';
 import type { Labels, MetricSource, Series } from '../../domain/metric.js';
 import type { MetricQuery } from '../../domain/metric-input.js';
 
@@ -22,6 +23,10 @@ export interface CatalogEntry {
   points?: number | undefined;
   first?: Date | null | undefined;
   last?: Date | null | undefined;
+  /** Label names the source's series carry when `labels` cannot say (the platform's figures). */
+  labelNames?: string[] | undefined;
+  /** What the tenant declared the metric means (added by the metric service). */
+  definition?: MetricDefinition | undefined;
 }
 
 /** One place metrics come from: the store, the platform's own figures, Prometheus. */

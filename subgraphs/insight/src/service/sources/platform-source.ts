@@ -110,6 +110,7 @@ export function platformSource(deps: { call: GraphCall; headers(caller: Caller):
           source: 'platform' as const,
           description: `${m.description} (labels ${family.labels.join(', ')})`,
           synonyms: m.synonyms,
+          labelNames: family.labels,
         })),
       );
     },

@@ -1,0 +1,76 @@
+import { describe, expect, it } from '@jest/globals';
+import { SvcError, type Principal } from '@svc/kit';
+import type { GraphCall } from '../graph-call.js';
+import { platformEvents } from './platform-events.js';
+
+const FROM = Date.UTC(2026, 10, 1);
+const TO = Date.UTC(2026, 10, 15);
+const caller = (principal: Partial<Principal>) => ({ principal: { subject: 'ana', roles: ['analyst', 'editor'], tenants: ['acme'], sites: ['shop'], ...principal } as Principal, tenantId: 'acme', headers: {} });
+
+/** A router that answers each operation from a table (a function of the variables), recording the calls. */
+function routerOf(answers: Record<string, (variables: Record<string, unknown>) => unknown>) {
+  const calls: string[] = [];
+  const call: GraphCall = async <T>(operation: string, variables: Record<string, unknown>) => {
+    calls.push(`${operation} ${JSON.stringify(variables)}`);
+    const answer = answers[operation];
+    if (!answer) throw new Error(`unexpected ${operation}`);
+    return answer(variables) as T;
+  };
+  return { call, calls };
+}
+
+const contents = () => ({
+  contents: [{
+    id: 'c1', siteKey: 'shop', slug: 'pricing',
+    versions: [
+      { version: 3, publishedAt: null },
+      { version: 2, publishedAt: '2026-11-14T09:30:00.000Z' },
+      { version: 1, publishedAt: '2026-10-01T00:00:00.000Z' },
+    ],
+  }],
+});
+const runs = () => ({
+  crawlExecutions: [
+    { executionId: 'e3', status: 'COMPLETED', startedAt: '2026-11-10T00:00:00Z', finishedAt: '2026-11-10T00:01:00Z', selfHealingOccurred: true, error: null },
+    { executionId: 'e2', status: 'FAILED', startedAt: '2026-11-09T00:00:00Z', finishedAt: '2026-11-09T00:00:05Z', selfHealingOccurred: false, error: `The page answered 500 ${'x'.repeat(400)}` },
+    { executionId: 'e1', status: 'FAILED', startedAt: '2026-10-09T00:00:00Z', finishedAt: '2026-10-09T00:00:05Z', selfHealingOccurred: false, error: 'old' },
+    { executionId: 'e0', status: 'COMPLETED', startedAt: '2026-11-08T00:00:00Z', finishedAt: '2026-11-08T00:01:00Z', selfHealingOccurred: false, error: null },
+  ],
+});
+const headers = async () => ({ authorization: 'Bearer t' });
+
+describe('the platform\'s events', () => {
+  it('names published content versions, failed runs and healed selectors within the window, with refs to act on', async () => {
+    const { call } = routerOf({ InsightContentVersions: contents, InsightCrawlRunJobs: () => ({ crawlJobs: [{ jobId: 'j1', jobName: 'news' }] }), InsightCrawlRuns: runs });
+    const events = await platformEvents({ call, headers }).between(caller({}), FROM, TO);
+    expect(events.map(({ kind, ref, at }) => ({ kind, ref, at: new Date(at).toISOString() }))).toEqual([
+      { kind: 'crawl_failed', ref: 'crawl-job:j1:execution:e2', at: '2026-11-09T00:00:05.000Z' },
+      { kind: 'selector_healed', ref: 'crawl-job:j1', at: '2026-11-10T00:01:00.000Z' },
+      { kind: 'content_published', ref: 'content:c1:v2', at: '2026-11-14T09:30:00.000Z' },
+    ]);
+    expect(events.every((e) => e.source === 'platform')).toBe(true);
+    expect(events[0]!.title).toBe(`Crawl job "news" run failed: The page answered 500 ${'x'.repeat(160 - 'The page answered 500 '.length)}`);
+    expect(events[2]!.title).toBe('Version 2 of "pricing" (site shop) published');
+  });
+
+  it('reads the sites of a token that grants every site, and skips what the caller may not read', async () => {
+    const all = routerOf({
+      InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'blog' }] }),
+      InsightContentVersions: (v) => { if (v.siteKey === 'blog') throw new SvcError('FORBIDDEN', 'no'); return contents(); },
+      InsightCrawlRunJobs: () => { throw new SvcError('FORBIDDEN', 'This operation needs one of the roles: admin, crawler'); },
+    });
+    const events = await platformEvents({ call: all.call, headers }).between(caller({ sites: '*' }), FROM, TO);
+    expect(events.map((e) => e.ref)).toEqual(['content:c1:v2']);
+    // The two families are read at the same time: the order between them is not fixed.
+    expect([...all.calls].sort()).toEqual(['InsightContentVersions {"siteKey":"blog"}', 'InsightContentVersions {"siteKey":"shop"}', 'InsightCrawlRunJobs {}', 'InsightSites {}']);
+
+    const analyst = routerOf({ InsightCrawlRunJobs: () => ({ crawlJobs: [] }) });
+    expect(await platformEvents({ call: analyst.call, headers }).between(caller({ roles: ['analyst'] }), FROM, TO)).toEqual([]);
+    expect(analyst.calls).toEqual(['InsightCrawlRunJobs {}']);
+  });
+
+  it('fails when a service is unreachable rather than answering an incomplete timeline', async () => {
+    const down = routerOf({ InsightContentVersions: contents, InsightCrawlRunJobs: () => { throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly'); } });
+    await expect(platformEvents({ call: down.call, headers }).between(caller({}), FROM, TO)).rejects.toThrow('unavailable');
+  });
+});

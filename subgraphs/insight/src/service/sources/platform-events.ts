@@ -1,0 +1,106 @@
+import { hasRole, SvcError, type Logger } from '@svc/kit';
+import type { TimelineEvent } from '../../domain/timeline-event.js';
+import type { GraphCall } from '../graph-call.js';
+import type { Caller } from './metric-source.js';
+
+/** Where one kind of the platform's events comes from. */
+export type PlatformEventFamily = 'content' | 'crawl';
+
+interface ContentRow {
+  id: string;
+  siteKey: string;
+  slug: string;
+  versions: { version: number; publishedAt: string | null }[];
+}
+
+interface RunRow {
+  executionId: string;
+  status: string;
+  startedAt: string | null;
+  finishedAt: string | null;
+  selfHealingOccurred: boolean;
+  error: string | null;
+}
+
+/** Sites and crawl jobs read per call, at most: an analysis window is read in a few router calls. */
+export const PLATFORM_EVENT_LIMITS = { sites: 20, crawlJobs: 100, runsPerJob: 200, errorText: 160 } as const;
+
+/** Answers that mean "not yours to read": that family is skipped, the others still answer. */
+const REFUSED = new Set(['FORBIDDEN', 'UNAUTHENTICATED', 'NOT_FOUND']);
+
+const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : Number.NaN);
+
+/**
+ * The platform's own events, read through the router with the caller's authority when asked
+ * (the analysis service reads no other schema): content versions published on the caller's
+ * sites (cms `contents`, each version's `publishedAt`; `ref` = `content:<id>:v<version>`), and
+ * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
+ * `crawl-job:<jobId>:execution:<executionId>`) and the runs whose selectors healed
+ * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
+ * model gateway, so they are not among them. A family the caller may not read (contents need
+ * role editor) is skipped; any other failure is thrown.
+ */
+export function platformEvents(deps: { call: GraphCall; headers(caller: Caller): Promise<Record<string, string>>; log?: Logger }) {
+  async function refusedAsEmpty<T>(family: PlatformEventFamily, read: () => Promise<T[]>): Promise<T[]> {
+    try {
+      return await read();
+    } catch (error) {
+      if (error instanceof SvcError && REFUSED.has(error.code)) {
+        deps.log?.debug({ family, code: error.code }, 'platform events skipped: the caller may not read them');
+        return [];
+      }
+      throw error;
+    }
+  }
+
+  async function contentEvents(caller: Caller, headers: Record<string, string>, from: number, to: number): Promise<TimelineEvent[]> {
+    if (!hasRole(caller.principal, 'editor')) return [];
+    const granted = caller.principal.sites;
+    const sites = granted === '*' ? (await deps.call<{ sites: { siteKey: string }[] }>('InsightSites', {}, headers)).sites.map((s) => s.siteKey) : [...granted];
+    const out: TimelineEvent[] = [];
+    for (const siteKey of sites.slice(0, PLATFORM_EVENT_LIMITS.sites)) {
+      const rows = await refusedAsEmpty('content', async () => (await deps.call<{ contents: ContentRow[] }>('InsightContentVersions', { siteKey }, headers)).contents);
+      for (const c of rows) {
+        for (const v of c.versions) {
+          const at = timeOf(v.publishedAt);
+          if (!(at >= from && at < to)) continue;
+          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: `content:${c.id}:v${v.version}`, source: 'platform' });
+        }
+      }
+    }
+    return out;
+  }
+
+  async function crawlEvents(headers: Record<string, string>, from: number, to: number): Promise<TimelineEvent[]> {
+    const jobs = (await deps.call<{ crawlJobs: { jobId: string; jobName: string }[] }>('InsightCrawlRunJobs', {}, headers)).crawlJobs;
+    const out: TimelineEvent[] = [];
+    for (const job of jobs.slice(0, PLATFORM_EVENT_LIMITS.crawlJobs)) {
+      const runs = await refusedAsEmpty('crawl', async () => (await deps.call<{ crawlExecutions: RunRow[] }>('InsightCrawlRuns', { jobId: job.jobId, limit: PLATFORM_EVENT_LIMITS.runsPerJob }, headers)).crawlExecutions);
+      for (const run of runs) {
+        const at = timeOf(run.finishedAt ?? run.startedAt);
+        if (!(at >= from && at < to)) continue;
+        if (run.status === 'FAILED') {
+          const why = run.error ? `: ${run.error.slice(0, PLATFORM_EVENT_LIMITS.errorText)}` : '';
+          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title: `Crawl job "${job.jobName}" run failed${why}`, ref: `crawl-job:${job.jobId}:execution:${run.executionId}`, source: 'platform' });
+        } else if (run.selfHealingOccurred) {
+          out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: `crawl-job:${job.jobId}`, source: 'platform' });
+        }
+      }
+    }
+    return out;
+  }
+
+  return {
+    /** The platform's events in [from, to) for the caller's tenant and sites, oldest first. */
+    async between(caller: Caller, from: number, to: number): Promise<TimelineEvent[]> {
+      const headers = await deps.headers(caller);
+      const [content, crawl] = await Promise.all([
+        refusedAsEmpty('content', () => contentEvents(caller, headers, from, to)),
+        refusedAsEmpty('crawl', () => crawlEvents(headers, from, to)),
+      ]);
+      return [...content, ...crawl].sort((a, b) => a.at - b.at || a.id.localeCompare(b.id));
+    },
+  };
+}
+
+export type PlatformEvents = ReturnType<typeof platformEvents>;
