@@ -59,7 +59,7 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
     });
     if (f.premise.observed !== 'flat') c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
-  return [d.answer, ...d.statements.slice(0, 6).map((s) => s.text)].join(' ');
+  return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
 }
 
 const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';

@@ -41,7 +41,10 @@ export function narrate(f: Finding): Narrative {
       const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
       statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
     }
-    statements.push({ topic: 'remainder', text: `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).` });
+    statements.push({
+      topic: 'remainder',
+      text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
+    });
   } else if (p.observed !== 'flat' && p.verdict !== 'within-normal') {
     statements.push({ topic: 'remainder', text: `No declared formula, driver or label of ${f.subject.name} explains the change: all of ${d(p.change)} is unexplained.` });
   }
