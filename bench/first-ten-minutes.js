@@ -81,20 +81,27 @@ async function json(url, init) {
   return body;
 }
 
+/**
+ * SVC_BENCH_SMOKE=1 (npm test's bench smoke run): no clone and no install; `npm start` in this
+ * checkout with a fresh data folder, the question, the dashboard, nothing written.
+ */
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+
 async function main() {
-  const dir = await mkdtemp(join(tmpdir(), 'svc-first-ten-'));
+  const dir = SMOKE ? ROOT : await mkdtemp(join(tmpdir(), 'svc-first-ten-'));
+  const dataDir = await mkdtemp(join(tmpdir(), 'svc-first-ten-data-'));
   const ports = {};
   for (const name of ['SERVER_PORT', 'SVC_ROUTER_PORT', 'SVC_INSIGHT_PORT', 'SVC_LLM_PORT', 'SVC_CRAWL_PORT', 'SVC_CMS_PORT', 'SVC_DASHBOARD_PORT']) ports[name] = String(await freePort());
-  const env = { PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', ...ports };
+  const env = { PATH, HOME: process.env.HOME, LOG_LEVEL: 'warn', SVC_DATA_DIR: dataDir, ...ports };
   const load = [loadavg()[0]];
   const node = execFileSync('node', ['--version'], { env: { PATH }, encoding: 'utf8' }).trim();
   let platform;
   let browser;
   try {
     const branch = execFileSync('git', ['-C', ROOT, 'rev-parse', '--abbrev-ref', 'HEAD'], { encoding: 'utf8' }).trim();
-    const clone = await run('git', ['clone', '--quiet', '--no-hardlinks', ...(branch === 'HEAD' ? [] : ['--branch', branch]), ROOT, dir], {});
+    const clone = SMOKE ? { ms: 0, output: '' } : await run('git', ['clone', '--quiet', '--no-hardlinks', ...(branch === 'HEAD' ? [] : ['--branch', branch]), ROOT, dir], {});
     const commit = execFileSync('git', ['-C', dir, 'rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const install = await run('npm', ['install'], { cwd: dir, env });
+    const install = SMOKE ? { ms: 0, output: '' } : await run('npm', ['install'], { cwd: dir, env });
     load.push(loadavg()[0]);
     platform = start(dir, env);
     const upMs = await platform.up;
@@ -136,9 +143,9 @@ async function main() {
     await platform.stop();
 
     // A returning user: the same clone, started again.
-    platform = start(dir, env);
-    const againMs = await platform.up;
-    await platform.stop();
+    platform = SMOKE ? undefined : start(dir, env);
+    const againMs = platform ? await platform.up : 0;
+    await platform?.stop();
     platform = undefined;
 
     const warnings = install.output.split('\n').filter((l) => /npm warn/i.test(l));
@@ -164,7 +171,7 @@ async function main() {
       '',
     ].join('\n');
     process.stdout.write(`${md}\n`);
-    if (!process.env.BENCH_NO_WRITE) {
+    if (!process.env.BENCH_NO_WRITE && !SMOKE) {
       const file = new URL('./RESULTS.md', import.meta.url);
       const existing = await readFile(file, 'utf8');
       const marker = '## First ten minutes';
@@ -174,7 +181,8 @@ async function main() {
   } finally {
     await browser?.close().catch(() => undefined);
     await platform?.stop().catch(() => undefined);
-    await rm(dir, { recursive: true, force: true });
+    if (!SMOKE) await rm(dir, { recursive: true, force: true });
+    await rm(dataDir, { recursive: true, force: true });
   }
 }
 

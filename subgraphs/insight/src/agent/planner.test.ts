@@ -3,12 +3,12 @@ import { planAnalysis, spell, type CatalogItem } from './planner.js';
 
 // Names the demo shop does not use: the plan must come from the catalog, not from the code.
 const catalog: CatalogItem[] = [
-  { name: 'bookings', labels: {}, unit: 'EUR', synonyms: ['reservations'] },
-  { name: 'visits', labels: {}, unit: 'visits' },
-  { name: 'checkout_ratio', labels: {}, unit: 'ratio' },
-  ...['search', 'social', 'display'].map((channel) => ({ name: 'marketing_spend', labels: { channel }, unit: 'EUR' })),
-  { name: 'cdn_traffic_bytes', labels: { region: 'eu' }, unit: 'bytes' },
-  { name: 'llm.cost_usd', labels: { agent: 'insight' }, unit: 'USD', synonyms: ['model spend'] },
+  { name: 'bookings', unit: { kind: 'currency', code: 'EUR' }, synonyms: ['reservations'] },
+  { name: 'visits', unit: { kind: 'count', noun: 'visits' } },
+  { name: 'checkout_ratio', unit: { kind: 'ratio' } },
+  { name: 'marketing_spend', unit: { kind: 'currency', code: 'EUR' }, labels: ['channel'], labelValues: { channel: ['display', 'search', 'social'] } },
+  { name: 'cdn_traffic_bytes', unit: { kind: 'count', noun: 'bytes' }, labels: ['region'], labelValues: { region: ['eu'] } },
+  { name: 'llm.cost_usd', unit: { kind: 'currency', code: 'USD' }, labels: ['agent'], synonyms: ['model spend'] },
 ];
 const now = Date.parse('2026-11-23T12:00:00Z');
 const plan = (prompt: string, crossService = true) => planAnalysis(prompt, catalog, { siteKey: 'demo', now, crossService });

@@ -7,16 +7,11 @@
  * heading, what a proposed change would do, and what the knowledge base says.
  */
 
+import type { CatalogEntry } from '../engine/catalog.js';
 import { plan as enginePlan } from '../engine/plan.js';
-import { catalogFromSeries } from '../service/analysis.js';
 
-export interface CatalogItem {
-  name: string;
-  labels: Record<string, string>;
-  unit: string | null;
-  /** Other words for the metric, as its catalog declares them. */
-  synonyms?: readonly string[] | undefined;
-}
+/** The tenant's catalog as the engine reads it (names, units, labels, declared meaning). */
+export type CatalogItem = CatalogEntry;
 
 export interface PlannedTask {
   tool: string;
@@ -83,7 +78,7 @@ export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], op
   const text = prompt.toLowerCase();
   const tasks: PlannedTask[] = [task('list_metrics', 'See which metrics exist.', 'to know what can be measured', { name: '' })];
   if (catalog.length === 0) return { target: '', alsoMatched: [], tasks };
-  const reading = enginePlan(prompt, catalogFromSeries(catalog), options.now);
+  const reading = enginePlan(prompt, catalog, options.now);
   const analyse = (what: string) => task('analyse_change', what, 'the answer: premise, expected range, when it started, causes and the unexplained rest', { question: prompt.slice(0, 2000) });
   // A question that names no metric of the catalog gets the engine's own answer: it says so, and what there is.
   if (reading.subject.kind !== 'metric') return { target: '', alsoMatched: [], tasks: [...tasks, analyse('Check the question against the catalog.')] };

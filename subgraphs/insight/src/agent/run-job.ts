@@ -167,7 +167,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     // The plan: written once; a resumed job reads it back.
     let plan = written.find((s) => s.kind === 'PLAN')?.result as Plan | undefined;
     if (!plan) {
-      const catalog = await ctx.metrics.names(ctx.caller);
+      const catalog = ctx.analysis ? await ctx.analysis.catalog(ctx.caller) : [];
       plan = planAnalysis(job.prompt, catalog, { siteKey: deps.siteKey(job), now: now(), crossService: ctx.graph !== undefined });
       await append({ kind: 'PLAN', title: `Plan: ${plan.tasks.length} steps`, detail: planText(plan), result: plan });
     }

@@ -1,13 +1,13 @@
 import { SvcError } from '@svc/kit';
 import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
-import { catalogOf, type CatalogEntry as EngineEntry, type Unit } from '../engine/catalog.js';
+import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
 import type { SeriesData } from '../engine/series.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
-import type { Caller, CatalogEntry as SourceEntry } from './sources/metric-source.js';
+import type { Caller } from './sources/metric-source.js';
 
 /**
  * The analysis engine over one tenant's data: the catalog (what each metric means), the plan of
@@ -17,8 +17,8 @@ import type { Caller, CatalogEntry as SourceEntry } from './sources/metric-sourc
 export interface AnalysisDeps {
   metrics: MetricService;
   analytics: Analytics;
-  /** The tenant's declared metric definitions merged with its series; default: the series' units and labels only. */
-  catalog?: (caller: Caller) => Promise<EngineEntry[]>;
+  /** The tenant's declared metric definitions merged with its series (metric-catalog.ts `catalogEntries`). */
+  catalog: (caller: Caller) => Promise<EngineEntry[]>;
   /** The tenant's events in a window (stored and the platform's own); default none. */
   events?: (caller: Caller, from: number, to: number) => Promise<EngineEvent[]>;
   now?: () => number;
@@ -27,36 +27,6 @@ export interface AnalysisDeps {
 }
 
 const DAY = 86_400_000;
-
-/** A stored unit string as the engine reads it: a currency code, a ratio or percent, else a count of that noun. */
-export function unitOf(unit: string | null): Unit | undefined {
-  if (!unit) return undefined;
-  if (/^[A-Z]{3}$/.test(unit)) return { kind: 'currency', code: unit };
-  if (unit === 'ratio' || unit === 'fraction') return { kind: 'ratio' };
-  if (unit === '%' || unit === 'percent') return { kind: 'percent' };
-  return { kind: 'count', noun: unit };
-}
-
-/** The catalog as the series show it: one entry per name with its unit, label names and label values. */
-export function catalogFromSeries(entries: readonly (Pick<SourceEntry, 'name' | 'labels' | 'unit'> & { synonyms?: readonly string[] | undefined })[]): EngineEntry[] {
-  const byName = new Map<string, { unit: string | null; labels: Map<string, Set<string>>; synonyms: readonly string[] }>();
-  for (const e of entries) {
-    const entry = byName.get(e.name) ?? { unit: e.unit, labels: new Map<string, Set<string>>(), synonyms: e.synonyms ?? [] };
-    entry.unit ??= e.unit;
-    for (const [k, v] of Object.entries(e.labels)) entry.labels.set(k, (entry.labels.get(k) ?? new Set()).add(v));
-    byName.set(e.name, entry);
-  }
-  return [...byName.entries()].map(([name, e]) => {
-    const unit = unitOf(e.unit);
-    return {
-      name,
-      ...(unit ? { unit } : {}),
-      labels: [...e.labels.keys()],
-      ...(e.synonyms.length ? { synonyms: [...e.synonyms] } : {}),
-      labelValues: Object.fromEntries([...e.labels.entries()].map(([k, values]) => [k, [...values].sort()])),
-    };
-  });
-}
 
 /** Runs `work` over `items`, at most `width` at a time, keeping their order. */
 async function inBatches<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -85,9 +55,12 @@ function meanSeries(series: readonly (readonly Point[])[]): Point[] {
 
 export function createAnalysisService(deps: AnalysisDeps) {
   const now = deps.now ?? Date.now;
-  const catalogFor = deps.catalog ?? (async (caller: Caller) => catalogFromSeries(await deps.metrics.names(caller)));
+  const catalogFor = deps.catalog;
 
   return {
+    /** The tenant's catalog as the engine reads it. */
+    catalog: (caller: Caller) => catalogFor(caller),
+
     /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
     async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
       const catalog = await catalogFor(caller);

@@ -66,9 +66,10 @@ export function createCatalogService(deps: CatalogServiceDeps) {
       requireRole(caller.principal, 'analyst', 'reviewer');
       const [series, declared] = await Promise.all([deps.metrics.names(caller), deps.definitions.list(caller.tenantId)]);
       const definitions = new Map(declared.map((d) => [d.name, d.definition]));
-      const known = new Map<string, { unit?: string; labels: Map<string, Set<string>>; description?: string }>();
+      const known = new Map<string, { unit?: string; labels: Map<string, Set<string>>; description?: string; synonyms: Set<string> }>();
       for (const s of series) {
-        const entry = known.get(s.name) ?? { labels: new Map<string, Set<string>>() };
+        const entry = known.get(s.name) ?? { labels: new Map<string, Set<string>>(), synonyms: new Set<string>() };
+        for (const word of s.synonyms ?? []) entry.synonyms.add(word);
         if (!entry.unit && s.unit) entry.unit = s.unit;
         if (!entry.description && s.description) entry.description = s.description;
         for (const label of s.labelNames ?? []) if (!entry.labels.has(label)) entry.labels.set(label, new Set());
@@ -87,7 +88,9 @@ export function createCatalogService(deps: CatalogServiceDeps) {
           const labels = [...seen.labels.keys()].sort();
           const labelValues = Object.fromEntries(labels.filter((l) => seen.labels.get(l)!.size > 0).map((l) => [l, [...seen.labels.get(l)!].sort()]));
           const text = description ?? seen.description;
-          return { name, ...declaredDef, ...(unit ? { unit } : {}), labels, labelValues, ...(text ? { description: text } : {}) };
+          // The tenant's words first, then the ones the source gives (the platform's own figures carry some).
+          const synonyms = [...new Set([...(declaredDef.synonyms ?? []), ...seen.synonyms])];
+          return { name, ...declaredDef, ...(unit ? { unit } : {}), labels, labelValues, ...(synonyms.length ? { synonyms } : {}), ...(text ? { description: text } : {}) };
         });
     },
   };
