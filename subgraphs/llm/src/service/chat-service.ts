@@ -7,6 +7,7 @@ import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
 import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
 import { promptTokenBound } from '../domain/prompt-bound.js';
+import { estimateTextTokens } from '../domain/tokens.js';
 import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
 import type { BudgetService } from './budget-service.js';
@@ -79,6 +80,46 @@ async function* replay(completion: ChatCompletion, includeUsage: boolean): Async
   }
   yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }] };
   if (includeUsage) yield { ...base, choices: [], usage: completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
+}
+
+/** An upstream stream up to its first token: the chunks read so far, and the rest. */
+interface OpenedStream {
+  head: ChatCompletionChunk[];
+  rest: AsyncIterator<ChatCompletionChunk>;
+}
+
+/** The text a chunk carries to the client: content and tool-call names and arguments. */
+function textOfChunk(chunk: ChatCompletionChunk): string {
+  let text = '';
+  for (const c of chunk.choices) {
+    if (typeof c.delta.content === 'string') text += c.delta.content;
+    for (const call of c.delta.tool_calls ?? []) text += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+  }
+  return text;
+}
+
+/** A chunk the client can tell from nothing: content, a tool call, a finish reason or usage (not a bare role announcement). */
+const carriesToken = (chunk: ChatCompletionChunk) => !!chunk.usage || chunk.choices.some((c) => !!c.finish_reason || !!c.delta.content || !!c.delta.tool_calls?.length);
+
+/**
+ * Reads an upstream stream until its first token. A stream that fails or ends before it
+ * throws here, while nothing has reached the client, so the caller falls back to the next
+ * deployment exactly as for a whole answer; an empty stream is a broken upstream.
+ */
+async function openUntilFirstToken(stream: AsyncIterable<ChatCompletionChunk>): Promise<OpenedStream> {
+  const rest = stream[Symbol.asyncIterator]();
+  const head: ChatCompletionChunk[] = [];
+  try {
+    for (;;) {
+      const step = await rest.next();
+      if (step.done) throw new UpstreamError('chat completion stream ended before its first token', undefined, true);
+      head.push(step.value);
+      if (carriesToken(step.value)) return { head, rest };
+    }
+  } catch (error) {
+    await rest.return?.().catch(() => undefined);
+    throw error;
+  }
 }
 
 export function createChatService(deps: ChatServiceDeps) {
@@ -157,6 +198,17 @@ export function createChatService(deps: ChatServiceDeps) {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
+  /**
+   * The usage of a stream cut short: the prompt's bound (the upstream read it all) and the
+   * tokens of what the client received (o200k count, at most the output limit), never the
+   * reservation's worst case.
+   */
+  function deliveredUsage(p: Prepared, d: Deployment, delivered: string): Usage {
+    const prompt = promptTokenBound(p.messages, p.request.tools);
+    const completion = Math.min(estimateTextTokens(delivered), maxOutput(p, d));
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  }
+
   async function fail(agentCode: string, reservation: Reservation, p: Prepared, error: unknown, requestId?: string): Promise<never> {
     budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
     metrics.request(agentCode, p.request.model, 'error');
@@ -209,30 +261,33 @@ export function createChatService(deps: ChatServiceDeps) {
         return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(fresh(p.cached), p.request.include_usage) };
       }
       const reservation = await reserveFor(agentCode, p, requestId);
-      let opened: { result: { first: IteratorResult<ChatCompletionChunk>; rest: AsyncIterator<ChatCompletionChunk> }; deployment: Deployment };
+      let opened: { result: OpenedStream; deployment: Deployment };
       try {
-        opened = await router.withFallback(p.targets, async (d) => {
-          const iterator = d.provider.chatStream(upstreamRequest(p, d), signal)[Symbol.asyncIterator]();
-          return { first: await iterator.next(), rest: iterator };
-        }, (d) => metrics.fallback(d.name));
+        opened = await router.withFallback(p.targets, (d) => openUntilFirstToken(d.provider.chatStream(upstreamRequest(p, d), signal)), (d, e) => {
+          metrics.fallback(d.name);
+          log.warn({ deployment: d.name, status: e.status, err: e.message }, 'stream failed before its first token; trying the next deployment');
+        });
       } catch (error) {
         return fail(agentCode, reservation, p, error, requestId);
       }
       const { deployment } = opened;
-      const { first, rest } = opened.result;
+      const { head, rest } = opened.result;
       const unmasker = p.vault ? createStreamUnmasker(p.vault) : undefined;
 
       async function* run(): AsyncGenerator<ChatCompletionChunk> {
         let text = '';
+        /** Content and tool-call text the client has received. */
+        let delivered = '';
         let usage: Usage | undefined;
         let finish: ChatCompletion['choices'][number]['finish_reason'] = null;
         let outcome: 'ok' | 'error' | 'aborted' = 'aborted';
+        let failure: string | undefined;
         // Every answer gets the gateway's own id and the real time, whatever the provider sent.
         const id = completionId();
         const created = Math.floor(Date.now() / 1000);
         const toolCalls: NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']> = [];
         try {
-          let step = first;
+          let step: IteratorResult<ChatCompletionChunk> = head.length ? { done: false, value: head.shift()! } : await rest.next();
           while (!step.done) {
             const chunk = step.value;
             if (chunk.usage) usage = chunk.usage;
@@ -259,19 +314,24 @@ export function createChatService(deps: ChatServiceDeps) {
             if (chunk.usage && !p.request.include_usage) {
               if (out.choices.length) yield { ...out, usage: undefined };
             } else yield out;
-            step = await rest.next();
+            // What the client has been sent (the generator resumes once the chunk is written).
+            delivered += textOfChunk(chunk);
+            step = head.length ? { done: false, value: head.shift()! } : await rest.next();
           }
           outcome = 'ok';
         } catch (error) {
           outcome = signal.aborted ? 'aborted' : 'error';
           if (!signal.aborted) {
-            log.warn({ deployment: deployment.name, err: error }, 'stream failed mid-way');
+            failure = (error as Error).message;
             throw error instanceof UpstreamError ? upstreamFailure(error) : error;
           }
         } finally {
           if (signal.aborted && outcome !== 'ok') outcome = 'aborted';
           await rest.return?.().catch(() => undefined);
-          const charged = usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
+          // A stream the upstream cut is charged for what reached the client only; one the client
+          // left, for what was generated (the upstream billed it).
+          const charged = outcome === 'error' ? deliveredUsage(p, deployment, delivered) : usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
+          if (outcome === 'error') log.warn({ deployment: deployment.name, agentCode, requestId, reason: failure, completionTokensDelivered: charged.completion_tokens }, 'stream failed mid-way: the client got an error event; charged for what was delivered');
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
           budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
