@@ -4,7 +4,7 @@ import type { Price } from './domain/cost.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
-import { GatewayResolver } from './schema/gateway-resolver.js';
+import { AgentLimitsResolver, GatewayResolver } from './schema/gateway-resolver.js';
 import { createAlertDelivery } from './service/alert-delivery.js';
 import { createAlertUrlCheck } from './service/alert-url-check.js';
 import { createBudgetService, type AlertQueue } from './service/budget-service.js';
@@ -14,6 +14,9 @@ import { createEmbeddingService } from './service/embedding-service.js';
 import type { GatewayServices } from './service/gateway-services.js';
 import { createKeyService } from './service/key-service.js';
 import { createGatewayMetrics } from './service/metrics.js';
+import { createRateLimiter } from './service/rate-limiter.js';
+import { createRedisRateWindows } from './store/rate-window-redis.js';
+import { createMemoryRateWindows } from './store/rate-window-store.js';
 import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
 import { LLM_MIGRATIONS } from './store/migrations.js';
 
@@ -46,8 +49,8 @@ const ALERT_JOB = 'llm.budget-alert';
 
 function parts(services?: GatewayServices): SchemaParts {
   return {
-    resolvers: [GatewayResolver],
-    instances: services ? [new GatewayResolver(services)] : [],
+    resolvers: [GatewayResolver, AgentLimitsResolver],
+    instances: services ? [new GatewayResolver(services), new AgentLimitsResolver(services)] : [],
     referenceResolvers: {
       Agent: {
         async __resolveReference(reference: { code: string }, ctx: SvcContext) {
@@ -95,10 +98,12 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const callers = createCallerCheck(keys);
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
   const alertDelivery = createAlertDelivery(orm, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
+  // Rate windows in Redis are shared by every instance on it; without Redis they are this process's.
+  const limiter = createRateLimiter(options.redisUrl ? createRedisRateWindows(options.redisUrl, options.redisPrefix, log) : createMemoryRateWindows(), log);
   const created = Math.floor(Date.now() / 1000);
   const services: GatewayServices = {
-    chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, log }),
-    embeddings: createEmbeddingService(router, budgets, metrics, log),
+    chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, limiter, log }),
+    embeddings: createEmbeddingService(router, budgets, metrics, limiter, log),
     budgets,
     alertUrls: createAlertUrlCheck(outbound),
     keys,
@@ -159,6 +164,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       await jobs.close();
       await outbound.close();
       await cache.close();
+      await limiter.close();
       await closeDatabase(orm, log);
     },
   };

@@ -7,11 +7,13 @@ import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
 import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
 import { promptTokenBound } from '../domain/prompt-bound.js';
-import { estimateTextTokens } from '../domain/tokens.js';
 import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
+import type { AgentCaller } from '../domain/api-key.js';
+import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
+import { limitScopes, type RateLimiter, type RateTicket, type ResponseMeta } from './rate-limiter.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 
@@ -36,6 +38,7 @@ export interface ChatServiceDeps {
   cache: Cache;
   cacheTtlSeconds: number;
   metrics: GatewayMetrics;
+  limiter: RateLimiter;
   log: Logger;
 }
 
@@ -123,7 +126,7 @@ async function openUntilFirstToken(stream: AsyncIterable<ChatCompletionChunk>): 
 }
 
 export function createChatService(deps: ChatServiceDeps) {
-  const { router, budgets, cache, metrics, log } = deps;
+  const { router, budgets, cache, metrics, limiter, log } = deps;
 
   interface Prepared {
     request: ChatRequest;
@@ -163,6 +166,25 @@ export function createChatService(deps: ChatServiceDeps) {
       ...(p.request.tools && d.supportsTools ? { tools: p.request.tools, ...(p.request.tool_choice !== undefined ? { tool_choice: p.request.tool_choice } : {}) } : {}),
       include_usage: true,
     };
+  }
+
+  /**
+   * Admits the request under its key's and agent's rate limits: a cache hit needs no tokens; a
+   * call upstream holds the prompt's estimate plus its output limit until it ends (OpenAI counts so too).
+   */
+  function admit(caller: AgentCaller, p: Prepared, meta?: ResponseMeta): Promise<RateTicket> {
+    const tokens = p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d)));
+    return limiter.admit(limitScopes(caller), tokens, meta);
+  }
+
+  /** The budget's hold, after the rate limits admitted the request (a refusal frees its place there). */
+  async function reserveAdmitted(agentCode: string, p: Prepared, ticket: RateTicket, requestId?: string): Promise<Reservation> {
+    try {
+      return await reserveFor(agentCode, p, requestId);
+    } catch (error) {
+      ticket.settle(0);
+      throw error;
+    }
   }
 
   async function reserveFor(agentCode: string, p: Prepared, requestId?: string): Promise<Reservation> {
@@ -209,7 +231,8 @@ export function createChatService(deps: ChatServiceDeps) {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
-  async function fail(agentCode: string, reservation: Reservation, p: Prepared, error: unknown, requestId?: string): Promise<never> {
+  async function fail(agentCode: string, reservation: Reservation, ticket: RateTicket, p: Prepared, error: unknown, requestId?: string): Promise<never> {
+    ticket.settle(0);
     budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
     metrics.request(agentCode, p.request.model, 'error');
     if (error instanceof UpstreamError) throw upstreamFailure(error);
@@ -217,14 +240,17 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   return {
-    async complete(agentCode: string, body: unknown, requestId?: string): Promise<ChatOutcome> {
+    async complete(caller: AgentCaller, body: unknown, requestId?: string, meta?: ResponseMeta): Promise<ChatOutcome> {
       const started = performance.now();
+      const { agentCode } = caller;
       const p = await prepare(agentCode, body);
+      const ticket = await admit(caller, p, meta);
       if (p.cached) {
+        ticket.settle(0);
         recordHit(agentCode, p, requestId);
         return { completion: fresh(p.cached), model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
       }
-      const reservation = await reserveFor(agentCode, p, requestId);
+      const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
       let answered: { result: ChatCompletion; deployment: Deployment };
       try {
         answered = await router.withFallback(p.targets, (d) => d.provider.chat(upstreamRequest(p, d), AbortSignal.timeout(10 * 60_000)), (d, e) => {
@@ -232,12 +258,13 @@ export function createChatService(deps: ChatServiceDeps) {
           log.warn({ deployment: d.name, status: e.status, err: e.message }, 'deployment failed; trying the next');
         });
       } catch (error) {
-        return fail(agentCode, reservation, p, error, requestId);
+        return fail(agentCode, reservation, ticket, p, error, requestId);
       }
       const { result, deployment } = answered;
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
+      ticket.settle(usage.prompt_tokens + usage.completion_tokens);
       budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
@@ -253,14 +280,17 @@ export function createChatService(deps: ChatServiceDeps) {
      * settles when the stream ends, fails, or the caller goes away (`signal`): then what was
      * generated so far is charged.
      */
-    async openStream(agentCode: string, body: unknown, signal: AbortSignal, requestId?: string): Promise<StreamSession> {
+    async openStream(caller: AgentCaller, body: unknown, signal: AbortSignal, requestId?: string, meta?: ResponseMeta): Promise<StreamSession> {
       const started = performance.now();
+      const { agentCode } = caller;
       const p = await prepare(agentCode, body);
+      const ticket = await admit(caller, p, meta);
       if (p.cached) {
+        ticket.settle(0);
         recordHit(agentCode, p, requestId);
         return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(fresh(p.cached), p.request.include_usage) };
       }
-      const reservation = await reserveFor(agentCode, p, requestId);
+      const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
       let opened: { result: OpenedStream; deployment: Deployment };
       try {
         opened = await router.withFallback(p.targets, (d) => openUntilFirstToken(d.provider.chatStream(upstreamRequest(p, d), signal)), (d, e) => {
@@ -268,7 +298,7 @@ export function createChatService(deps: ChatServiceDeps) {
           log.warn({ deployment: d.name, status: e.status, err: e.message }, 'stream failed before its first token; trying the next deployment');
         });
       } catch (error) {
-        return fail(agentCode, reservation, p, error, requestId);
+        return fail(agentCode, reservation, ticket, p, error, requestId);
       }
       const { deployment } = opened;
       const { head, rest } = opened.result;
@@ -333,6 +363,8 @@ export function createChatService(deps: ChatServiceDeps) {
           const charged = outcome === 'error' ? deliveredUsage(p, deployment, delivered) : usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
           if (outcome === 'error') log.warn({ deployment: deployment.name, agentCode, requestId, reason: failure, completionTokensDelivered: charged.completion_tokens }, 'stream failed mid-way: the client got an error event; charged for what was delivered');
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
+          // The stream's tokens count against its tokens-per-minute limit now that it has ended.
+          ticket.settle(charged.prompt_tokens + charged.completion_tokens);
           budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
           if (outcome === 'ok' && !p.vault) {

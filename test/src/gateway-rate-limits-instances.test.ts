@@ -1,0 +1,73 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
+import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { call } from './support/http.js';
+import { TEST_MASTER_KEY } from './support/platform.js';
+import { createTestDatabase, REDIS_URL, requireRedis } from './support/services.js';
+
+/**
+ * Rate limits shared by gateway instances: two `svc llm` processes on one database and one
+ * Redis, 200 concurrent requests split between them against an agent limit of 50 requests per
+ * minute. Exactly 50 are admitted (their remaining-requests headers are 49 down to 0, each
+ * once), the other 150 get 429 with Retry-After and never reach the upstream.
+ */
+
+let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
+let database: Awaited<ReturnType<typeof createTestDatabase>>;
+const gateways: GatewayProcess[] = [];
+
+beforeAll(async () => {
+  await requireRedis();
+  fake = await startFakeOpenAi({ delayMs: 20 });
+  const config = await writeGatewayConfig({
+    providers: [{ name: 'fake', kind: 'openai-compatible', baseUrl: fake.url }],
+    models: [{ name: 'fast-a', provider: 'fake', inputPerMTok: 1, outputPerMTok: 1 }],
+    aliases: { 'fast-track': ['fast-a'], 'deep-reasoning': ['fast-a'] },
+  });
+  database = await createTestDatabase();
+  const env = { SVCLLM_CONFIG: config, REDIS_URL, SVC_REDIS_PREFIX: `svctest:limits:${process.pid}:${Date.now()}:` };
+  // One after the other: both run the migrations at start.
+  gateways.push(await startGatewayProcess(database.url, env));
+  gateways.push(await startGatewayProcess(database.url, env));
+}, 120_000);
+
+afterAll(async () => {
+  for (const gateway of gateways) await gateway.stop();
+  await database?.drop();
+  await fake?.close();
+});
+
+describe('an agent limit shared by two gateway processes', () => {
+  it('admits exactly 50 of 200 concurrent requests against 50 per minute', async () => {
+    const [a, b] = gateways as [GatewayProcess, GatewayProcess];
+    const master = { authorization: `Bearer ${TEST_MASTER_KEY}` };
+    const key = await call(`${a.url}/graphql`, { headers: master, json: { query: 'mutation { createApiKey(agentCode: "shared-limit", name: "load") { key } }' } });
+    const agentKey: string = key.body.data.createApiKey.key;
+    const set = await call(`${b.url}/graphql`, { headers: master, json: { query: 'mutation { setAgentLimits(agentCode: "shared-limit", input: { requestsPerMinute: 50 }) { requestsPerMinute } }' } });
+    expect(set.body.data.setAgentLimits.requestsPerMinute).toBe(50);
+
+    const before = fake.calls.length;
+    const replies = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+      call(`${(i % 2 ? a : b).url}/v1/chat/completions`, {
+        headers: { authorization: `Bearer ${agentKey}` },
+        json: { model: 'fast-a', max_tokens: 5, messages: [{ role: 'user', content: `request ${i}` }] },
+      })));
+    const admitted = replies.filter((r) => r.status === 200);
+    const refused = replies.filter((r) => r.status === 429);
+    process.stdout.write(`two processes, 200 concurrent requests, limit 50/min: ${admitted.length} admitted (a: ${replies.filter((r, i) => i % 2 && r.status === 200).length}, b: ${replies.filter((r, i) => !(i % 2) && r.status === 200).length}), ${refused.length} refused\n`);
+    expect(admitted).toHaveLength(50);
+    expect(refused).toHaveLength(150);
+    // Each admission saw a different count: 49 left down to 0, each exactly once.
+    expect(admitted.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
+    for (const r of refused) {
+      expect(r.body.error.code).toBe('rate_limit_exceeded');
+      expect(Number(r.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect(r.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+      expect(r.headers.get('x-ratelimit-limit-requests')).toBe('50');
+    }
+    expect(fake.calls.length - before).toBe(50); // refused requests cost nothing upstream
+    // Both instances took part in admitting.
+    expect(replies.some((r, i) => i % 2 && r.status === 200)).toBe(true);
+    expect(replies.some((r, i) => !(i % 2) && r.status === 200)).toBe(true);
+  }, 60_000);
+});
