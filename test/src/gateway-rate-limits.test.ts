@@ -23,7 +23,7 @@ async function newKey(agentCode: string): Promise<{ id: string; key: string }> {
   return created.body;
 }
 
-const putLimits = (path: string, json: unknown) => call(`${platform.bridge}/admin/v1/${path}/limits`, { method: 'PUT', headers: master, json });
+const putLimits = (path: string, json: unknown) => call(`${platform.bridge}/admin/v1/${path}/limits`, { headers: master, json });
 
 /** One chat request as raw HTTP (cache bypassed, so every one goes upstream). */
 const chat = (key: string, content: string, max_tokens = 5) =>
@@ -75,7 +75,7 @@ describe('setting limits', () => {
     expect(fraction.text).toContain('maxConcurrent');
     expect((await putLimits('keys/00000000-0000-0000-0000-000000000000', { requestsPerMinute: 1 })).status).toBe(404);
     const agentKey = (await newKey('limits-admin-2')).key;
-    expect((await call(`${platform.bridge}/admin/v1/agents/x/limits`, { method: 'PUT', headers: { authorization: `Bearer ${agentKey}` }, json: { requestsPerMinute: 1 } })).status).toBe(403);
+    expect((await call(`${platform.bridge}/admin/v1/agents/x/limits`, { headers: { authorization: `Bearer ${agentKey}` }, json: { requestsPerMinute: 1 } })).status).toBe(403);
   });
 });
 

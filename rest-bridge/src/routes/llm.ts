@@ -152,7 +152,7 @@ export const llmRoutes: RouteSpec[] = [
     errors: { ...adminErrors, 404: 'No such key' },
   },
   {
-    method: 'PUT',
+    method: 'POST',
     path: '/admin/v1/agents/{agentCode}/limits',
     style: 'llm',
     operation: 'SetAgentLimits',
@@ -166,10 +166,10 @@ export const llmRoutes: RouteSpec[] = [
     security: 'apiKey',
     body: jsonSchemaOf(rateLimitsChangeSchema),
     response: jsonSchemaOf(limitsSetSchema, 'output'),
-    errors: adminErrors,
+    errors: { ...adminErrors, 404: 'No such path (an empty agentCode)' },
   },
   {
-    method: 'PUT',
+    method: 'POST',
     path: '/admin/v1/keys/{id}/limits',
     style: 'llm',
     operation: 'SetKeyLimits',

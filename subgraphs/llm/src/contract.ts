@@ -153,7 +153,7 @@ export const apiKeyRequestSchema = z
 
 const perMinute = (what: string, max: number) => z.number(must(`must be a whole number of ${what} from 1 to ${max}, or null for no limit`)).int().min(1).max(max).nullish();
 
-/** PUT /admin/v1/agents/{agentCode}/limits and /admin/v1/keys/{id}/limits: absent members keep their value, null removes the limit. */
+/** POST /admin/v1/agents/{agentCode}/limits and /admin/v1/keys/{id}/limits: absent members keep their value, null removes the limit. */
 export const rateLimitsChangeSchema = z
   .object({
     requestsPerMinute: perMinute('requests', 1e9).meta({ description: 'Requests admitted in any 60 s; null: no limit.' }),

@@ -77,13 +77,13 @@ export class GatewayResolver {
     return this.services.keys.create(agentCode, name);
   }
 
-  @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as PUT /admin/v1/agents/{agentCode}/limits." })
+  @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as POST /admin/v1/agents/{agentCode}/limits." })
   async setAgentLimits(@Arg('agentCode', () => String) agentCode: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
     await this.admin(ctx);
     return this.services.keys.setAgentLimits(agentCode, input);
   }
 
-  @Mutation(() => RateLimits, { description: "Sets one key's rate limits; as PUT /admin/v1/keys/{id}/limits." })
+  @Mutation(() => RateLimits, { description: "Sets one key's rate limits; as POST /admin/v1/keys/{id}/limits." })
   async setKeyLimits(@Arg('id', () => ID) id: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
     await this.admin(ctx);
     return this.services.keys.setKeyLimits(id, input);
