@@ -1,5 +1,6 @@
 import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
+import pg from 'pg';
 import type { Price } from './domain/cost.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
@@ -91,7 +92,10 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
   const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
-  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000 });
+  // Lease renewals have a connection of their own: under load they never wait behind settlements.
+  const renewals = new pg.Pool({ connectionString: options.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+  renewals.on('error', (error) => log.warn({ reason: error.message }, 'lease renewal connection lost; reconnecting on the next renewal'));
+  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000, renewals });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);
@@ -161,6 +165,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       clearInterval(sweeper);
       await server.close();
       await budgets.drain();
+      await renewals.end();
       await jobs.close();
       await outbound.close();
       await cache.close();
