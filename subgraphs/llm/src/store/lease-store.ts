@@ -48,7 +48,8 @@ const periodKey = (agentCode: string, period: string) => `${agentCode}|${period}
  */
 export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewals?: pg.Pool }) {
   const em = () => orm.em.fork();
-  const ttl = `now() + ${Math.max(1, Math.round(options.ttlMs))} * interval '1 millisecond'`;
+  // clock_timestamp(), not now(): a transaction that waited for a period row must not set an expiry already past.
+  const ttl = `clock_timestamp() + ${Math.max(1, Math.round(options.ttlMs))} * interval '1 millisecond'`;
 
   return {
     /**
