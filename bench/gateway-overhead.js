@@ -42,14 +42,14 @@ const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
 const C1_REQUESTS = SMOKE ? 8 : Number(process.env.BENCH_C1_REQUESTS ?? 2000);
-const C64_MS = SMOKE ? 400 : Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
+const C64_MS = SMOKE ? 200 : Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
 const STREAM_REQUESTS = SMOKE ? 3 : Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
 const HIGH = 64;
 const ROUNDS_C1 = SMOKE ? 1 : 4;
 const ROUNDS_HIGH = SMOKE ? 1 : 2;
 const SPLIT_REQUESTS = SMOKE ? 4 : Math.max(100, Math.round(C1_REQUESTS / 2));
 /** Warm-up sizes (requests, ms, interleaved rounds): tiny in a smoke run. */
-const WARM = SMOKE ? { requests: 2, ms: 100, rounds: 2, initialMs: 150 } : { requests: 100, ms: 1000, rounds: 100, initialMs: 1500 };
+const WARM = SMOKE ? { requests: 2, ms: 50, rounds: 2, initialMs: 100 } : { requests: 100, ms: 1000, rounds: 100, initialMs: 1500 };
 /** Limits on the limited agent: high enough never to refuse a benchmark request. */
 const BENCH_LIMITS = { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 };
 const MASTER_KEY = `sk-svc-master-bench-${randomBytes(12).toString('hex')}`;
@@ -583,7 +583,7 @@ async function main() {
 
     // 5. The per-request PostgreSQL and Redis work of a cacheBypass request, timed on its own in
     // this process with the platform's own services (same code, same database, same agent row).
-    log('per-request database and cache work ...');
+    if (!SMOKE) log('per-request database and cache work ...');
     const components = SMOKE ? undefined : await measureComponents({ dbUrl: db.url, poolMax: config.DB_POOL_MAX, agentKey, redisPrefix, log: platformLog });
 
     const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo, streaming });
