@@ -663,11 +663,15 @@ async function profilePlatform(run) {
 
 async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: silent }) {
   const dist = join(ROOT, 'subgraphs/llm/dist/src');
-  let budgetModule, keyModule, migrations;
+  let budgetModule, keyModule, migrations, limiterModules;
   try {
     budgetModule = await import(pathToFileURL(join(dist, 'service/budget-service.js')).href);
     keyModule = await import(pathToFileURL(join(dist, 'service/key-service.js')).href);
     migrations = (await import(pathToFileURL(join(dist, 'store/migrations.js')).href)).LLM_MIGRATIONS;
+    limiterModules = {
+      windows: await import(pathToFileURL(join(dist, 'store/rate-window-redis.js')).href),
+      limiter: await import(pathToFileURL(join(dist, 'service/rate-limiter.js')).href),
+    };
   } catch (error) {
     log(`skipping component timing: ${error.message}`);
     return undefined;
@@ -713,6 +717,22 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
     }
     // Statements and Redis commands per call of each step (counted, not timed).
     const counts = { auth: await countPerCall(() => keys.authenticate(agentKey), 50) };
+    // The rate limiter's two Redis scripts, alone: admission (awaited on the request path) and
+    // settlement (sent after the answer), for one agent with an RPM and a TPM limit.
+    const windows = limiterModules.windows.createRedisRateWindows(REDIS_URL, `${redisPrefix}limiter:`, silent);
+    const limitScopes = [{ id: 'agent:bench-components', limits: { ...BENCH_LIMITS, maxConcurrent: null } }];
+    await new Promise((resolve) => setTimeout(resolve, 200)); // connected
+    const admitMs = [];
+    const settleLimitMs = [];
+    for (let i = 0; i < n + 20; i++) {
+      const t0 = performance.now();
+      const decision = await windows.admit(limitScopes, 30, `m${i}`, 30_000);
+      const t1 = performance.now();
+      await windows.settle(limitScopes, `m${i}`, decision.second, 30, 25);
+      const t2 = performance.now();
+      if (i >= 20) admitMs.push(t1 - t0), settleLimitMs.push(t2 - t1);
+    }
+    await windows.close();
     const reserveCounts = [];
     const settleCounts = [];
     for (let i = 0; i < 50; i++) {
@@ -738,6 +758,8 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
       commitOff,
       auth: await timeInProcess(() => keys.authenticate(agentKey), { requests: n }),
       reserve: summarise(reserveMs, reserveMs.reduce((a, b) => a + b, 0)),
+      limiterAdmit: summarise(admitMs, admitMs.reduce((a, b) => a + b, 0)),
+      limiterSettle: summarise(settleLimitMs, settleLimitMs.reduce((a, b) => a + b, 0)),
       settle: summarise(settleMs, settleMs.reduce((a, b) => a + b, 0)),
       cacheSet: await timeInProcess(() => cache.set('bench-completion', completion, 60), { requests: n }),
       dbTotal1: await timeInProcess(perRequest, { requests: n }),
@@ -886,7 +908,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
     md.push(`| throughput at concurrency ${HIGH} at least 2.5× Portkey's, ${what} | ${fmt(r[HIGH].throughput, 0)} vs ${fmt(pk[HIGH].throughput, 0)} req/s (×${fmt(ratio(r[HIGH].throughput, pk[HIGH].throughput), 2)}) | ${r[HIGH].throughput >= 2.5 * pk[HIGH].throughput ? 'yes' : '**no**'} |`);
   }
   md.push('');
-  md.push(...limiterCost(results));
+  md.push(...limiterCost(results, components));
   md.push('');
   md.push('## GraphQL paths and components (concurrency 1, medians)');
   md.push('');
@@ -960,7 +982,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
 }
 
 /** What the rate limiter costs per request: limits on minus limits off, same run. */
-function limiterCost(results) {
+function limiterCost(results, components) {
   const { svc, svcLimited: lim } = results;
   const cpu = (r) => r.cpuMsPerRequest['svc platform (this process)'];
   const redis = (r) => r.perRequest?.redis;
@@ -976,6 +998,9 @@ function limiterCost(results) {
     `| throughput at concurrency ${HIGH}, req/s | ${fmt(svc[HIGH].throughput, 0)} | ${fmt(lim[HIGH].throughput, 0)} | ${signed((100 * (lim[HIGH].throughput - svc[HIGH].throughput)) / svc[HIGH].throughput, 1)} % |`,
     `| platform CPU per request at concurrency ${HIGH}, ms | ${fmt(cpu(svc[HIGH]), 3)} | ${fmt(cpu(lim[HIGH]), 3)} | ${signed(cpu(lim[HIGH]) - cpu(svc[HIGH]), 3)} |`,
     `| Redis commands per request (counted at concurrency 1) | ${fmt(redis(svc[1]), 1)} | ${fmt(redis(lim[1]), 1)} | ${signed((redis(lim[1]) ?? NaN) - (redis(svc[1]) ?? NaN), 1)} |`,
+    ...(components?.limiterAdmit
+      ? ['', `Timed alone in this process (sequential, same Redis): the admission script takes ${fmt(components.limiterAdmit.p50, 3)} ms at p50 (${fmt(components.limiterAdmit.p99, 3)} ms p99), the settlement script ${fmt(components.limiterSettle.p50, 3)} ms (${fmt(components.limiterSettle.p99, 3)} ms p99); only the admission is awaited before the upstream call. Differences of the end-to-end rows above include the noise of a shared machine.`]
+      : []),
   ];
 }
 

@@ -109,8 +109,7 @@ const limitArg = (value: number | null) => (value === null ? -1 : value);
  * memory (logged once), so limits then hold per instance.
  */
 export function createRedisRateWindows(url: string, prefix: string, log: Logger): RateWindowStore {
-  // Auto-pipelining: the admissions and settlements of one event-loop turn leave in one write.
-  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, enableAutoPipelining: true, connectTimeout: 2000, commandTimeout: 500, retryStrategy: (attempt) => Math.min(attempt * 250, 5000) });
+  const redis = new Redis(url, { maxRetriesPerRequest: 1, enableOfflineQueue: false, connectTimeout: 2000, commandTimeout: 500, retryStrategy: (attempt) => Math.min(attempt * 250, 5000) });
   // EVALSHA, loading the script once (ioredis retries with EVAL after NOSCRIPT); the key count comes first.
   redis.defineCommand('svcRateAdmit', { lua: ADMIT });
   redis.defineCommand('svcRateSettle', { lua: SETTLE });
