@@ -58,7 +58,17 @@ async function chat(gateway: GatewayProcess, agentCode: string): Promise<string>
 
 const count = (outcomes: string[], outcome: string) => outcomes.filter((o) => o === outcome).length;
 
+/** The agent's money, read in one snapshot (a settlement commits spending and ledger lines together). */
 async function money(agentCode: string) {
+  await sql.query('begin isolation level repeatable read read only');
+  try {
+    return await moneyNow(agentCode);
+  } finally {
+    await sql.query('commit');
+  }
+}
+
+async function moneyNow(agentCode: string) {
   const { rows: [period] } = await sql.query('select coalesce(sum(spent_usd), 0)::float8 as spent, coalesce(sum(reserved_usd), 0)::float8 as reserved from llm.budget_period where agent_code = $1', [agentCode]);
   const { rows: [leases] } = await sql.query('select count(*)::int as n from llm.budget_lease where agent_code = $1', [agentCode]);
   const { rows: [ledger] } = await sql.query("select coalesce(sum(cost_usd), 0)::float8 as usd, count(*) filter (where outcome = 'unsettled')::int as unsettled from llm.usage_ledger where agent_code = $1", [agentCode]);

@@ -104,6 +104,17 @@ describe('answers under limits', () => {
     expect(refused.headers.get('x-ratelimit-remaining-requests')).toBe('0');
     expect(refused.headers.get('x-ratelimit-limit-tokens')).toBe('100000');
 
+    // Embeddings count against the same limits.
+    const { id: embedId, key: embedKey } = await newKey('limits-embeddings');
+    await putLimits(`keys/${embedId}`, { requestsPerMinute: 1 });
+    const embed = () => call(`${platform.bridge}/v1/embeddings`, { headers: { authorization: `Bearer ${embedKey}` }, json: { model: 'svc-local-embedding', input: 'limits apply here too' } });
+    const embedded = await embed();
+    expect(embedded.status).toBe(200);
+    expect(embedded.headers.get('x-ratelimit-remaining-requests')).toBe('0');
+    const embedRefused = await embed();
+    expect(embedRefused.status).toBe(429);
+    expect(embedRefused.body.error.code).toBe('rate_limit_exceeded');
+
     // A request whose estimate can never fit is told so, not told to wait.
     const { id: small, key: smallKey } = await newKey('limits-headers');
     await putLimits(`keys/${small}`, { tokensPerMinute: 50 });

@@ -129,7 +129,14 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     up = true;
   });
   const key = (scope: string, part: 'r' | 't' | 'c') => `${prefix}llm:rl:{${scope}}:${part}`;
+  // The first requests after a start wait for the connection (at most its timeout) instead of
+  // counting in this process alone while it is being made.
+  const connected = new Promise<void>((resolve) => {
+    redis.once('ready', resolve);
+    setTimeout(resolve, 2000).unref();
+  });
   async function attempt<T>(command: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    if (redis.status === 'connecting' || redis.status === 'connect' || redis.status === 'wait') await connected;
     if (!up && redis.status !== 'ready') return { ok: false };
     try {
       return { ok: true, value: await command() };
