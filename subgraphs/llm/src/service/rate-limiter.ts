@@ -28,6 +28,9 @@ const NO_TICKET: RateTicket = { headers: {}, settle: () => undefined };
 /** How long a request counts as in flight without its instance renewing it (a crash frees its slots after this), ms. */
 export const IN_FLIGHT_TTL_MS = 30_000;
 
+/** No request runs longer than this (the upstream timeout is 10 minutes): a ticket never settled stops being renewed after it. */
+const LONGEST_REQUEST_MS = 11 * 60_000;
+
 function stateOf(scope: LimitScope, use: ScopeUse, admitted: { second: number; tokens: number } | undefined, nowMs: number): ScopeState {
   const { requestsPerMinute: rpm, tokensPerMinute: tpm, maxConcurrent: conc } = scope.limits;
   const fresh = admitted?.second;
@@ -53,9 +56,11 @@ function rateLimited(refusal: Refusal): SvcError {
  * third of their TTL, so a live instance's long streams keep their slots and a dead one's free up.
  */
 export function createRateLimiter(store: RateWindowStore, log: Logger) {
-  const inFlight = new Map<string, string[]>();
+  const inFlight = new Map<string, { scopes: string[]; since: number }>();
   const renewer = setInterval(() => {
-    const list = [...inFlight].flatMap(([member, scopes]) => scopes.map((scope) => ({ scope, member })));
+    const now = Date.now();
+    for (const [member, entry] of inFlight) if (now - entry.since > LONGEST_REQUEST_MS) inFlight.delete(member);
+    const list = [...inFlight].flatMap(([member, { scopes }]) => scopes.map((scope) => ({ scope, member })));
     if (list.length) void store.renew(list, IN_FLIGHT_TTL_MS).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not renew in-flight rate-limit entries'));
   }, IN_FLIGHT_TTL_MS / 3);
   renewer.unref();
@@ -81,7 +86,7 @@ export function createRateLimiter(store: RateWindowStore, log: Logger) {
       const headers = rateLimitHeaders(limited.map((s, i) => stateOf(s, decision.uses[i]!, { second: decision.second, tokens: s.limits.tokensPerMinute !== null ? tokens : 0 }, decision.nowMs)));
       if (meta) meta.headers = headers;
       const concurrent = limited.filter((s) => s.limits.maxConcurrent !== null).map((s) => s.id);
-      if (concurrent.length) inFlight.set(member, concurrent);
+      if (concurrent.length) inFlight.set(member, { scopes: concurrent, since: Date.now() });
       let settled = false;
       return {
         headers,
