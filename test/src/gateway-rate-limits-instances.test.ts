@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { estimatePromptTokens } from '@svc/llm/domain/tokens';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
 import { call } from './support/http.js';
@@ -69,5 +70,43 @@ describe('an agent limit shared by two gateway processes', () => {
     // Both instances took part in admitting.
     expect(replies.some((r, i) => i % 2 && r.status === 200)).toBe(true);
     expect(replies.some((r, i) => !(i % 2) && r.status === 200)).toBe(true);
+  }, 60_000);
+
+  it('shares token and concurrency limits too: exactly what fits the TPM estimate, and never more in flight than allowed', async () => {
+    const [a, b] = gateways as [GatewayProcess, GatewayProcess];
+    const master = { authorization: `Bearer ${TEST_MASTER_KEY}` };
+    const graphql = async (gateway: GatewayProcess, query: string) => (await call(`${gateway.url}/graphql`, { headers: master, json: { query } })).body.data;
+    const tpmKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-tpm") { key } }')).createApiKey.key;
+    const concKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-conc") { key } }')).createApiKey.key;
+    const messages = [{ role: 'user' as const, content: 'the same prompt every time' }];
+    const estimate = estimatePromptTokens(messages) + 5;
+    const tpm = 10 * estimate + Math.floor(estimate / 2); // ten and a half requests' worth
+    await graphql(b, `mutation { setAgentLimits(agentCode: "shared-tpm", input: { tokensPerMinute: ${tpm} }) { tokensPerMinute } }`);
+    await graphql(b, 'mutation { setAgentLimits(agentCode: "shared-conc", input: { maxConcurrent: 5 }) { maxConcurrent } }');
+
+    fake.set({ delayMs: 1500 }); // every admitted request is still in flight when the last one arrives
+    let inFlight = 0;
+    let peak = 0;
+    const send = (key: string, i: number) => {
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      return call(`${(i % 2 ? a : b).url}/v1/chat/completions`, { headers: { authorization: `Bearer ${key}` }, json: { model: 'fast-a', max_tokens: 5, messages } }).finally(() => inFlight--);
+    };
+    try {
+      const tpmReplies = await Promise.all(Array.from({ length: 100 }, (_, i) => send(tpmKey, i)));
+      expect(tpmReplies.filter((r) => r.status === 200)).toHaveLength(10);
+      expect(tpmReplies.filter((r) => r.status === 429).every((r) => r.body.error.code === 'rate_limit_exceeded' && r.body.error.type === 'tokens')).toBe(true);
+
+      const upstreamBefore = fake.calls.length;
+      const concReplies = await Promise.all(Array.from({ length: 60 }, (_, i) => send(concKey, i)));
+      expect(concReplies.filter((r) => r.status === 200)).toHaveLength(5);
+      expect(fake.calls.length - upstreamBefore).toBe(5);
+      for (const r of concReplies.filter((reply) => reply.status === 429)) expect(r.headers.get('retry-after')).toBe('1');
+      expect(peak).toBeGreaterThan(5); // the load really was concurrent
+    } finally {
+      fake.set({ delayMs: 20 });
+    }
+    // Slots free as requests end: the next one is admitted.
+    expect((await send(concKey, 0)).status).toBe(200);
   }, 60_000);
 });
