@@ -87,7 +87,9 @@ export function createRateLimiter(store: RateWindowStore, log: Logger) {
       if (meta) meta.headers = headers;
       const concurrent = limited.filter((s) => s.limits.maxConcurrent !== null).map((s) => s.id);
       if (concurrent.length) inFlight.set(member, { scopes: concurrent, since: Date.now() });
-      let settled = false;
+      // Requests-per-minute limits alone have nothing to settle: no script call after the answer.
+      const settles = limited.some((s) => s.limits.tokensPerMinute !== null || s.limits.maxConcurrent !== null);
+      let settled = !settles;
       return {
         headers,
         settle(used: number) {
