@@ -76,6 +76,17 @@ describe('an agent limit shared by two gateway processes', () => {
     // Both instances answered their share of the burst from the same window.
     expect(burst.filter((_, i) => i % 2).every((r) => r.status === 200 || r.status === 429)).toBe(true);
     expect(burst.filter((_, i) => !(i % 2)).every((r) => r.status === 200 || r.status === 429)).toBe(true);
+
+    // And all 200 at once, split between the instances, for another agent with the same limit.
+    const burstKey: string = (await call(`${a.url}/graphql`, { headers: master, json: { query: 'mutation { createApiKey(agentCode: "shared-burst") { key } }' } })).body.data.createApiKey.key;
+    await call(`${b.url}/graphql`, { headers: master, json: { query: 'mutation { setAgentLimits(agentCode: "shared-burst", input: { requestsPerMinute: 50 }) { requestsPerMinute } }' } });
+    const all = await Promise.all(Array.from({ length: 200 }, (_, i) =>
+      call(`${(i % 2 ? a : b).url}/v1/chat/completions`, { headers: { authorization: `Bearer ${burstKey}` }, json: { model: 'fast-a', max_tokens: 5, messages: [{ role: 'user', content: `burst ${i}` }] } })));
+    const allAdmitted = all.filter((r) => r.status === 200);
+    process.stdout.write(`two processes, 200 concurrent requests, limit 50/min: ${allAdmitted.length} admitted (a: ${all.filter((r, i) => i % 2 && r.status === 200).length}, b: ${all.filter((r, i) => !(i % 2) && r.status === 200).length})\n`);
+    expect(allAdmitted).toHaveLength(50);
+    expect(all.filter((r) => r.status === 429)).toHaveLength(150);
+    expect(allAdmitted.map((r) => Number(r.headers.get('x-ratelimit-remaining-requests'))).sort((x, y) => x - y)).toEqual(Array.from({ length: 50 }, (_, i) => i));
   }, 60_000);
 
   it('shares token and concurrency limits too: exactly what fits the TPM estimate, and never more in flight than allowed', async () => {
