@@ -20,6 +20,8 @@
 // (default redis://127.0.0.1:6379). A fresh database and Redis prefix are used and removed.
 // Knobs: BENCH_C1_REQUESTS (default 2000), BENCH_C64_SECONDS (default 10), BENCH_PROFILE=0 (no
 // CPU profile), BENCH_NO_WRITE=1 (print the report instead of writing RESULTS.md).
+// SVC_BENCH_SMOKE=1: a smoke run (a few requests per target, no profile, no component timing, no
+// RESULTS.md written), to check the benchmark still runs end to end; its figures mean nothing.
 import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
@@ -38,15 +40,21 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
-const C1_REQUESTS = Number(process.env.BENCH_C1_REQUESTS ?? 2000);
-const C64_MS = Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
-const STREAM_REQUESTS = Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+const C1_REQUESTS = SMOKE ? 8 : Number(process.env.BENCH_C1_REQUESTS ?? 2000);
+const C64_MS = SMOKE ? 200 : Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
+const STREAM_REQUESTS = SMOKE ? 3 : Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
 const HIGH = 64;
-const ROUNDS_C1 = 4;
-const ROUNDS_HIGH = 2;
-const SPLIT_REQUESTS = Math.max(100, Math.round(C1_REQUESTS / 2));
+const ROUNDS_C1 = SMOKE ? 1 : 4;
+const ROUNDS_HIGH = SMOKE ? 1 : 2;
+const SPLIT_REQUESTS = SMOKE ? 4 : Math.max(100, Math.round(C1_REQUESTS / 2));
+/** Warm-up sizes (requests, ms, interleaved rounds): tiny in a smoke run. */
+const WARM = SMOKE ? { requests: 2, ms: 50, rounds: 2, initialMs: 100 } : { requests: 100, ms: 1000, rounds: 100, initialMs: 1500 };
+/** Limits on the limited agent: high enough never to refuse a benchmark request. */
+const BENCH_LIMITS = { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 };
 const MASTER_KEY = `sk-svc-master-bench-${randomBytes(12).toString('hex')}`;
 const AGENT = 'bench';
+const LIMITED_AGENT = 'bench-limited';
 const PORTKEY_SCRIPT = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
 
 const log = (...args) => console.error('[bench]', ...args);
@@ -341,7 +349,11 @@ async function main() {
   const redisVersion = await redisInfo();
   const cleanups = [];
   const cleanup = async () => {
-    for (const step of cleanups.reverse()) await step().catch((error) => log(`cleanup: ${error.message}`));
+    for (const step of cleanups.reverse()) {
+      const started = performance.now();
+      await step().catch((error) => log(`cleanup: ${error.message}`));
+      if (performance.now() - started > 2000) log(`cleanup: ${step.toString().slice(0, 80)} took ${fmt((performance.now() - started) / 1000, 1)} s`);
+    }
     cleanups.length = 0;
   };
   process.once('SIGINT', () => void cleanup().finally(() => process.exit(130)));
@@ -401,6 +413,10 @@ async function main() {
     };
     await admin('/admin/v1/budgets', { agentCode: AGENT, monthlyBudgetUsd: 1_000_000, hardLimitEnabled: true });
     const agentKey = (await admin('/admin/v1/keys', { agentCode: AGENT, name: 'bench' })).key;
+    // The same, with rate limits switched on (a requests and a tokens per minute limit that never refuse).
+    await admin('/admin/v1/budgets', { agentCode: LIMITED_AGENT, monthlyBudgetUsd: 1_000_000, hardLimitEnabled: true });
+    await admin(`/admin/v1/agents/${LIMITED_AGENT}/limits`, BENCH_LIMITS);
+    const limitedKey = (await admin('/admin/v1/keys', { agentCode: LIMITED_AGENT, name: 'bench' })).key;
 
     // 3. Portkey's gateway, in its own process, in front of the same upstream.
     const portkey = await startPortkey(await freePort());
@@ -431,6 +447,7 @@ async function main() {
         checkHeader: 'x-portkey-provider',
         expectHeader: 'openai',
       },
+      svcLimited: { label: 'svc gateway, cacheBypass, RPM + TPM limits on', url: `${bridge}/v1/chat/completions`, headers: { authorization: `Bearer ${limitedKey}` }, body: bypassBody, checkHeader: 'x-ratelimit-limit-requests', expectHeader: String(BENCH_LIMITS.requestsPerMinute) },
       svcHit: { label: 'svc gateway, response-cache hit (no upstream call)', url: `${bridge}/v1/chat/completions`, headers: agentAuth, body: cachedBody, checkHeader: 'x-svc-cache', expectHeader: 'HIT' },
       router: { label: 'hop split: router GraphQL (router → llm), cacheBypass', url: router, headers: agentAuth, body: graphqlBody(bypassBody) },
       llm: { label: 'hop split: llm subgraph GraphQL, cacheBypass', url: llm, headers: agentAuth, body: graphqlBody(bypassBody) },
@@ -459,10 +476,10 @@ async function main() {
     // Warm every path up first (JIT, connection pools, query plans), unrecorded.
     log('warming up every target ...');
     for (const t of Object.values(targets)) {
-      await runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: 8, durationMs: 1, warmupMs: 1500, checkHeader: t.checkHeader, expectHeader: t.expectHeader });
+      await runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: 8, durationMs: 1, warmupMs: WARM.initialMs, checkHeader: t.checkHeader, expectHeader: t.expectHeader });
     }
 
-    const order = ['direct', 'svc', 'portkey', 'svcHit', 'llm', 'router'];
+    const order = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
     const results = Object.fromEntries(order.map((name) => [name, {}]));
     const finish = (name, concurrency, a) => {
       const result = { ...summarise(a.latencies, a.elapsedMs), requests: a.requests, errors: a.errors, headerMismatches: a.headerMismatches, firstError: a.firstError, elapsedMs: a.elapsedMs };
@@ -523,14 +540,14 @@ async function main() {
     };
 
     // Concurrency 1, the headline targets: back to back, each process kept hot by its own loop.
-    const headline = ['direct', 'svc', 'portkey', 'svcHit'];
-    await runRounds(headline, 1, ROUNDS_C1, () => ({ requests: Math.ceil(C1_REQUESTS / ROUNDS_C1), durationMs: 60_000 / ROUNDS_C1, warmupRequests: 100 }));
+    const headline = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit'];
+    await runRounds(headline, 1, ROUNDS_C1, () => ({ requests: Math.ceil(C1_REQUESTS / ROUNDS_C1), durationMs: 60_000 / ROUNDS_C1, warmupRequests: WARM.requests }));
 
     // Concurrency 1, the hop split: direct, llm subgraph, router and bridge interleaved request by
     // request, so drift and other load hit them alike (the split subtracts medians of different runs).
     const splitNames = ['direct', 'llm', 'router', 'svc'];
     log(`c=1, hop split: ${SPLIT_REQUESTS} requests per target, interleaved`);
-    const interleaved = await runLoad(load.child, { targets: splitNames.map((name) => ({ name, ...targets[name] })), requests: SPLIT_REQUESTS, warmupRounds: 100, maxMs: 60_000 });
+    const interleaved = await runLoad(load.child, { targets: splitNames.map((name) => ({ name, ...targets[name] })), requests: SPLIT_REQUESTS, warmupRounds: WARM.rounds, maxMs: 60_000 });
     const split = {};
     for (const name of splitNames) {
       const a = interleaved[name];
@@ -541,7 +558,7 @@ async function main() {
     log(`  interleaved p50: ${splitNames.map((n) => `${n} ${fmt(split[n].p50, 3)}`).join(', ')} ms`);
 
     // Concurrency 64: every target, the hop-split ones for half the time.
-    await runRounds(order, HIGH, ROUNDS_HIGH, (name) => ({ durationMs: (name === 'llm' || name === 'router' ? C64_MS / 2 : C64_MS) / ROUNDS_HIGH, warmupMs: 1000 }));
+    await runRounds(order, HIGH, ROUNDS_HIGH, (name) => ({ durationMs: (name === 'llm' || name === 'router' ? C64_MS / 2 : C64_MS) / ROUNDS_HIGH, warmupMs: WARM.ms }));
 
     // Streaming: a 200-chunk stream through each target at c=1, time to the first byte and to [DONE].
     log('streaming, 200-chunk stream at c=1 ...');
@@ -550,7 +567,7 @@ async function main() {
     for (const name of ['direct', 'svc', 'portkey']) {
       const t = targets[name];
       try {
-        const a = await runLoad(load.child, { url: t.url, headers: t.headers, body: streamBody, concurrency: 1, requests: STREAM_REQUESTS, warmupRequests: 50 });
+        const a = await runLoad(load.child, { url: t.url, headers: t.headers, body: streamBody, concurrency: 1, requests: STREAM_REQUESTS, warmupRequests: SMOKE ? 1 : 50 });
         streaming[name] = { done: summarise(a.latencies, a.elapsedMs), firstByte: summarise(a.firstBytes, a.elapsedMs), errors: a.errors, requests: a.requests };
         log(`  ${t.label}: first byte p50 ${fmt(streaming[name].firstByte.p50, 3)} ms, [DONE] p50 ${fmt(streaming[name].done.p50, 3)} ms`);
       } catch (error) {
@@ -562,7 +579,7 @@ async function main() {
 
     // Where the platform process spends its CPU: a sampling profile of a separate c=64 run.
     let profile;
-    if (process.env.BENCH_PROFILE !== '0') {
+    if (process.env.BENCH_PROFILE !== '0' && !SMOKE) {
       log(`CPU profile of the platform process, svc at c=${HIGH} ...`);
       const t = targets.svc;
       profile = await profilePlatform(() => runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: HIGH, durationMs: 4000, warmupMs: 500 }));
@@ -570,12 +587,13 @@ async function main() {
 
     // 5. The per-request PostgreSQL and Redis work of a cacheBypass request, timed on its own in
     // this process with the platform's own services (same code, same database, same agent row).
-    log('per-request database and cache work ...');
-    const components = await measureComponents({ dbUrl: db.url, poolMax: config.DB_POOL_MAX, agentKey, redisPrefix, log: platformLog });
+    if (!SMOKE) log('per-request database and cache work ...');
+    const components = SMOKE ? undefined : await measureComponents({ dbUrl: db.url, poolMax: config.DB_POOL_MAX, agentKey, redisPrefix, log: platformLog });
 
     const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo, streaming });
     console.log(report.console);
-    if (process.env.BENCH_NO_WRITE === '1') console.log(`\n${report.markdown}`);
+    if (SMOKE) log('smoke run (SVC_BENCH_SMOKE=1): RESULTS.md left as it is');
+    else if (process.env.BENCH_NO_WRITE === '1') console.log(`\n${report.markdown}`);
     else {
       // Only the gateway part is rewritten: the Crawling section below it belongs to bench:crawl.
       const existing = await readFile(RESULTS_FILE, 'utf8').catch(() => '');
@@ -649,11 +667,15 @@ async function profilePlatform(run) {
 
 async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: silent }) {
   const dist = join(ROOT, 'subgraphs/llm/dist/src');
-  let budgetModule, keyModule, migrations;
+  let budgetModule, keyModule, migrations, limiterModules;
   try {
     budgetModule = await import(pathToFileURL(join(dist, 'service/budget-service.js')).href);
     keyModule = await import(pathToFileURL(join(dist, 'service/key-service.js')).href);
     migrations = (await import(pathToFileURL(join(dist, 'store/migrations.js')).href)).LLM_MIGRATIONS;
+    limiterModules = {
+      windows: await import(pathToFileURL(join(dist, 'store/rate-window-redis.js')).href),
+      limiter: await import(pathToFileURL(join(dist, 'service/rate-limiter.js')).href),
+    };
   } catch (error) {
     log(`skipping component timing: ${error.message}`);
     return undefined;
@@ -699,6 +721,22 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
     }
     // Statements and Redis commands per call of each step (counted, not timed).
     const counts = { auth: await countPerCall(() => keys.authenticate(agentKey), 50) };
+    // The rate limiter's two Redis scripts, alone: admission (awaited on the request path) and
+    // settlement (sent after the answer), for one agent with an RPM and a TPM limit.
+    const windows = limiterModules.windows.createRedisRateWindows(REDIS_URL, `${redisPrefix}limiter:`, silent);
+    const limitScopes = [{ id: 'agent:bench-components', limits: { ...BENCH_LIMITS, maxConcurrent: null } }];
+    await new Promise((resolve) => setTimeout(resolve, 200)); // connected
+    const admitMs = [];
+    const settleLimitMs = [];
+    for (let i = 0; i < n + 20; i++) {
+      const t0 = performance.now();
+      const decision = await windows.admit(limitScopes, 30, `m${i}`, 30_000);
+      const t1 = performance.now();
+      await windows.settle(limitScopes, `m${i}`, decision.second, 30, 25);
+      const t2 = performance.now();
+      if (i >= 20) admitMs.push(t1 - t0), settleLimitMs.push(t2 - t1);
+    }
+    await windows.close();
     const reserveCounts = [];
     const settleCounts = [];
     for (let i = 0; i < 50; i++) {
@@ -724,6 +762,8 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
       commitOff,
       auth: await timeInProcess(() => keys.authenticate(agentKey), { requests: n }),
       reserve: summarise(reserveMs, reserveMs.reduce((a, b) => a + b, 0)),
+      limiterAdmit: summarise(admitMs, admitMs.reduce((a, b) => a + b, 0)),
+      limiterSettle: summarise(settleLimitMs, settleLimitMs.reduce((a, b) => a + b, 0)),
       settle: summarise(settleMs, settleMs.reduce((a, b) => a + b, 0)),
       cacheSet: await timeInProcess(() => cache.set('bench-completion', completion, 60), { requests: n }),
       dbTotal1: await timeInProcess(perRequest, { requests: n }),
@@ -740,7 +780,7 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
 
 function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo, streaming }) {
   const cpu = os.cpus();
-  const names = ['direct', 'svc', 'portkey', 'svcHit', 'llm', 'router'];
+  const names = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
   // Average share of the machine used by processes outside the benchmark (rows with CPU accounting).
   let otherMs = 0;
   let totalMs = 0;
@@ -799,6 +839,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push(`- Platform measured: commit \`${gitInfo.commit}\`${gitInfo.dirty ? ` **plus uncommitted changes** in ${gitInfo.dirty}` : ' (clean tree)'}, built by \`npm run bench\` just before the run.`);
   md.push(`- Node ${process.version}; PostgreSQL ${pgVersion}; Redis ${redisVersion}; @portkey-ai/gateway ${portkeyVersion}.`);
   md.push(`- Run parameters: every target is first warmed up for 1.5 s at concurrency 8. Concurrency 1: ${C1_REQUESTS} requests per target, one target at a time in ${ROUNDS_C1} rounds with a rotated order (100 warm-up requests before each), rounds merged. Hop split at concurrency 1: direct, llm subgraph, router and bridge **interleaved** request by request (rotating start), ${SPLIT_REQUESTS} each after 100 unrecorded rounds, so drift and other load hit them alike; its rows are compared with its own direct baseline (each process then wakes from idle for every request, so all four are a little slower than in back-to-back runs). Concurrency ${HIGH}: one target at a time, ${C64_MS / 1000} s per target (hop-split rows: ${C64_MS / 2000} s) in ${ROUNDS_HIGH} rounds with a rotated order, 1 s warm-up before each, rounds merged.`);
+  md.push('- **A shared machine**: other engineers\' builds and tests run on the same cores during the day, so absolute figures vary between runs; compare rows of one run, which share the conditions.');
   md.push(`- Load average at start: ${loadAtStart}${otherBusy > 2 ? `. **Other processes were busy during the run** (${fmt(otherBusy, 0)} % of the machine on average, see the CPU table): the figures are noisier than on an idle machine.` : '.'}`);
   md.push('');
   md.push('## Set-up');
@@ -834,9 +875,9 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('');
   md.push('Throughput ratios (svc with cacheBypass):');
   md.push('');
-  md.push('| c | svc / Portkey | svc / direct | Portkey / direct | svc cache hit / Portkey |');
-  md.push('|---:|---:|---:|---:|---:|');
-  for (const c of [1, HIGH]) md.push(`| ${c} | ${fmt(ratio(svc[c].throughput, pk[c].throughput), 2)} | ${fmt(ratio(svc[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(pk[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(results.svcHit[c].throughput, pk[c].throughput), 2)} |`);
+  md.push('| c | svc / Portkey | svc, limits on / Portkey | svc / direct | Portkey / direct | svc cache hit / Portkey |');
+  md.push('|---:|---:|---:|---:|---:|---:|');
+  for (const c of [1, HIGH]) md.push(`| ${c} | ${fmt(ratio(svc[c].throughput, pk[c].throughput), 2)} | ${fmt(ratio(results.svcLimited[c].throughput, pk[c].throughput), 2)} | ${fmt(ratio(svc[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(pk[c].throughput, direct[c].throughput), 2)} | ${fmt(ratio(results.svcHit[c].throughput, pk[c].throughput), 2)} |`);
   md.push('');
   md.push('## Streaming (200-chunk stream, concurrency 1)');
   md.push('');
@@ -862,6 +903,16 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push(`| p50 added latency under 1 ms at concurrency 1 | ${fmt(p50Added1, 3)} ms (Portkey: ${fmt(pk[1].p50 - direct[1].p50, 3)} ms) | ${p50TargetMet ? 'yes' : '**no**'} |`);
   md.push(`| throughput at least Portkey's, concurrency 1 | ${fmt(svc[1].throughput, 0)} vs ${fmt(pk[1].throughput, 0)} req/s (×${fmt(ratio(svc[1].throughput, pk[1].throughput), 2)}) | ${thrMet1 ? 'yes' : '**no**'} |`);
   md.push(`| throughput at least Portkey's, concurrency ${HIGH} | ${fmt(svc[HIGH].throughput, 0)} vs ${fmt(pk[HIGH].throughput, 0)} req/s (×${fmt(ratio(svc[HIGH].throughput, pk[HIGH].throughput), 2)}) | ${thrMetHigh ? 'yes' : '**no**'} |`);
+  // Issue #22: the same targets with rate limits on, against Portkey in the same run.
+  const pkAdded = pk[1].p50 - direct[1].p50;
+  for (const [name, what] of [['svc', 'limits off'], ['svcLimited', 'RPM + TPM limits on']]) {
+    const r = results[name];
+    const added = r[1].p50 - direct[1].p50;
+    md.push(`| added p50 at concurrency 1 at most 0.5× Portkey's, ${what} | ${fmt(added, 3)} ms vs ${fmt(pkAdded, 3)} ms (×${fmt(added / pkAdded, 2)}) | ${added <= 0.5 * pkAdded ? 'yes' : '**no**'} |`);
+    md.push(`| throughput at concurrency ${HIGH} at least 2.5× Portkey's, ${what} | ${fmt(r[HIGH].throughput, 0)} vs ${fmt(pk[HIGH].throughput, 0)} req/s (×${fmt(ratio(r[HIGH].throughput, pk[HIGH].throughput), 2)}) | ${r[HIGH].throughput >= 2.5 * pk[HIGH].throughput ? 'yes' : '**no**'} |`);
+  }
+  md.push('');
+  md.push(...limiterCost(results, components));
   md.push('');
   md.push('## GraphQL paths and components (concurrency 1, medians)');
   md.push('');
@@ -926,11 +977,35 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
     header,
     ...consoleRows,
     '',
+    `limits on: c=1 p50 ${fmt(results.svcLimited[1].p50, 3)} ms (limits off ${fmt(svc[1].p50, 3)} ms), c=${HIGH} ${fmt(results.svcLimited[HIGH].throughput, 0)} req/s (×${fmt(ratio(results.svcLimited[HIGH].throughput, pk[HIGH].throughput), 2)} Portkey)`,
     `svc/Portkey throughput: c=1 ×${fmt(ratio(svc[1].throughput, pk[1].throughput), 2)}, c=${HIGH} ×${fmt(ratio(svc[HIGH].throughput, pk[HIGH].throughput), 2)}; svc/direct: c=1 ×${fmt(ratio(svc[1].throughput, direct[1].throughput), 2)}, c=${HIGH} ×${fmt(ratio(svc[HIGH].throughput, direct[HIGH].throughput), 2)}`,
     `p50 added at c=1: ${fmt(p50Added1, 3)} ms (target < 1 ms: ${p50TargetMet ? 'met' : 'MISSED'}); interleaved split of ${fmt(splitTotal, 3)} ms: bridge ${fmt(bridgeHop, 3)}, router ${fmt(routerHop, 3)}, llm subgraph ${fmt(llmAdded, 3)}${components ? ` (PostgreSQL ${fmt(dbTotal, 3)}, Redis ${fmt(cacheSet, 3)}, rest ${fmt(llmRest, 3)})` : ''}`,
     components ? `database work alone: ${fmt(components.dbTotal1.p50, 3)} ms p50 sequential, ${fmt(components.dbTotalHigh.throughput, 0)} req/s at c=${HIGH}` : '',
   ].join('\n');
   return { markdown: md.join('\n'), console: consoleText };
+}
+
+/** What the rate limiter costs per request: limits on minus limits off, same run. */
+function limiterCost(results, components) {
+  const { svc, svcLimited: lim } = results;
+  const cpu = (r) => r.cpuMsPerRequest['svc platform (this process)'];
+  const redis = (r) => r.perRequest?.redis;
+  return [
+    '### What the rate limiter costs',
+    '',
+    `The limited agent has a requests-per-minute and a tokens-per-minute limit too high to refuse anything; every request still runs the admission script (one Redis call, atomic over the key's and the agent's windows) before the upstream call and the settlement script after the answer, and carries the six \`x-ratelimit-*\` headers. Limits on minus limits off, same run:`,
+    '',
+    '| measure | limits off | limits on | cost of the limiter |',
+    '|---|---:|---:|---:|',
+    `| p50 at concurrency 1, ms | ${fmt(svc[1].p50, 3)} | ${fmt(lim[1].p50, 3)} | ${signed(lim[1].p50 - svc[1].p50, 3)} |`,
+    `| p99 at concurrency 1, ms | ${fmt(svc[1].p99, 3)} | ${fmt(lim[1].p99, 3)} | ${signed(lim[1].p99 - svc[1].p99, 3)} |`,
+    `| throughput at concurrency ${HIGH}, req/s | ${fmt(svc[HIGH].throughput, 0)} | ${fmt(lim[HIGH].throughput, 0)} | ${signed((100 * (lim[HIGH].throughput - svc[HIGH].throughput)) / svc[HIGH].throughput, 1)} % |`,
+    `| platform CPU per request at concurrency ${HIGH}, ms | ${fmt(cpu(svc[HIGH]), 3)} | ${fmt(cpu(lim[HIGH]), 3)} | ${signed(cpu(lim[HIGH]) - cpu(svc[HIGH]), 3)} |`,
+    `| Redis commands per request (counted at concurrency 1) | ${fmt(redis(svc[1]), 1)} | ${fmt(redis(lim[1]), 1)} | ${signed((redis(lim[1]) ?? NaN) - (redis(svc[1]) ?? NaN), 1)} |`,
+    ...(components?.limiterAdmit
+      ? ['', `Timed alone in this process (sequential, same Redis): the admission script takes ${fmt(components.limiterAdmit.p50, 3)} ms at p50 (${fmt(components.limiterAdmit.p99, 3)} ms p99), the settlement script ${fmt(components.limiterSettle.p50, 3)} ms (${fmt(components.limiterSettle.p99, 3)} ms p99); only the admission is awaited before the upstream call. Differences of the end-to-end rows above include the noise of a shared machine.`]
+      : []),
+  ];
 }
 
 /** Statements derived from the measured numbers, so a re-run keeps the text true. */
@@ -1000,7 +1075,12 @@ function interpretation({ results, components, profile, split, splitTotal, p50Ad
   return out;
 }
 
-main().catch((error) => {
-  console.error(error);
-  process.exitCode = 1;
-});
+main().then(
+  // agenda keeps a 30 s timer of its job processor alive after its stop (the platform's worker):
+  // once everything is closed and the report is out, do not wait for it.
+  () => process.stdout.write('', () => process.stderr.write('', () => process.exit(process.exitCode ?? 0))),
+  (error) => {
+    console.error(error);
+    process.exitCode = 1;
+  },
+);

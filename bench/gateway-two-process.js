@@ -8,7 +8,8 @@
 // database is read: spending against the allocation, leases and reservations left, ledger lines.
 //
 // Run: `npm run bench:two-process` (builds first). Writes its section of bench/RESULTS.md
-// (between the two-process markers); BENCH_NO_WRITE=1 prints only.
+// (between the two-process markers); BENCH_NO_WRITE=1 prints only. SVC_BENCH_SMOKE=1: a smoke
+// run (40 requests for a budget that fits 10, same checks), which writes nothing.
 import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
@@ -25,8 +26,9 @@ const SVC = join(ROOT, 'cli/bin/svc.js');
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
 const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const MASTER_KEY = `sk-svc-master-bench-${randomBytes(12).toString('hex')}`;
-const REQUESTS = 1000;
-const FITS = 100;
+const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
+const REQUESTS = SMOKE ? 40 : 1000;
+const FITS = SMOKE ? 10 : 100;
 const MAX_TOKENS = 1;
 const OUTPUT_PER_MTOK = 1000;
 const WORST_USD = (MAX_TOKENS * OUTPUT_PER_MTOK) / 1e6;
@@ -151,7 +153,7 @@ async function main() {
       ledger,
     };
     log(JSON.stringify(result));
-    if (process.env.BENCH_NO_WRITE !== '1') writeSection(result);
+    if (process.env.BENCH_NO_WRITE !== '1' && !SMOKE) writeSection(result);
     if (result.spent > allocation + 1e-9 || result.leases !== 0 || result.reserved !== 0 || result.other !== 0) {
       log('FAILED: spending past the allocation, a lease or reservation left, or answers other than 200/429');
       process.exitCode = 1;

@@ -70,6 +70,8 @@ const WRITES: Record<string, string[]> = {
   'post /admin/v1/budgets': [fingerprint('llm.agent', 'code, monthly_budget_usd, hard_limit_enabled, alert_webhook_url, alert_threshold_percent')],
   'post /admin/v1/keys': [fingerprint('llm.api_key', 'id, revoked_at')],
   'delete /admin/v1/keys/{id}': [fingerprint('llm.api_key', 'id, revoked_at')],
+  'post /admin/v1/agents/{agentCode}/limits': [fingerprint('llm.agent', 'code, rpm_limit, tpm_limit, concurrency_limit')],
+  'post /admin/v1/keys/{id}/limits': [fingerprint('llm.api_key', 'id, rpm_limit, tpm_limit, concurrency_limit')],
 };
 /** The schema with every documented member required, all the way down: a success must carry what its document promises. */
 function everyMemberRequired(schema: unknown): unknown {

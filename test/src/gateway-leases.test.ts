@@ -20,10 +20,10 @@ let db: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: pg.Client;
 const orms: MikroORM[] = [];
 
-async function instance(name: string): Promise<BudgetService> {
+async function instance(name: string, leaseTtlMs?: number): Promise<BudgetService> {
   const orm = await openDatabase({ url: db.url, schema: 'llm', entities: [], migrations: LLM_MIGRATIONS, poolMax: 10, log });
   orms.push(orm);
-  return createBudgetService(orm, { enqueue: async () => undefined }, log, { instance: name });
+  return createBudgetService(orm, { enqueue: async () => undefined }, log, { instance: name, leaseTtlMs });
 }
 
 async function money(agentCode: string) {
@@ -88,5 +88,32 @@ describe('budget leases across instances', () => {
     expect(after.spent).toBeLessThanOrEqual(50 * COST + 1e-9); // never past the allocation
     const unsettled = await sql.query("select count(*)::int as n from llm.usage_ledger where agent_code = 'crash' and outcome = 'unsettled'");
     expect(unsettled.rows[0].n).toBeGreaterThan(0); // the over-charge is on record for an admin
+  });
+
+  it('a lease swept while its instance stalled is fenced: its late settlements charge nothing, and new requests re-acquire under the limit', async () => {
+    const stalled = await instance('gateway-e', 800);
+    await stalled.set({ agentCode: 'stall', monthlyBudgetUsd: 20 * COST, hardLimitEnabled: true });
+    const holds = await Promise.all(Array.from({ length: 3 }, () => stalled.reserve('stall', COST)));
+    const [leaseId] = new Set(holds.map((h) => h.leaseId));
+    // The instance "stalls": another one's sweep finds its lease expired and charges it in full.
+    expect(await createBudgetStore(orms.at(-1)!).chargeExpired(new Date(Date.now() + 10 * 60_000))).toBe(1);
+    const swept = await money('stall');
+    expect(swept.leases).toBe(0);
+    // It resumes: its answered requests settle against the swept lease...
+    for (const hold of holds) stalled.settle(hold, { kind: 'chat', requestedModel: 'm', promptTokens: 1, completionTokens: 1, costUsd: COST, cached: false, outcome: 'ok' });
+    // ...and new requests are admitted only after re-acquiring: a new lease, grown under the hard limit.
+    await new Promise((resolve) => setTimeout(resolve, 700)); // past the old lease's local deadline
+    const later = (await Promise.all(Array.from({ length: 40 }, () => request(stalled, 'stall')))).filter(Boolean).length;
+    await stalled.drain();
+    const after = await money('stall');
+    const lines = await sql.query("select outcome, cost_usd::float8 as cost from llm.usage_ledger where agent_code = 'stall' and lease_id = $1", [leaseId]);
+    const charged = lines.rows.filter((l) => l.cost > 0);
+    expect(charged).toEqual([{ outcome: 'unsettled', cost: swept.spent }]); // the swept lease was charged once, by the sweep
+    expect(lines.rows.filter((l) => l.outcome === 'ok')).toHaveLength(3); // its late answers are on record, at no cost
+    expect(after.leases).toBe(0);
+    expect(after.reserved).toBe(0);
+    expect(after.spent).toBeLessThanOrEqual(20 * COST + 1e-9); // never past the hard limit
+    expect(after.spent).toBeCloseTo(swept.spent + later * COST, 6);
+    expect(later).toBe(Math.floor((20 * COST - swept.spent + 1e-9) / COST)); // exactly what was left
   });
 });

@@ -1,11 +1,11 @@
 import {
   apiKeyListQuerySchema, apiKeyRequestSchema, budgetChangeSchema, budgetListSchema, budgetSetSchema, chatCompletionSchema, chatRequestSchema, createdKeySchema, embeddingListSchema,
-  embeddingRequestSchema, keyListSchema, modelListSchema, modelSchema, revokedKeySchema, usageListSchema, usageQuerySchema,
+  embeddingRequestSchema, keyListSchema, limitsSetSchema, modelListSchema, modelSchema, rateLimitsChangeSchema, revokedKeySchema, usageListSchema, usageQuerySchema,
 } from '@svc/llm/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { RouteSpec } from '../route-spec.js';
 
-const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
+const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota) or a rate limit of the key or agent reached (rate_limit_exceeded, with Retry-After)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
 const adminErrors = { 401: 'Missing or invalid key', 403: 'Needs the master key (SVCLLM_MASTER_KEY)', 422: 'Validation failed; errors[] names each field' };
 
 export const llmRoutes: RouteSpec[] = [
@@ -149,6 +149,40 @@ export const llmRoutes: RouteSpec[] = [
     tag: 'model gateway admin',
     security: 'apiKey',
     response: jsonSchemaOf(revokedKeySchema, 'output'),
+    errors: { ...adminErrors, 404: 'No such key' },
+  },
+  {
+    method: 'POST',
+    path: '/admin/v1/agents/{agentCode}/limits',
+    style: 'llm',
+    operation: 'SetAgentLimits',
+    variables: { agentCode: 'path.agentCode', input: 'body' },
+    result: 'setAgentLimits',
+    wrap: 'limits',
+    status: 200,
+    summary: "Set an agent's rate limits (requests and tokens per minute, requests in flight), shared by all its keys",
+    description: 'Absent members keep their value, null removes a limit. Shared by every gateway instance on the same Redis; other instances apply a change within 10 s. Answers 200 {limits}.',
+    tag: 'model gateway admin',
+    security: 'apiKey',
+    body: jsonSchemaOf(rateLimitsChangeSchema),
+    response: jsonSchemaOf(limitsSetSchema, 'output'),
+    errors: { ...adminErrors, 404: 'No such path (an empty agentCode)' },
+  },
+  {
+    method: 'POST',
+    path: '/admin/v1/keys/{id}/limits',
+    style: 'llm',
+    operation: 'SetKeyLimits',
+    variables: { id: 'path.id', input: 'body' },
+    result: 'setKeyLimits',
+    wrap: 'limits',
+    status: 200,
+    summary: "Set one key's rate limits (its agent's apply too)",
+    description: 'Absent members keep their value, null removes a limit. Answers 200 {limits}.',
+    tag: 'model gateway admin',
+    security: 'apiKey',
+    body: jsonSchemaOf(rateLimitsChangeSchema),
+    response: jsonSchemaOf(limitsSetSchema, 'output'),
     errors: { ...adminErrors, 404: 'No such key' },
   },
   {

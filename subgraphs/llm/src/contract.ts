@@ -151,6 +151,18 @@ export const apiKeyRequestSchema = z
     name: z.string(must('must be a string')).max(100, must('must be at most 100 characters')).nullish().meta({ description: 'A label; default "default".' }),
   });
 
+const perMinute = (what: string, max: number) => z.number(must(`must be a whole number of ${what} from 1 to ${max}, or null for no limit`)).int().min(1).max(max).nullish();
+
+/** POST /admin/v1/agents/{agentCode}/limits and /admin/v1/keys/{id}/limits: absent members keep their value, null removes the limit. */
+export const rateLimitsChangeSchema = z
+  .object({
+    requestsPerMinute: perMinute('requests', 1e9).meta({ description: 'Requests admitted in any 60 s; null: no limit.' }),
+    tokensPerMinute: perMinute('tokens', 1e12).meta({ description: 'Prompt + completion tokens in any 60 s (an estimate held until the request ends); null: no limit.' }),
+    maxConcurrent: perMinute('requests in flight', 1e6).meta({ description: 'Requests in flight at once; null: no limit.' }),
+  }, must('must be a JSON object'))
+  .strict()
+  .meta({ example: { requestsPerMinute: 600, tokensPerMinute: 200000, maxConcurrent: 20 } });
+
 /** GET /admin/v1/keys. */
 export const apiKeyListQuerySchema = z.object({ agentCode: agentCode.optional() });
 
@@ -191,7 +203,9 @@ const budgetRecord = z
 export const budgetListSchema = z.object({ budgets: z.array(budgetRecord) }).loose();
 export const budgetSetSchema = z.object({ budget: budgetRecord.extend({ hardLimitEnabled: z.boolean(), alertWebhookUrl: z.string().nullable() }) }).loose();
 export const createdKeySchema = z.object({ id: z.string(), key: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), createdAt: time }).loose();
-export const keyListSchema = z.object({ keys: z.array(z.object({ id: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), createdAt: time, lastUsedAt: time.nullable(), revokedAt: time.nullable() }).loose()) }).loose();
+const limitsRecord = z.object({ requestsPerMinute: z.number().int().nullable(), tokensPerMinute: z.number().int().nullable(), maxConcurrent: z.number().int().nullable() }).loose();
+export const keyListSchema = z.object({ keys: z.array(z.object({ id: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), createdAt: time, lastUsedAt: time.nullable(), revokedAt: time.nullable(), limits: limitsRecord }).loose()) }).loose();
+export const limitsSetSchema = z.object({ limits: limitsRecord }).loose();
 export const revokedKeySchema = z.object({ id: z.string(), agentCode: z.string(), name: z.string(), keyPrefix: z.string(), revokedAt: time.nullable() }).loose();
 export const usageListSchema = z
   .object({ usage: z.array(z.object({ agentCode: z.string(), model: z.string(), day: z.string().meta({ format: 'date' }), requests: z.number().int(), promptTokens: z.number().int(), completionTokens: z.number().int(), costUsd: z.number(), cacheHits: z.number().int() }).loose()) })

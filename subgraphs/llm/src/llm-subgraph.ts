@@ -1,10 +1,11 @@
 import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type SvcContext, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
+import pg from 'pg';
 import type { Price } from './domain/cost.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
-import { GatewayResolver } from './schema/gateway-resolver.js';
+import { AgentLimitsResolver, GatewayResolver } from './schema/gateway-resolver.js';
 import { createAlertDelivery } from './service/alert-delivery.js';
 import { createAlertUrlCheck } from './service/alert-url-check.js';
 import { createBudgetService, type AlertQueue } from './service/budget-service.js';
@@ -14,6 +15,9 @@ import { createEmbeddingService } from './service/embedding-service.js';
 import type { GatewayServices } from './service/gateway-services.js';
 import { createKeyService } from './service/key-service.js';
 import { createGatewayMetrics } from './service/metrics.js';
+import { createRateLimiter } from './service/rate-limiter.js';
+import { createRedisRateWindows } from './store/rate-window-redis.js';
+import { createMemoryRateWindows } from './store/rate-window-store.js';
 import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
 import { LLM_MIGRATIONS } from './store/migrations.js';
 
@@ -46,8 +50,8 @@ const ALERT_JOB = 'llm.budget-alert';
 
 function parts(services?: GatewayServices): SchemaParts {
   return {
-    resolvers: [GatewayResolver],
-    instances: services ? [new GatewayResolver(services)] : [],
+    resolvers: [GatewayResolver, AgentLimitsResolver],
+    instances: services ? [new GatewayResolver(services), new AgentLimitsResolver(services)] : [],
     referenceResolvers: {
       Agent: {
         async __resolveReference(reference: { code: string }, ctx: SvcContext) {
@@ -88,17 +92,22 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
   const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
-  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000 });
+  // Lease renewals have a connection of their own: under load they never wait behind settlements.
+  const renewals = new pg.Pool({ connectionString: options.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
+  renewals.on('error', (error) => log.warn({ reason: error.message }, 'lease renewal connection lost; reconnecting on the next renewal'));
+  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000, renewals });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(orm, options.masterKey, log);
   const callers = createCallerCheck(keys);
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
   const alertDelivery = createAlertDelivery(orm, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
+  // Rate windows in Redis are shared by every instance on it; without Redis they are this process's.
+  const limiter = createRateLimiter(options.redisUrl ? createRedisRateWindows(options.redisUrl, options.redisPrefix, log) : createMemoryRateWindows(), log);
   const created = Math.floor(Date.now() / 1000);
   const services: GatewayServices = {
-    chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, log }),
-    embeddings: createEmbeddingService(router, budgets, metrics, log),
+    chat: createChatService({ router, budgets, cache, cacheTtlSeconds: options.cacheTtlSeconds, metrics, limiter, log }),
+    embeddings: createEmbeddingService(router, budgets, metrics, limiter, log),
     budgets,
     alertUrls: createAlertUrlCheck(outbound),
     keys,
@@ -156,9 +165,11 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       clearInterval(sweeper);
       await server.close();
       await budgets.drain();
+      await renewals.end();
       await jobs.close();
       await outbound.close();
       await cache.close();
+      await limiter.close();
       await closeDatabase(orm, log);
     },
   };

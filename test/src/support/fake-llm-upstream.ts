@@ -20,6 +20,8 @@ export interface FakeBehaviour {
   echoInError?: boolean;
   /** Answer non-streamed chat with this 200 body instead of a completion (a broken upstream). */
   rawBody?: string;
+  /** Streams: close the connection after this many content chunks (0: right after the role chunk), with no finish reason and no [DONE]. */
+  cutAfterWords?: number;
 }
 
 export interface RecordedCall {
@@ -95,6 +97,12 @@ export async function startFakeOpenAi(initial: FakeBehaviour = {}) {
       send({ ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] });
       for (let i = 0; i < words.length; i++) {
         if (res.destroyed) return;
+        if (i === behaviour.cutAfterWords) {
+          // Let what was written leave, then drop the connection as a failing upstream would.
+          await sleep(20);
+          res.socket?.destroy();
+          return;
+        }
         await sleep(behaviour.chunkDelayMs);
         send({ ...base, choices: [{ index: 0, delta: { content: (i ? ' ' : '') + words[i] }, finish_reason: null }] });
       }

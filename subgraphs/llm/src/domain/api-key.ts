@@ -1,9 +1,19 @@
 import { createHash } from 'node:crypto';
+import type { RateLimits } from './rate-limits.js';
 
 export const KEY_PREFIX = 'sk-svc-';
 
 /** Who is calling the gateway: the master key (administration) or an agent's virtual key. */
-export type Caller = { kind: 'master' } | { kind: 'agent'; agentCode: string; keyId: string };
+export type Caller = { kind: 'master' } | AgentCaller;
+
+/** An agent's virtual key, with the rate limits of the key and of its agent. */
+export interface AgentCaller {
+  kind: 'agent';
+  agentCode: string;
+  keyId: string;
+  keyLimits: RateLimits;
+  agentLimits: RateLimits;
+}
 
 /** A virtual key as stored: never the key itself, only its hash and first characters. */
 export interface ApiKey {
@@ -14,6 +24,7 @@ export interface ApiKey {
   createdAt: Date;
   lastUsedAt: Date | null;
   revokedAt: Date | null;
+  limits: RateLimits;
 }
 
 /** SHA-256 in hex: the key's own 32 random bytes make a slow hash unnecessary. */

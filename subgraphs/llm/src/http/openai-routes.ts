@@ -2,6 +2,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { knownFailure, openAiErrorBody, openAiErrors, openAiStreamErrorBody, parseClientJson, readBody, type FieldProblem, type Logger, type Route } from '@svc/kit';
 import { formatSse } from '../domain/sse.js';
 import type { GatewayServices } from '../service/gateway-services.js';
+import type { ResponseMeta } from '../service/rate-limiter.js';
 
 /**
  * The OpenAI-compatible paths, served natively over HTTP: the wire format is the gateway's
@@ -19,8 +20,8 @@ function sendJson(res: ServerResponse, status: number, body: unknown, headers: R
   res.end(text);
 }
 
-/** Any failure as an OpenAI error answer with its HTTP status; unknown ones are logged and masked. */
-function sendError(res: ServerResponse, error: unknown, log: Logger): void {
+/** Any failure as an OpenAI error answer with its HTTP status (and the rate-limit headers of `meta`); unknown ones are logged and masked. */
+function sendError(res: ServerResponse, error: unknown, log: Logger, meta: ResponseMeta = {}): void {
   const known = knownFailure(error);
   if (!known) log.error({ err: error }, 'gateway request failed');
   const ext = (known?.extensions ?? {}) as Record<string, unknown>;
@@ -28,8 +29,12 @@ function sendError(res: ServerResponse, error: unknown, log: Logger): void {
   const body = known
     ? openAiErrorBody({ code: known.code, status, message: known.message, slug: ext.slug as string | undefined, errors: ext.errors as FieldProblem[] | undefined, details: ext.details as Record<string, unknown> | undefined })
     : { error: { message: 'Internal server error', type: 'api_error', param: null, code: 'internal_server_error' } };
-  const headers: Record<string, string> = {};
-  if (typeof ext.retryAfter === 'number') headers['retry-after'] = String(Math.max(1, Math.ceil(ext.retryAfter)));
+  const headers: Record<string, string> = { ...meta.headers };
+  if (typeof ext.retryAfter === 'number') {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(ext.retryAfter)));
+    // OpenAI's SDKs prefer the exact wait when it is given.
+    if (known?.code === 'RATE_LIMITED') headers['retry-after-ms'] = String(Math.max(1, Math.ceil(ext.retryAfter * 1000)));
+  }
   if (status === 401) headers['www-authenticate'] = 'Bearer';
   if (res.headersSent) return void res.end();
   sendJson(res, status, body, headers);
@@ -43,20 +48,21 @@ async function jsonBody(req: IncomingMessage, maxBodyBytes: number): Promise<unk
 
 /** One handler for every OpenAI path (the bridge's in-process hand-off calls it too). */
 export function openAiHandler(services: GatewayServices, maxBodyBytes: number, log: Logger) {
-  async function chat(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  async function chat(req: IncomingMessage, res: ServerResponse, meta: ResponseMeta): Promise<void> {
     const requestId = String(req.headers['x-request-id'] ?? '');
-    const agentCode = await services.callers.agent(req, AGENT_KEY_REQUIRED);
+    const caller = await services.callers.agentCaller(req, AGENT_KEY_REQUIRED);
     const body = await jsonBody(req, maxBodyBytes);
     if ((body as { stream?: unknown } | null)?.stream !== true) {
-      const outcome = await services.chat.complete(agentCode, body, requestId);
-      return sendJson(res, 200, outcome.completion, { 'x-svc-cache': outcome.cacheStatus, 'x-svc-model': outcome.model });
+      const outcome = await services.chat.complete(caller, body, requestId, meta);
+      return sendJson(res, 200, outcome.completion, { ...meta.headers, 'x-svc-cache': outcome.cacheStatus, 'x-svc-model': outcome.model });
     }
     const controller = new AbortController();
     res.on('close', () => {
       if (!res.writableFinished) controller.abort();
     });
-    const session = await services.chat.openStream(agentCode, body, controller.signal, requestId);
+    const session = await services.chat.openStream(caller, body, controller.signal, requestId, meta);
     res.writeHead(200, {
+      ...meta.headers,
       'content-type': 'text/event-stream; charset=utf-8',
       'cache-control': 'no-cache',
       connection: 'keep-alive',
@@ -83,10 +89,11 @@ export function openAiHandler(services: GatewayServices, maxBodyBytes: number, l
     }
   }
 
-  async function embeddings(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    const agentCode = await services.callers.agent(req, AGENT_KEY_REQUIRED);
+  async function embeddings(req: IncomingMessage, res: ServerResponse, meta: ResponseMeta): Promise<void> {
+    const caller = await services.callers.agentCaller(req, AGENT_KEY_REQUIRED);
     const body = await jsonBody(req, maxBodyBytes);
-    sendJson(res, 200, await services.embeddings.embed(agentCode, body, String(req.headers['x-request-id'] ?? '')));
+    const answer = await services.embeddings.embed(caller, body, String(req.headers['x-request-id'] ?? ''), meta);
+    sendJson(res, 200, answer, meta.headers);
   }
 
   async function models(req: IncomingMessage, res: ServerResponse, id: string | undefined): Promise<void> {
@@ -102,9 +109,11 @@ export function openAiHandler(services: GatewayServices, maxBodyBytes: number, l
   return async function handle(req: IncomingMessage, res: ServerResponse): Promise<boolean> {
     const path = (req.url ?? '/').split('?')[0]!;
     const method = req.method ?? 'GET';
+    // Filled once the rate limits have admitted (or refused) the request: its headers go on whatever answer follows.
+    const meta: ResponseMeta = {};
     try {
-      if (path === '/v1/chat/completions' && method === 'POST') await chat(req, res);
-      else if (path === '/v1/embeddings' && method === 'POST') await embeddings(req, res);
+      if (path === '/v1/chat/completions' && method === 'POST') await chat(req, res, meta);
+      else if (path === '/v1/embeddings' && method === 'POST') await embeddings(req, res, meta);
       else if (path === '/v1/models' && (method === 'GET' || method === 'HEAD')) await models(req, res, undefined);
       else if (path.startsWith('/v1/models/') && (method === 'GET' || method === 'HEAD')) await models(req, res, decodeURIComponent(path.slice('/v1/models/'.length)));
       else if ((OPENAI_PATHS as readonly string[]).includes(path) || path.startsWith('/v1/models/')) {
@@ -112,7 +121,7 @@ export function openAiHandler(services: GatewayServices, maxBodyBytes: number, l
         sendJson(res, 405, { error: { message: `${method} is not allowed on ${path}; allowed: ${allow}`, type: 'invalid_request_error', param: null, code: 'method_not_allowed' } }, { allow });
       } else return false;
     } catch (error) {
-      sendError(res, error, log);
+      sendError(res, error, log, meta);
     }
     return true;
   };

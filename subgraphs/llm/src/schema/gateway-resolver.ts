@@ -1,10 +1,10 @@
 import { IDEMPOTENCY_KEY_DOC, openAiErrors, parseInput, type SvcContext } from '@svc/kit';
 import { apiKeyListQuerySchema, usageQuerySchema } from '../contract.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
-import { Arg, Ctx, ID, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
 import { parseBudgetChange } from '../domain/budget.js';
 import type { GatewayServices } from '../service/gateway-services.js';
-import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, SetBudgetInput, UsageRow } from './types.js';
+import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, RateLimits, RateLimitsInput, SetBudgetInput, UsageRow } from './types.js';
 
 function dateArg(value: string | null | undefined, name: string): Date | undefined {
   if (!value) return undefined;
@@ -18,9 +18,9 @@ function dateArg(value: string | null | undefined, name: string): Date | undefin
 export class GatewayResolver {
   constructor(private readonly services: GatewayServices) {}
 
-  /** An agent's virtual key: whom to charge. */
-  private agent(ctx: SvcContext): Promise<string> {
-    return this.services.callers.agent(ctx, 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)');
+  /** An agent's virtual key: whom to charge, under which rate limits. */
+  private agent(ctx: SvcContext) {
+    return this.services.callers.agentCaller(ctx, 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)');
   }
 
   /** The master key, or a platform token with role admin. */
@@ -30,16 +30,16 @@ export class GatewayResolver {
 
   @Mutation(() => ChatCompletionResult, { description: 'OpenAI chat completion (request as sent to /v1/chat/completions). Streams go through the REST path.' })
   async chatCompletion(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ChatCompletionResult> {
-    const agentCode = await this.agent(ctx);
+    const caller = await this.agent(ctx);
     if (request.stream === true) throw openAiErrors.invalidRequest('stream: true is served by POST /v1/chat/completions on the REST bridge (SSE); GraphQL answers whole completions', 'stream');
-    const outcome = await this.services.chat.complete(agentCode, request, ctx.requestId);
+    const outcome = await this.services.chat.complete(caller, request, ctx.requestId);
     return { completion: outcome.completion as unknown as Record<string, unknown>, model: outcome.model, cacheStatus: outcome.cacheStatus, routeReason: outcome.routeReason ?? null };
   }
 
   @Mutation(() => GraphQLJSONObject, { description: 'OpenAI embeddings (request as sent to /v1/embeddings).' })
   async createEmbeddings(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<Record<string, unknown>> {
-    const agentCode = await this.agent(ctx);
-    return (await this.services.embeddings.embed(agentCode, request, ctx.requestId)) as unknown as Record<string, unknown>;
+    const caller = await this.agent(ctx);
+    return (await this.services.embeddings.embed(caller, request, ctx.requestId)) as unknown as Record<string, unknown>;
   }
 
   @Query(() => GraphQLJSONObject, { description: 'OpenAI model list: the aliases, then every configured chat and embedding model.' })
@@ -77,6 +77,18 @@ export class GatewayResolver {
     return this.services.keys.create(agentCode, name);
   }
 
+  @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as POST /admin/v1/agents/{agentCode}/limits." })
+  async setAgentLimits(@Arg('agentCode', () => String) agentCode: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
+    await this.admin(ctx);
+    return this.services.keys.setAgentLimits(agentCode, input);
+  }
+
+  @Mutation(() => RateLimits, { description: "Sets one key's rate limits; as POST /admin/v1/keys/{id}/limits." })
+  async setKeyLimits(@Arg('id', () => ID) id: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
+    await this.admin(ctx);
+    return this.services.keys.setKeyLimits(id, input);
+  }
+
   @Mutation(() => ApiKey)
   async revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<ApiKey> {
     await this.admin(ctx);
@@ -99,5 +111,16 @@ export class GatewayResolver {
   async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
     await this.services.callers.reader(ctx);
     return this.services.budgets.agent(code);
+  }
+}
+
+/** Agent.limits: the agent's rate limits, read when asked for. */
+@Resolver(() => Agent)
+export class AgentLimitsResolver {
+  constructor(private readonly services: GatewayServices) {}
+
+  @FieldResolver(() => RateLimits, { description: 'Rate limits shared by all of the agent\'s keys.' })
+  async limits(@Root() agent: Agent): Promise<RateLimits> {
+    return this.services.keys.agentLimits(agent.code);
   }
 }

@@ -4,6 +4,7 @@ import type { Agent as DomainAgent } from '../domain/agent.js';
 import type { ApiKey as DomainApiKey } from '../domain/api-key.js';
 import type { BudgetSettings, Budget as DomainBudget } from '../domain/budget.js';
 import type { BudgetStatus } from '../domain/budget-status.js';
+import type { RateLimits as DomainRateLimits } from '../domain/rate-limits.js';
 import type { UsageRow as DomainUsageRow } from '../domain/usage.js';
 
 // The GraphQL types of the domain's records: each class implements its domain interface, so
@@ -41,6 +42,20 @@ export class SetBudgetInput implements Partial<BudgetSettings> {
   @Field(() => Float, { nullable: true, description: 'Default 80.' }) alertThresholdPercent?: number;
 }
 
+@ObjectType({ description: 'Rate limits of an agent (shared by its keys) or of one key; null is no limit. A request must fit both.' })
+export class RateLimits implements DomainRateLimits {
+  @Field(() => Int, { nullable: true, description: 'Requests admitted in any 60 s.' }) requestsPerMinute!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Prompt + completion tokens in any 60 s; a request holds its estimate (prompt estimate + max_tokens) until it ends.' }) tokensPerMinute!: number | null;
+  @Field(() => Int, { nullable: true, description: 'Requests in flight at once.' }) maxConcurrent!: number | null;
+}
+
+@InputType({ description: 'Absent members keep their value; null removes the limit. Checked by the service, so errors name the member (422).' })
+export class RateLimitsInput implements Partial<DomainRateLimits> {
+  @Field(() => Int, { nullable: true }) requestsPerMinute?: number | null;
+  @Field(() => Float, { nullable: true }) tokensPerMinute?: number | null;
+  @Field(() => Int, { nullable: true }) maxConcurrent?: number | null;
+}
+
 @ObjectType()
 export class ApiKey implements DomainApiKey {
   @Field(() => ID) id!: string;
@@ -50,6 +65,7 @@ export class ApiKey implements DomainApiKey {
   @Field(() => Date) createdAt!: Date;
   @Field(() => Date, { nullable: true }) lastUsedAt!: Date | null;
   @Field(() => Date, { nullable: true }) revokedAt!: Date | null;
+  @Field(() => RateLimits, { description: "This key's own limits (its agent's apply too)." }) limits!: RateLimits;
 }
 
 @ObjectType({ description: 'A new key: `key` is shown this once.' })

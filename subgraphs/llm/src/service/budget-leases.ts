@@ -34,6 +34,15 @@ interface Lease {
   pendingUsd: number;
   entries: UsageEntry[];
   lastUsed: number;
+  /** Its row exists (a first grow succeeded). */
+  persisted: boolean;
+  /**
+   * Until when (performance.now) requests may be admitted against it without asking the
+   * database: a margin before the expiry its last successful write or renewal set.
+   */
+  deadline: number;
+  /** The sweep charged it (this instance stalled past its TTL): nothing more is admitted or charged under it. */
+  dead: boolean;
 }
 
 /**
@@ -45,6 +54,14 @@ interface Lease {
  * Leases unused for `idleMs`, and all of them on a graceful stop, are given back. A process that
  * dies leaves its leases to expire; the sweep then charges each in full: a crash can over-charge
  * an agent by at most its leases (visible as `unsettled` ledger lines), never under-charge it.
+ *
+ * Stalls (a GC pause, a frozen VM, SIGSTOP) are fenced: a lease's id is its fencing token, and a
+ * swept lease is gone for good. An instance admits against a lease only until 3/4 of the TTL
+ * after the write or renewal that set its expiry was sent; past that it asks the database first,
+ * and a lease found gone is dead: new requests go to a new lease grown under the hard limit, and
+ * the dead one's requests settle at no cost (the sweep's charge covered them: everything admitted
+ * against it fits in what it held). So a stalled instance never double-charges or overshoots.
+ * Renewals run on their own timer and the store's own connection.
  */
 export function createLeaseBook(options: LeaseBookOptions) {
   const { store, log } = options;
@@ -59,32 +76,60 @@ export function createLeaseBook(options: LeaseBookOptions) {
   const growing = new Map<string, Promise<unknown>>();
   let flushTimer: NodeJS.Timeout | undefined;
   let flushing: Promise<void> = Promise.resolve();
-  const expiry = () => new Date(Date.now() + ttlMs);
   // Sums of many small floats drift by ~1e-17; money is counted in micro-dollars, so a nano-dollar is equality.
   const fits = (lease: Lease, amountUsd: number) => lease.grantedUsd - lease.heldUsd - lease.pendingUsd + 1e-9 >= amountUsd;
   const free = (lease: Lease) => Math.max(0, lease.grantedUsd - lease.heldUsd - lease.pendingUsd);
 
+  /** Admission may rely on a lease until this long after the write or renewal that set its expiry was sent. */
+  const validFor = ttlMs * 0.75;
+  const newLease = (agentCode: string, period: string): Lease => {
+    const lease: Lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now(), persisted: false, deadline: 0, dead: false };
+    leases.set(`${agentCode}|${period}`, lease);
+    byId.set(lease.key.id, lease);
+    return lease;
+  };
+
+  /** The sweep charged this lease: new requests go to a fresh one; its requests still in flight settle at no cost. */
+  function kill(lease: Lease): void {
+    if (lease.dead) return;
+    lease.dead = true;
+    const name = `${lease.key.agentCode}|${lease.key.period}`;
+    if (leases.get(name) === lease) leases.delete(name);
+    log.warn({ lease: lease.key.id, agentCode: lease.key.agentCode }, 'budget lease expired and was charged in full by the sweep (this instance stalled past its TTL); acquiring a new one');
+  }
+
+  /** Asks the database whether a lease past its local deadline is still there, on the renewal path; kills it otherwise. */
+  async function revalidate(lease: Lease): Promise<void> {
+    const sent = performance.now();
+    if ((await store.renew([lease.key.id])).has(lease.key.id)) lease.deadline = sent + validFor;
+    else kill(lease);
+  }
+
   /** Grows (or opens) the agent's lease so `amountUsd` fits; false when the hard limit refuses even one request. */
   async function grow(agentCode: string, period: string, amountUsd: number, openPeriod: () => Promise<void>): Promise<boolean> {
     const name = `${agentCode}|${period}`;
-    let lease = leases.get(name);
-    if (!lease) {
-      lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now() };
-      leases.set(name, lease);
-      byId.set(lease.key.id, lease);
-    }
+    let lease = leases.get(name) ?? newLease(agentCode, period);
     const needed = Math.max(0, amountUsd - free(lease));
     for (const want of [Math.max(needed, amountUsd * sliceFactor), needed]) {
-      let ok = await store.grow(lease.key, want, expiry());
-      if (!ok) {
-        // The month's row may not exist yet (the first request of a month): open it, try again.
+      for (let attempt = 0; attempt < 3; attempt++) {
+        const sent = performance.now();
+        const outcome = await store.grow(lease.key, want, !lease.persisted);
+        if (outcome === 'gone') {
+          kill(lease);
+          lease = newLease(agentCode, period);
+          continue;
+        }
+        if (outcome === 'grown') {
+          lease.persisted = true;
+          lease.grantedUsd += want;
+          lease.deadline = sent + validFor;
+          return true;
+        }
+        // The month's row may not exist yet (the first request of a month): open it, try once more.
+        if (attempt > 0) break;
         await openPeriod();
-        ok = await store.grow(lease.key, want, expiry());
       }
-      if (ok) {
-        lease.grantedUsd += want;
-        return true;
-      }
+      lease = leases.get(name) ?? lease;
     }
     return false;
   }
@@ -119,12 +164,15 @@ export function createLeaseBook(options: LeaseBookOptions) {
       }
       if (!batch.length) return;
       try {
-        const spent = await store.settle(batch, expiry());
+        const sent = performance.now();
+        const { spent, fenced } = await store.settle(batch);
         for (const { lease: key, costUsd } of batch) {
           const lease = byId.get(key.id);
           if (!lease) continue;
           lease.pendingUsd -= costUsd;
           lease.grantedUsd = Math.max(0, lease.grantedUsd - costUsd);
+          if (fenced.includes(key.id)) kill(lease);
+          else lease.deadline = Math.max(lease.deadline, sent + validFor);
         }
         for (const s of spent) options.onSettled?.(s);
         if (failures) log.info({ failedAttempts: failures }, 'budget settlement written again');
@@ -140,24 +188,52 @@ export function createLeaseBook(options: LeaseBookOptions) {
     return flushing;
   }
 
-  /** Gives back leases nothing uses any more (retired ones as soon as they are empty), and keeps the others alive. */
+  /** Gives back leases nothing uses any more (retired ones as soon as they are empty); dead ones are only forgotten. */
   async function tidy(): Promise<void> {
     const now = Date.now();
-    const alive: string[] = [];
     for (const [id, lease] of byId) {
       const name = `${lease.key.agentCode}|${lease.key.period}`;
       const current = leases.get(name) === lease;
       const empty = lease.heldUsd <= 1e-9 && lease.pendingUsd <= 1e-9 && !lease.entries.length;
-      if (empty && (!current || now - lease.lastUsed >= idleMs)) {
-        byId.delete(id);
-        if (current) leases.delete(name);
-        await store.giveBack(id).catch((error: unknown) => log.warn({ reason: (error as Error).message, lease: id }, 'could not give a budget lease back; it expires'));
-      } else alive.push(id);
+      if (!empty || (current && now - lease.lastUsed < idleMs)) continue;
+      byId.delete(id);
+      if (current) leases.delete(name);
+      if (lease.persisted && !lease.dead) await store.giveBack(lease.key).catch((error: unknown) => log.warn({ reason: (error as Error).message, lease: id }, 'could not give a budget lease back; it expires'));
     }
-    await store.touch(alive, expiry()).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not extend budget leases'));
   }
-  const tidier = setInterval(() => void tidy(), Math.min(idleMs, ttlMs / 3));
+  let tidying = false;
+  const tidier = setInterval(() => {
+    if (tidying) return;
+    tidying = true;
+    void tidy().finally(() => (tidying = false));
+  }, Math.min(idleMs, ttlMs / 3));
   tidier.unref();
+
+  /**
+   * Keeps this instance's leases alive, on the store's renewal path (its own connection): never
+   * behind a settlement or a give-back waiting for a period row. A lease found gone was swept.
+   */
+  async function renewAll(): Promise<void> {
+    const live = [...byId.values()].filter((l) => l.persisted && !l.dead);
+    if (!live.length) return;
+    const sent = performance.now();
+    try {
+      const present = await store.renew(live.map((l) => l.key.id));
+      for (const lease of live) {
+        if (present.has(lease.key.id)) lease.deadline = Math.max(lease.deadline, sent + validFor);
+        else if (byId.has(lease.key.id)) kill(lease);
+      }
+    } catch (error) {
+      log.warn({ reason: (error as Error).message }, 'could not renew budget leases');
+    }
+  }
+  let renewing = false;
+  const renewer = setInterval(() => {
+    if (renewing) return;
+    renewing = true;
+    void renewAll().finally(() => (renewing = false));
+  }, ttlMs / 4);
+  renewer.unref();
 
   return {
     /** Admits a request costing at most `amountUsd`, or undefined when the hard limit refuses it. */
@@ -168,11 +244,15 @@ export function createLeaseBook(options: LeaseBookOptions) {
         lease.lastUsed = Date.now();
         return { id: randomUUID(), agentCode, period, amountUsd, leaseId: lease.key.id };
       };
+      const usable = (lease: Lease | undefined): lease is Lease => !!lease && !lease.dead && performance.now() < lease.deadline;
       const lease = leases.get(name);
-      if (lease && fits(lease, amountUsd)) return hold(lease);
+      if (usable(lease) && fits(lease, amountUsd)) return hold(lease);
       return serialised(name, async () => {
         const current = leases.get(name);
-        if (current && fits(current, amountUsd)) return hold(current);
+        // Past its local deadline the lease may have been swept (a stall): ask before relying on it.
+        if (current && current.persisted && !usable(current)) await revalidate(current);
+        const valid = leases.get(name);
+        if (usable(valid) && fits(valid, amountUsd)) return hold(valid);
         if (!(await grow(agentCode, period, amountUsd, openPeriod))) return undefined;
         return hold(leases.get(name)!);
       });
@@ -216,13 +296,14 @@ export function createLeaseBook(options: LeaseBookOptions) {
     /** Writes everything answered and gives every lease back (a graceful stop, after the server closed). */
     async close(): Promise<void> {
       clearInterval(tidier);
+      clearInterval(renewer);
       if (flushTimer) clearTimeout(flushTimer);
       flushTimer = undefined;
       await flush();
       leases.clear();
-      for (const [id] of byId) {
+      for (const [id, lease] of byId) {
         byId.delete(id);
-        await store.giveBack(id).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not give a budget lease back; the sweep charges it'));
+        if (lease.persisted && !lease.dead) await store.giveBack(lease.key).catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not give a budget lease back; the sweep charges it'));
       }
     },
   };

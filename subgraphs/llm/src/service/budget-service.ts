@@ -1,4 +1,5 @@
 import { hostname } from 'node:os';
+import type pg from 'pg';
 import { checkIdempotencyKey, openAiErrors, type Logger, type MikroORM } from '@svc/kit';
 import type { Agent } from '../domain/agent.js';
 import { parseBudgetChange, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
@@ -8,7 +9,7 @@ import type { UsageEntry, UsageFilter, UsageRow } from '../domain/usage.js';
 import { createAlertStore } from '../store/alert-store.js';
 import { createBudgetStore } from '../store/budget-store.js';
 import { createLeaseStore } from '../store/lease-store.js';
-import { createLeaseBook } from './budget-leases.js';
+import { createLeaseBook, LEASE_TTL_MS } from './budget-leases.js';
 import { createUsageStore } from '../store/usage-store.js';
 import { createBudgetAlerts, type AlertQueue } from './budget-alerts.js';
 
@@ -20,14 +21,14 @@ export type { AlertQueue } from './budget-alerts.js';
  * conditional UPDATE under the hard limit), then settled to the actual cost in batches after
  * the answer, or released.
  */
-export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string; leaseTtlMs?: number } = {}) {
+export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string; leaseTtlMs?: number; renewals?: pg.Pool } = {}) {
   const clock = options.clock ?? (() => new Date());
   const budgets = createBudgetStore(orm);
   const usage = createUsageStore(orm);
   const alerts = createBudgetAlerts({ budgets, alerts: createAlertStore(orm), queue, log, clock });
   const recording = new Set<Promise<unknown>>();
   const leases = createLeaseBook({
-    store: createLeaseStore(orm),
+    store: createLeaseStore(orm, { ttlMs: options.leaseTtlMs ?? LEASE_TTL_MS, renewals: options.renewals }),
     instance: options.instance ?? `${hostname()}:${process.pid}`,
     log,
     ttlMs: options.leaseTtlMs,
@@ -127,11 +128,11 @@ export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logge
     },
 
     /**
-     * Charges holds whose request never settled (a crashed process) in full: a crash may
-     * over-charge, never under-charge. Returns how many.
+     * Charges holds whose request never settled (a crashed or stalled process) in full, by the
+     * database's clock: a crash may over-charge, never under-charge. Returns how many.
      */
     async sweepExpired(): Promise<number> {
-      const charged = await budgets.chargeExpired(clock());
+      const charged = await budgets.chargeExpired();
       if (charged) log.warn({ charged }, 'charged expired budget holds in full (their requests never settled)');
       return charged;
     },

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, hasRole, openAiErrors, type SvcContext } from '@svc/kit';
-import type { Caller } from '../domain/api-key.js';
+import type { AgentCaller, Caller } from '../domain/api-key.js';
 import type { KeyService } from './key-service.js';
 
 /**
@@ -22,6 +22,11 @@ function bearerOf(source: CredentialSource): string | undefined {
 export function createCallerCheck(keys: KeyService) {
   const identify = (source: CredentialSource): Promise<Caller> => keys.authenticate(bearerOf(source));
   const tryIdentify = (source: CredentialSource): Promise<Caller | undefined> => identify(source).catch(() => undefined);
+  async function agentCaller(source: CredentialSource, refusal: string): Promise<AgentCaller> {
+    const caller = await identify(source);
+    if (caller.kind !== 'agent') throw openAiErrors.permissionDenied(refusal, 'agent_key_required');
+    return caller;
+  }
 
   return {
     /** Any gateway key, agent or master; 401 invalid_api_key otherwise. */
@@ -32,10 +37,11 @@ export function createCallerCheck(keys: KeyService) {
 
     /** An agent's key, whose agent is charged; the master key is refused with `refusal` (403). */
     async agent(source: CredentialSource, refusal: string): Promise<string> {
-      const caller = await identify(source);
-      if (caller.kind !== 'agent') throw openAiErrors.permissionDenied(refusal, 'agent_key_required');
-      return caller.agentCode;
+      return (await agentCaller(source, refusal)).agentCode;
     },
+
+    /** Like agent, with the key and the rate limits of the key and its agent. */
+    agentCaller,
 
     /** The master key, or a platform token with role admin. */
     async admin(ctx: SvcContext): Promise<void> {

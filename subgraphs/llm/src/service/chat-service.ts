@@ -9,8 +9,11 @@ import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, un
 import { promptTokenBound } from '../domain/prompt-bound.js';
 import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
+import type { AgentCaller } from '../domain/api-key.js';
+import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
+import { limitScopes, type RateLimiter, type RateTicket, type ResponseMeta } from './rate-limiter.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
 
@@ -35,6 +38,7 @@ export interface ChatServiceDeps {
   cache: Cache;
   cacheTtlSeconds: number;
   metrics: GatewayMetrics;
+  limiter: RateLimiter;
   log: Logger;
 }
 
@@ -81,8 +85,48 @@ async function* replay(completion: ChatCompletion, includeUsage: boolean): Async
   if (includeUsage) yield { ...base, choices: [], usage: completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
 }
 
+/** An upstream stream up to its first token: the chunks read so far, and the rest. */
+interface OpenedStream {
+  head: ChatCompletionChunk[];
+  rest: AsyncIterator<ChatCompletionChunk>;
+}
+
+/** The text a chunk carries to the client: content and tool-call names and arguments. */
+function textOfChunk(chunk: ChatCompletionChunk): string {
+  let text = '';
+  for (const c of chunk.choices) {
+    if (typeof c.delta.content === 'string') text += c.delta.content;
+    for (const call of c.delta.tool_calls ?? []) text += (call.function?.name ?? '') + (call.function?.arguments ?? '');
+  }
+  return text;
+}
+
+/** A chunk the client can tell from nothing: content, a tool call, a finish reason or usage (not a bare role announcement). */
+const carriesToken = (chunk: ChatCompletionChunk) => !!chunk.usage || chunk.choices.some((c) => !!c.finish_reason || !!c.delta.content || !!c.delta.tool_calls?.length);
+
+/**
+ * Reads an upstream stream until its first token. A stream that fails or ends before it
+ * throws here, while nothing has reached the client, so the caller falls back to the next
+ * deployment exactly as for a whole answer; an empty stream is a broken upstream.
+ */
+async function openUntilFirstToken(stream: AsyncIterable<ChatCompletionChunk>): Promise<OpenedStream> {
+  const rest = stream[Symbol.asyncIterator]();
+  const head: ChatCompletionChunk[] = [];
+  try {
+    for (;;) {
+      const step = await rest.next();
+      if (step.done) throw new UpstreamError('chat completion stream ended before its first token', undefined, true);
+      head.push(step.value);
+      if (carriesToken(step.value)) return { head, rest };
+    }
+  } catch (error) {
+    await rest.return?.().catch(() => undefined);
+    throw error;
+  }
+}
+
 export function createChatService(deps: ChatServiceDeps) {
-  const { router, budgets, cache, metrics, log } = deps;
+  const { router, budgets, cache, metrics, limiter, log } = deps;
 
   interface Prepared {
     request: ChatRequest;
@@ -124,6 +168,25 @@ export function createChatService(deps: ChatServiceDeps) {
     };
   }
 
+  /**
+   * Admits the request under its key's and agent's rate limits: a cache hit needs no tokens; a
+   * call upstream holds the prompt's estimate plus its output limit until it ends (OpenAI counts so too).
+   */
+  function admit(caller: AgentCaller, p: Prepared, meta?: ResponseMeta): Promise<RateTicket> {
+    const tokens = p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d)));
+    return limiter.admit(limitScopes(caller), tokens, meta);
+  }
+
+  /** The budget's hold, after the rate limits admitted the request (a refusal frees its place there). */
+  async function reserveAdmitted(agentCode: string, p: Prepared, ticket: RateTicket, requestId?: string): Promise<Reservation> {
+    try {
+      return await reserveFor(agentCode, p, requestId);
+    } catch (error) {
+      ticket.settle(0);
+      throw error;
+    }
+  }
+
   async function reserveFor(agentCode: string, p: Prepared, requestId?: string): Promise<Reservation> {
     const maxOut = Math.max(...p.targets.map((d) => maxOutput(p, d)));
     const amount = worstCaseUsd(promptTokenBound(p.messages, p.request.tools), maxOut, p.targets.map((d) => d.price));
@@ -157,7 +220,19 @@ export function createChatService(deps: ChatServiceDeps) {
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
 
-  async function fail(agentCode: string, reservation: Reservation, p: Prepared, error: unknown, requestId?: string): Promise<never> {
+  /**
+   * The usage of a stream cut short: the prompt's bound (the upstream read it all) and the
+   * tokens of what the client received (o200k count, at most the output limit), never the
+   * reservation's worst case.
+   */
+  function deliveredUsage(p: Prepared, d: Deployment, delivered: string): Usage {
+    const prompt = promptTokenBound(p.messages, p.request.tools);
+    const completion = Math.min(estimateTextTokens(delivered), maxOutput(p, d));
+    return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
+  }
+
+  async function fail(agentCode: string, reservation: Reservation, ticket: RateTicket, p: Prepared, error: unknown, requestId?: string): Promise<never> {
+    ticket.settle(0);
     budgets.release(reservation, { kind: 'chat', requestedModel: p.request.model, promptTokens: 0, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error', requestId });
     metrics.request(agentCode, p.request.model, 'error');
     if (error instanceof UpstreamError) throw upstreamFailure(error);
@@ -165,14 +240,17 @@ export function createChatService(deps: ChatServiceDeps) {
   }
 
   return {
-    async complete(agentCode: string, body: unknown, requestId?: string): Promise<ChatOutcome> {
+    async complete(caller: AgentCaller, body: unknown, requestId?: string, meta?: ResponseMeta): Promise<ChatOutcome> {
       const started = performance.now();
+      const { agentCode } = caller;
       const p = await prepare(agentCode, body);
+      const ticket = await admit(caller, p, meta);
       if (p.cached) {
+        ticket.settle(0);
         recordHit(agentCode, p, requestId);
         return { completion: fresh(p.cached), model: p.cached.model, cacheStatus: 'HIT', routeReason: p.routeReason };
       }
-      const reservation = await reserveFor(agentCode, p, requestId);
+      const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
       let answered: { result: ChatCompletion; deployment: Deployment };
       try {
         answered = await router.withFallback(p.targets, (d) => d.provider.chat(upstreamRequest(p, d), AbortSignal.timeout(10 * 60_000)), (d, e) => {
@@ -180,12 +258,13 @@ export function createChatService(deps: ChatServiceDeps) {
           log.warn({ deployment: d.name, status: e.status, err: e.message }, 'deployment failed; trying the next');
         });
       } catch (error) {
-        return fail(agentCode, reservation, p, error, requestId);
+        return fail(agentCode, reservation, ticket, p, error, requestId);
       }
       const { result, deployment } = answered;
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
       const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
+      ticket.settle(usage.prompt_tokens + usage.completion_tokens);
       budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
       metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
@@ -201,38 +280,44 @@ export function createChatService(deps: ChatServiceDeps) {
      * settles when the stream ends, fails, or the caller goes away (`signal`): then what was
      * generated so far is charged.
      */
-    async openStream(agentCode: string, body: unknown, signal: AbortSignal, requestId?: string): Promise<StreamSession> {
+    async openStream(caller: AgentCaller, body: unknown, signal: AbortSignal, requestId?: string, meta?: ResponseMeta): Promise<StreamSession> {
       const started = performance.now();
+      const { agentCode } = caller;
       const p = await prepare(agentCode, body);
+      const ticket = await admit(caller, p, meta);
       if (p.cached) {
+        ticket.settle(0);
         recordHit(agentCode, p, requestId);
         return { model: p.cached.model, cacheStatus: 'HIT', chunks: replay(fresh(p.cached), p.request.include_usage) };
       }
-      const reservation = await reserveFor(agentCode, p, requestId);
-      let opened: { result: { first: IteratorResult<ChatCompletionChunk>; rest: AsyncIterator<ChatCompletionChunk> }; deployment: Deployment };
+      const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
+      let opened: { result: OpenedStream; deployment: Deployment };
       try {
-        opened = await router.withFallback(p.targets, async (d) => {
-          const iterator = d.provider.chatStream(upstreamRequest(p, d), signal)[Symbol.asyncIterator]();
-          return { first: await iterator.next(), rest: iterator };
-        }, (d) => metrics.fallback(d.name));
+        opened = await router.withFallback(p.targets, (d) => openUntilFirstToken(d.provider.chatStream(upstreamRequest(p, d), signal)), (d, e) => {
+          metrics.fallback(d.name);
+          log.warn({ deployment: d.name, status: e.status, err: e.message }, 'stream failed before its first token; trying the next deployment');
+        });
       } catch (error) {
-        return fail(agentCode, reservation, p, error, requestId);
+        return fail(agentCode, reservation, ticket, p, error, requestId);
       }
       const { deployment } = opened;
-      const { first, rest } = opened.result;
+      const { head, rest } = opened.result;
       const unmasker = p.vault ? createStreamUnmasker(p.vault) : undefined;
 
       async function* run(): AsyncGenerator<ChatCompletionChunk> {
         let text = '';
+        /** Content and tool-call text the client has received. */
+        let delivered = '';
         let usage: Usage | undefined;
         let finish: ChatCompletion['choices'][number]['finish_reason'] = null;
         let outcome: 'ok' | 'error' | 'aborted' = 'aborted';
+        let failure: string | undefined;
         // Every answer gets the gateway's own id and the real time, whatever the provider sent.
         const id = completionId();
         const created = Math.floor(Date.now() / 1000);
         const toolCalls: NonNullable<ChatCompletion['choices'][number]['message']['tool_calls']> = [];
         try {
-          let step = first;
+          let step: IteratorResult<ChatCompletionChunk> = head.length ? { done: false, value: head.shift()! } : await rest.next();
           while (!step.done) {
             const chunk = step.value;
             if (chunk.usage) usage = chunk.usage;
@@ -259,20 +344,27 @@ export function createChatService(deps: ChatServiceDeps) {
             if (chunk.usage && !p.request.include_usage) {
               if (out.choices.length) yield { ...out, usage: undefined };
             } else yield out;
-            step = await rest.next();
+            // What the client has been sent (the generator resumes once the chunk is written).
+            delivered += textOfChunk(chunk);
+            step = head.length ? { done: false, value: head.shift()! } : await rest.next();
           }
           outcome = 'ok';
         } catch (error) {
           outcome = signal.aborted ? 'aborted' : 'error';
           if (!signal.aborted) {
-            log.warn({ deployment: deployment.name, err: error }, 'stream failed mid-way');
+            failure = (error as Error).message;
             throw error instanceof UpstreamError ? upstreamFailure(error) : error;
           }
         } finally {
           if (signal.aborted && outcome !== 'ok') outcome = 'aborted';
           await rest.return?.().catch(() => undefined);
-          const charged = usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
+          // A stream the upstream cut is charged for what reached the client only; one the client
+          // left, for what was generated (the upstream billed it).
+          const charged = outcome === 'error' ? deliveredUsage(p, deployment, delivered) : usageOr(outcome === 'ok' ? usage : undefined, p, deployment, text + (toolCalls.length ? JSON.stringify(toolCalls) : ''));
+          if (outcome === 'error') log.warn({ deployment: deployment.name, agentCode, requestId, reason: failure, completionTokensDelivered: charged.completion_tokens }, 'stream failed mid-way: the client got an error event; charged for what was delivered');
           const cost = costUsd(charged.prompt_tokens, charged.completion_tokens, deployment.price);
+          // The stream's tokens count against its tokens-per-minute limit now that it has ended.
+          ticket.settle(charged.prompt_tokens + charged.completion_tokens);
           budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: charged.prompt_tokens, completionTokens: charged.completion_tokens, costUsd: cost, cached: false, outcome, requestId });
           metrics.completed(agentCode, deployment.name, charged, cost, (performance.now() - started) / 1000, outcome);
           if (outcome === 'ok' && !p.vault) {

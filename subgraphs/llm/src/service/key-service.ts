@@ -1,7 +1,9 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { openAiErrors, parseInput, type Logger, type MikroORM, type SvcError } from '@svc/kit';
-import { apiKeyRequestSchema } from '../contract.js';
-import { hashKey, KEY_PREFIX, keyPrefixOf, type ApiKey, type Caller } from '../domain/api-key.js';
+import { apiKeyRequestSchema, rateLimitsChangeSchema } from '../contract.js';
+import { AGENT_CODE } from '../domain/agent.js';
+import type { RateLimits } from '../domain/rate-limits.js';
+import { hashKey, KEY_PREFIX, keyPrefixOf, type AgentCaller, type ApiKey, type Caller } from '../domain/api-key.js';
 import { createKeyStore } from '../store/key-store.js';
 
 /** How long a verified key is trusted without asking the database again. */
@@ -20,7 +22,16 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, 
   const keys = createKeyStore(orm);
   // Verified keys, by hash. A revocation clears this process's entry at once; other replicas
   // notice within KEY_CACHE_MS. last_used_at is refreshed at most once a minute per key.
-  const verified = new Map<string, { caller: Caller & { kind: 'agent' }; until: number; touchedAt: number }>();
+  // Limits travel with the verified key: a change clears this process's entries at once, other
+  // replicas apply it within KEY_CACHE_MS.
+  const verified = new Map<string, { caller: AgentCaller; until: number; touchedAt: number }>();
+  const forget = (match: (caller: AgentCaller) => boolean) => {
+    for (const [hash, entry] of verified) if (match(entry.caller)) verified.delete(hash);
+  };
+  const parseLimits = (input: unknown): Partial<RateLimits> => {
+    const parsed = parseInput(rateLimitsChangeSchema, Object.fromEntries(Object.entries((input ?? {}) as object).filter(([, v]) => v !== undefined)), '', { describe: true });
+    return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) as Partial<RateLimits>;
+  };
 
   return {
     isGatewayCredential: (bearer: string) => bearer.startsWith(KEY_PREFIX) || timingSafeEqual(Buffer.from(hashKey(bearer), 'hex'), master),
@@ -44,7 +55,7 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, 
         verified.delete(hash);
         throw invalidKey();
       }
-      const caller = { kind: 'agent' as const, agentCode: used.agentCode, keyId: used.keyId };
+      const caller: AgentCaller = { kind: 'agent', ...used };
       if (verified.size > 10_000) verified.clear();
       verified.set(hash, { caller, until: t + KEY_CACHE_MS, touchedAt: t });
       return caller;
@@ -61,6 +72,28 @@ export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, 
     },
 
     list: (agentCode?: string): Promise<ApiKey[]> => keys.list(agentCode),
+
+    /** Sets a key's rate limits (absent members keep theirs, null removes one); 404 for an unknown key. */
+    async setKeyLimits(id: string, input: unknown): Promise<RateLimits> {
+      const change = parseLimits(input);
+      const key = await keys.setLimits(id, change);
+      if (!key) throw openAiErrors.notFound(`No API key with id ${JSON.stringify(id)}`, 'id', 'not_found');
+      forget((caller) => caller.keyId === id);
+      log.info({ keyId: id, limits: key.limits }, 'key rate limits set');
+      return key.limits;
+    },
+
+    /** Sets an agent's rate limits, shared by all its keys (creating the agent if needed). */
+    async setAgentLimits(agentCode: string, input: unknown): Promise<RateLimits> {
+      if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw openAiErrors.invalidRequest(`agentCode must be letters, digits, . _ - (at most 64); got ${JSON.stringify(agentCode)}`, 'agentCode', null, { status: 422 });
+      const change = parseLimits(input);
+      const limits = await keys.setAgentLimits(agentCode, change);
+      forget((caller) => caller.agentCode === agentCode);
+      log.info({ agentCode, limits }, 'agent rate limits set');
+      return limits;
+    },
+
+    agentLimits: (agentCode: string): Promise<RateLimits> => keys.agentLimits(agentCode),
 
     async revoke(id: string): Promise<ApiKey> {
       const revoked = await keys.revoke(id);

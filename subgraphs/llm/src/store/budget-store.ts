@@ -87,22 +87,35 @@ export function createBudgetStore(orm: MikroORM) {
     },
 
     /**
-     * Charges every hold and lease that expired before `now` in full (its requests were
-     * answered, or not, by a process that died before settling), with an `unsettled` ledger row
-     * each, in one transaction. Returns how many.
+     * Charges every hold and lease that expired before `now` (default: the database's clock) in
+     * full (its requests were answered, or not, by a process that died or stalled before
+     * settling), with an `unsettled` ledger row each naming the lease, in one transaction that
+     * locks the period rows first (as every money statement does). A swept lease is gone for good:
+     * its instance's later settlements find it missing and charge nothing (lease-store.ts).
+     * Returns how many.
      */
-    async chargeExpired(now: Date): Promise<number> {
+    async chargeExpired(now?: Date): Promise<number> {
       return orm.em.fork().transactional(async (tx) => {
-        const rows = await tx.execute<{ agent_code: string; period: string; amount_usd: string; request_id: string | null }[]>(
-          'delete from llm.reservation where expires_at < ? returning agent_code, period, amount_usd, request_id',
-          [now],
+        const at = now ?? null;
+        const due = await tx.execute<{ key: string }[]>(
+          `select distinct agent_code || '|' || period as key from llm.reservation where expires_at < coalesce(?::timestamptz, now())
+           union select distinct agent_code || '|' || period from llm.budget_lease where expires_at < coalesce(?::timestamptz, now())`,
+          [at, at],
         );
-        // Leases of instances that stopped touching them (dead) are charged the same way.
-        rows.push(...(await tx.execute<typeof rows>('delete from llm.budget_lease where expires_at < ? returning agent_code, period, amount_usd, null as request_id', [now])));
+        if (!due.length) return 0;
+        const keys = JSON.stringify(due.map((d) => d.key));
+        const mine = `agent_code || '|' || period in (select jsonb_array_elements_text(?::jsonb))`;
+        await tx.execute(`select 1 from llm.budget_period where ${mine} order by agent_code, period for update`, [keys]);
+        const rows = await tx.execute<{ agent_code: string; period: string; amount_usd: string; request_id: string | null; lease_id: string | null }[]>(
+          `delete from llm.reservation where expires_at < coalesce(?::timestamptz, now()) and ${mine} returning agent_code, period, amount_usd, request_id, null as lease_id`,
+          [at, keys],
+        );
+        // Leases of instances that stopped renewing them (dead, or stalled past the TTL) are charged the same way.
+        rows.push(...(await tx.execute<typeof rows>(`delete from llm.budget_lease where expires_at < coalesce(?::timestamptz, now()) and ${mine} returning agent_code, period, amount_usd, null as request_id, id as lease_id`, [at, keys])));
         for (const row of rows) {
           const amount = num(row.amount_usd);
           await tx.execute('update llm.budget_period set reserved_usd = greatest(0, reserved_usd - ?), spent_usd = spent_usd + ? where agent_code = ? and period = ?', [amount, amount, row.agent_code, row.period]);
-          await tx.execute(LEDGER_INSERT, ledgerValues(row.agent_code, row.period, { kind: 'chat', requestedModel: '-', promptTokens: 0, completionTokens: 0, costUsd: amount, cached: false, outcome: 'unsettled', requestId: row.request_id ?? undefined }));
+          await tx.execute(LEDGER_INSERT, ledgerValues(row.agent_code, row.period, { kind: 'chat', requestedModel: '-', promptTokens: 0, completionTokens: 0, costUsd: amount, cached: false, outcome: 'unsettled', requestId: row.request_id ?? undefined }, row.lease_id ?? undefined));
         }
         return rows.length;
       });

@@ -1,8 +1,13 @@
 import type { MikroORM } from '@svc/kit';
+import type pg from 'pg';
 import type { UsageEntry } from '../domain/usage.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
 
-/** A slice of an agent's period budget held by one gateway instance. */
+/**
+ * A slice of an agent's period budget held by one gateway instance. Its id is its fencing
+ * token: ids are never reused, and a lease the sweep has charged is gone for good, so nothing
+ * done under its id afterwards (a settlement, a grow, a renewal) can move money again.
+ */
 export interface LeaseKey {
   id: string;
   agentCode: string;
@@ -17,79 +22,121 @@ export interface LeaseSettlement {
   entries: UsageEntry[];
 }
 
+export interface SettleResult {
+  /** Each agent's spending after the flush, with its allocation and alert threshold. */
+  spent: { agentCode: string; period: string; allocatedUsd: number; spentUsd: number; alertThresholdPercent: number }[];
+  /** Leases that were gone (swept: charged in full already): their lines were written at no cost. */
+  fenced: string[];
+}
+
+/** What a grow came to: the money moved, the hard limit refused it, or the lease is gone (swept). */
+export type GrowOutcome = 'grown' | 'refused' | 'gone';
+
 const num = (value: unknown) => Number(value ?? 0);
+const periodKey = (agentCode: string, period: string) => `${agentCode}|${period}`;
 
 /**
  * Budget leases in PostgreSQL. Growing a lease moves money from the period's free budget to
- * `reserved_usd` under the hard limit, in one statement (the row lock serialises instances);
- * settling moves answered requests' cost from the lease to `spent_usd` and writes their ledger
- * lines, in one transaction per flush; giving a lease back frees what it still holds.
+ * `reserved_usd` under the hard limit; settling moves answered requests' cost from the lease to
+ * `spent_usd` and writes their ledger lines, in one transaction per flush; giving a lease back
+ * frees what it still holds. Every statement that moves money locks the period row before the
+ * lease row, so they never deadlock, and a renewal, which touches lease rows only, never waits
+ * behind a settlement that waits for a period row. Expiry times are the database's clock.
+ *
+ * `renewals`: a pool of its own for renewals (one connection), so they never queue behind
+ * settlements for a connection of the main pool.
  */
-export function createLeaseStore(orm: MikroORM) {
+export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewals?: pg.Pool }) {
   const em = () => orm.em.fork();
+  // clock_timestamp(), not now(): a transaction that waited for a period row must not set an expiry already past.
+  const ttl = `clock_timestamp() + ${Math.max(1, Math.round(options.ttlMs))} * interval '1 millisecond'`;
+
   return {
-    /** Adds `amountUsd` to the lease (creating it), unless the hard limit would be passed or the period row is missing. */
-    async grow(lease: LeaseKey, amountUsd: number, expiresAt: Date): Promise<boolean> {
-      const rows = await em().execute<unknown[]>(
-        `with held as (
-             update llm.budget_period bp set reserved_usd = bp.reserved_usd + ?
-               from llm.agent a
-              where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
-                and (not a.hard_limit_enabled or bp.spent_usd + bp.reserved_usd + ? <= a.monthly_budget_usd)
-              returning bp.agent_code)
-           insert into llm.budget_lease (id, agent_code, period, instance, amount_usd, expires_at)
-           select ?, agent_code, ?, ?, ?, ? from held
-           on conflict (id) do update set amount_usd = llm.budget_lease.amount_usd + excluded.amount_usd, expires_at = excluded.expires_at
-           returning id`,
-        [amountUsd, lease.agentCode, lease.period, amountUsd, lease.id, lease.period, lease.instance, amountUsd, expiresAt],
-      );
-      return rows.length > 0;
+    /**
+     * Adds `amountUsd` to the lease (creating it when `fresh`), unless the hard limit would be
+     * passed (or the period row is missing: 'refused'), or an existing lease is gone ('gone').
+     */
+    async grow(lease: LeaseKey, amountUsd: number, fresh: boolean): Promise<GrowOutcome> {
+      return orm.em.fork().transactional(async (tx) => {
+        const [period] = await tx.execute<Record<string, unknown>[]>(
+          `select bp.spent_usd, bp.reserved_usd, a.monthly_budget_usd, a.hard_limit_enabled
+             from llm.budget_period bp join llm.agent a on a.code = bp.agent_code
+            where bp.agent_code = ? and bp.period = ? for update of bp`,
+          [lease.agentCode, lease.period],
+        );
+        if (!period) return 'refused';
+        if (!fresh && !(await tx.execute<unknown[]>('select 1 from llm.budget_lease where id = ? for update', [lease.id])).length) return 'gone';
+        if (period.hard_limit_enabled === true && num(period.spent_usd) + num(period.reserved_usd) + amountUsd > num(period.monthly_budget_usd) + 1e-9) return 'refused';
+        await tx.execute('update llm.budget_period set reserved_usd = reserved_usd + ? where agent_code = ? and period = ?', [amountUsd, lease.agentCode, lease.period]);
+        if (fresh) {
+          await tx.execute(`insert into llm.budget_lease (id, agent_code, period, instance, amount_usd, expires_at) values (?, ?, ?, ?, ?, ${ttl})`, [lease.id, lease.agentCode, lease.period, lease.instance, amountUsd]);
+        } else {
+          await tx.execute(`update llm.budget_lease set amount_usd = amount_usd + ?, expires_at = ${ttl} where id = ?`, [amountUsd, lease.id]);
+        }
+        return 'grown';
+      });
     },
 
     /**
      * Charges each lease's answered requests: the cost moves from the lease (as far as it holds
-     * it) to the period's spending, and the ledger lines are written, in one transaction.
-     * Returns each agent's spending after it, with its allocation and alert threshold.
+     * it) to the period's spending, with the ledger lines, in one transaction. A lease that is
+     * gone was charged in full by the sweep: its lines are written at no cost (the sweep's
+     * `unsettled` line holds their money), so no lease is ever charged twice.
      */
-    async settle(batch: readonly LeaseSettlement[], expiresAt: Date): Promise<{ agentCode: string; period: string; allocatedUsd: number; spentUsd: number; alertThresholdPercent: number }[]> {
+    async settle(batch: readonly LeaseSettlement[]): Promise<SettleResult> {
       return orm.em.fork().transactional(async (tx) => {
-        const spent = [];
+        const periods = [...new Map(batch.map(({ lease }) => [periodKey(lease.agentCode, lease.period), lease])).entries()].sort(([a], [b]) => (a < b ? -1 : 1));
+        await tx.execute(
+          `select 1 from llm.budget_period where agent_code || '|' || period in (select jsonb_array_elements_text(?::jsonb)) order by agent_code, period for update`,
+          [JSON.stringify(periods.map(([key]) => key))],
+        );
+        const result: SettleResult = { spent: [], fenced: [] };
         for (const { lease, costUsd, entries } of batch) {
           const [row] = await tx.execute<Record<string, unknown>[]>(
-            `with before as (select amount_usd from llm.budget_lease where id = ?),
-                  shrunk as (update llm.budget_lease set amount_usd = greatest(0, amount_usd - ?), expires_at = ? where id = ? returning id)
-             update llm.budget_period bp set spent_usd = bp.spent_usd + ?, reserved_usd = greatest(0, bp.reserved_usd - least(?, coalesce((select amount_usd from before), 0)))
-               from llm.agent a
+            `with held as (select id, amount_usd as old from llm.budget_lease where id = ? for update),
+                  shrunk as (update llm.budget_lease b set amount_usd = greatest(0, b.amount_usd - ?), expires_at = ${ttl} from held where b.id = held.id returning held.old)
+             update llm.budget_period bp set spent_usd = bp.spent_usd + ?, reserved_usd = greatest(0, bp.reserved_usd - least(?, shrunk.old))
+               from shrunk, llm.agent a
               where a.code = bp.agent_code and bp.agent_code = ? and bp.period = ?
               returning bp.spent_usd, a.monthly_budget_usd, a.alert_threshold_percent`,
-            // (All parts of one statement see the lease as it was: \`before\` reads the amount \`shrunk\` reduces.)
-            [lease.id, costUsd, expiresAt, lease.id, costUsd, costUsd, lease.agentCode, lease.period],
+            [lease.id, costUsd, costUsd, costUsd, lease.agentCode, lease.period],
           );
+          if (!row) result.fenced.push(lease.id);
+          const lines = row ? entries : entries.map((entry) => ({ ...entry, costUsd: 0 }));
           // One statement for the batch's ledger lines (chunks keep it under PostgreSQL's parameter limit).
-          for (let i = 0; i < entries.length; i += 1000) {
-            const chunk = entries.slice(i, i + 1000);
-            await tx.execute(`${LEDGER_INSERT}${', (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'.repeat(chunk.length - 1)}`, chunk.flatMap((entry) => ledgerValues(lease.agentCode, lease.period, entry)));
+          for (let i = 0; i < lines.length; i += 1000) {
+            const chunk = lines.slice(i, i + 1000);
+            await tx.execute(`${LEDGER_INSERT}${', (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'.repeat(chunk.length - 1)}`, chunk.flatMap((entry) => ledgerValues(lease.agentCode, lease.period, entry, lease.id)));
           }
-          if (row) spent.push({ agentCode: lease.agentCode, period: lease.period, allocatedUsd: num(row.monthly_budget_usd), spentUsd: num(row.spent_usd), alertThresholdPercent: num(row.alert_threshold_percent) });
+          if (row) result.spent.push({ agentCode: lease.agentCode, period: lease.period, allocatedUsd: num(row.monthly_budget_usd), spentUsd: num(row.spent_usd), alertThresholdPercent: num(row.alert_threshold_percent) });
         }
-        return spent;
+        return result;
       });
     },
 
-    /** Gives back what a lease still holds and removes it, in one statement. */
-    async giveBack(leaseId: string): Promise<void> {
-      await em().execute(
-        `with gone as (delete from llm.budget_lease where id = ? returning agent_code, period, amount_usd)
-         update llm.budget_period bp set reserved_usd = greatest(0, bp.reserved_usd - gone.amount_usd)
-           from gone where bp.agent_code = gone.agent_code and bp.period = gone.period`,
-        [leaseId],
-      );
+    /** Gives back what a lease still holds and removes it (the period row locked first). */
+    async giveBack(lease: LeaseKey): Promise<void> {
+      await orm.em.fork().transactional(async (tx) => {
+        await tx.execute('select 1 from llm.budget_period where agent_code = ? and period = ? for update', [lease.agentCode, lease.period]);
+        await tx.execute(
+          `with gone as (delete from llm.budget_lease where id = ? returning agent_code, period, amount_usd)
+           update llm.budget_period bp set reserved_usd = greatest(0, bp.reserved_usd - gone.amount_usd)
+             from gone where bp.agent_code = gone.agent_code and bp.period = gone.period`,
+          [lease.id],
+        );
+      });
     },
 
-    /** Keeps the instance's leases alive (a lease not touched before it expires is charged in full by the sweep). */
-    async touch(leaseIds: readonly string[], expiresAt: Date): Promise<void> {
-      if (!leaseIds.length) return;
-      await em().execute('update llm.budget_lease set expires_at = ? where id in (select jsonb_array_elements_text(?::jsonb)::uuid)', [expiresAt, JSON.stringify(leaseIds)]);
+    /**
+     * Keeps leases alive, on the renewal pool: each one still there expires a TTL from now.
+     * Returns the ids that are still there (the others were swept).
+     */
+    async renew(leaseIds: readonly string[]): Promise<Set<string>> {
+      if (!leaseIds.length) return new Set();
+      const sql = (param: string) => `update llm.budget_lease set expires_at = ${ttl} where id in (select jsonb_array_elements_text(${param}::jsonb)::uuid) returning id`;
+      const ids = JSON.stringify(leaseIds);
+      const rows = options.renewals ? (await options.renewals.query<{ id: string }>(sql('$1'), [ids])).rows : await em().execute<{ id: string }[]>(sql('?'), [ids]);
+      return new Set(rows.map((r) => String(r.id)));
     },
   };
 }

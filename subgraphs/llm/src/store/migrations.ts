@@ -104,9 +104,28 @@ create index budget_lease_expires on llm.budget_lease (expires_at);`);
   }
 }
 
+/** Rate limits per agent and per key (null: none): requests and tokens per minute, requests in flight. */
+class RateLimits extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table llm.agent add column rpm_limit int check (rpm_limit >= 0), add column tpm_limit bigint check (tpm_limit >= 0), add column concurrency_limit int check (concurrency_limit >= 0);
+alter table llm.api_key add column rpm_limit int check (rpm_limit >= 0), add column tpm_limit bigint check (tpm_limit >= 0), add column concurrency_limit int check (concurrency_limit >= 0);`);
+  }
+}
+
+/** Fencing: each ledger line names the budget lease that charged it (settlements and the sweep's unsettled lines). */
+class LeaseFencing extends Migration {
+  override up(): void {
+    this.addSql(`alter table llm.usage_ledger add column lease_id uuid;
+create index usage_ledger_lease on llm.usage_ledger (lease_id) where lease_id is not null;`);
+  }
+}
+
 export const LLM_MIGRATIONS = [
   { name: '0001_gateway', class: Gateway },
   idempotentChangeMigration('0002_idempotent_change', 'llm'),
   { name: '0003_unsettled_outcome', class: UnsettledOutcome },
   { name: '0004_budget_leases', class: BudgetLeases },
+  { name: '0005_rate_limits', class: RateLimits },
+  { name: '0006_lease_fencing', class: LeaseFencing },
 ];

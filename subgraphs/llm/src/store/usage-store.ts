@@ -4,12 +4,12 @@ import type { UsageEntry, UsageFilter, UsageRow } from '../domain/usage.js';
 
 const num = (v: unknown) => Number(v ?? 0);
 
-/** One ledger line; also a step of the settlement statement in budget-store.ts. */
-export const LEDGER_INSERT = `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id)
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
+/** One ledger line (`lease_id`: the budget lease that charged it, if one did); settlements and the sweep write them too. */
+export const LEDGER_INSERT = `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id, lease_id)
+       values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
-export function ledgerValues(agentCode: string, period: string, usage: UsageEntry): unknown[] {
-  return [randomUUID(), agentCode, period, usage.kind, usage.requestedModel, usage.model ?? null, usage.deployment ?? null, usage.promptTokens, usage.completionTokens, usage.costUsd, usage.cached, usage.outcome, usage.requestId ?? null];
+export function ledgerValues(agentCode: string, period: string, usage: UsageEntry, leaseId?: string): unknown[] {
+  return [randomUUID(), agentCode, period, usage.kind, usage.requestedModel, usage.model ?? null, usage.deployment ?? null, usage.promptTokens, usage.completionTokens, usage.costUsd, usage.cached, usage.outcome, usage.requestId ?? null, leaseId ?? null];
 }
 
 /** The usage ledger: what every request cost, and the daily sums read from it. */
