@@ -1,7 +1,7 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
 import { openAiErrors, parseInput, type Logger, type MikroORM, type SvcError } from '@svc/kit';
 import { apiKeyRequestSchema, rateLimitsChangeSchema } from '../contract.js';
-import { AGENT_CODE } from '../domain/agent.js';
+import { AGENT_CODE } from '../domain/agent-code.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { hashKey, KEY_PREFIX, keyPrefixOf, type AgentCaller, type ApiKey, type Caller } from '../domain/api-key.js';
 import { createKeyStore } from '../store/key-store.js';
