@@ -57,7 +57,7 @@ async function main() {
   const db = new pg.Client({ connectionString: url });
   await db.connect();
   try {
-    const { accessToken } = await issueToken(SECRET, { subject: 'bench', roles: ['analyst'], tenants: [], sites: [] }, 3600);
+    const { accessToken } = await issueToken(SECRET, { subject: 'bench', roles: ['analyst'], tenants: ['demo'], sites: [] }, 3600);
     const headers = { authorization: `Bearer ${accessToken}`, 'x-svc-tenant-id': 'demo', 'content-type': 'application/json' };
     // One warm-up job (WebAssembly load, query plans), not counted.
     const create = async (prompt) => (await (await fetch(`${platform.urls.bridge}/api/v1/insight/jobs`, { method: 'POST', headers, body: JSON.stringify({ prompt }) })).json()).data.jobId;

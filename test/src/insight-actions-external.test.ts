@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createHmac, randomUUID } from 'node:crypto';
 import pg from 'pg';
-import { paramsHash, type ActionKind } from '@svc/insight/domain/action';
+import type { ActionKind } from '@svc/insight/domain/action';
 import { eventually } from './support/eventually.js';
+import { proposeAction } from './support/propose-action.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 import { startWebhookReceiver } from './support/webhook-receiver.js';
@@ -30,15 +31,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const actionUrl = (id: string) => `${platform.bridge}/api/v1/insight/actions/${id}`;
 const settingsUrl = () => `${platform.bridge}/api/v1/insight/settings`;
 
-async function propose(kind: ActionKind, targetType: string, targetId: string, params: Record<string, unknown>): Promise<string> {
-  const id = randomUUID();
-  await db.query(
-    `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expires_at)
-     select $1, j.tenant_id, j.id, $3, $4, 'test', $5, $6, $7, $8, now() + interval '1 hour' from insight.job j where j.id = $2`,
-    [id, jobId, kind, `${kind} ${targetId}`, targetType, targetId, JSON.stringify(params), paramsHash(kind, targetId, params)],
-  );
-  return id;
-}
+const propose = (kind: ActionKind, targetType: string, targetId: string, params: Record<string, unknown>) => proposeAction(db, jobId, kind, targetType, targetId, params);
 
 async function settled(id: string) {
   return eventually(async () => {

@@ -86,6 +86,8 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   'GET /admin/v1/keys': { kind: 'gateway' },
   'DELETE /admin/v1/keys/{id}': { kind: 'gateway', params: { id: 'apiKey' } },
   'GET /admin/v1/usage': { kind: 'list' },
+  'POST /admin/v1/agents/{agentCode}/limits': { kind: 'gateway', params: { agentCode: 'apiKey' }, body: { requestsPerMinute: 1 } },
+  'POST /admin/v1/keys/{id}/limits': { kind: 'gateway', params: { id: 'apiKey' }, body: { requestsPerMinute: 1 } },
 };
 
 /**
@@ -162,6 +164,8 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   setUserPassword: { kind: 'object', args: 'username: "{user}", input: {password: "a-long-enough-password"}' },
   users: { kind: 'object' },
   user: { kind: 'object', args: 'username: "{user}"' },
+  setAgentLimits: { kind: 'gateway', args: 'agentCode: "insight", input: {requestsPerMinute: 1}' },
+  setKeyLimits: { kind: 'gateway', args: 'id: "{apiKey}", input: {requestsPerMinute: 1}' },
   models: { kind: 'gateway' },
   budgets: { kind: 'list' },
   apiKeys: { kind: 'gateway' },

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { AGGREGATIONS, checkLabels, checkMetricName, checkPoints, METRIC_LIMITS, parseStep, RESERVED_LABEL_KEYS, type Aggregation, type Labels, type Point } from './metric.js';
 import { ingestDefinitionsSchema, type MetricDefinition } from './metric-definition.js';
-import { parseRfc3339 } from './timestamp.js';
+import { timestampSchema } from './timestamp.js';
 
 /**
  * What clients send to ingest and look up metrics, as zod schemas (GraphQL, REST, MCP and the
@@ -9,17 +9,7 @@ import { parseRfc3339 } from './timestamp.js';
  * milliseconds; every rule failure names its field.
  */
 
-const timestamp = z
-  .union([z.string().min(1).max(40), z.number()])
-  .transform((v, ctx) => {
-    const t = typeof v !== 'number' ? parseRfc3339(v) : Number.isInteger(v) ? v : { problem: `epoch milliseconds must be a whole number, got ${v}` };
-    if (typeof t !== 'number') {
-      ctx.addIssue({ code: 'custom', message: t.problem });
-      return z.NEVER;
-    }
-    return t;
-  })
-  .meta({ description: 'RFC 3339 date-time (e.g. 2026-11-09T00:00:00Z) or integer epoch milliseconds' });
+const timestamp = timestampSchema;
 
 /** A label name that would reach the prototype is refused before it can vanish from the object. */
 const labelKey = z.string().refine((k) => !RESERVED_LABEL_KEYS.includes(k), { message: 'this label name is reserved (__proto__, constructor, prototype)' });

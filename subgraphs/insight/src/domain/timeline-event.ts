@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import { METRIC_LIMITS } from './metric.js';
-import { parseRfc3339 } from './timestamp.js';
+import { timestampSchema } from './timestamp.js';
 
 /**
  * Events on a tenant's timeline: what happened at a moment (a price change, a campaign, a deploy,
@@ -26,21 +26,7 @@ export const EVENT_LIMITS = { titleLength: 300, refLength: 300, kindLength: 40, 
 
 const DAY = 86_400_000;
 
-const timestamp = z
-  .union([z.string().min(1).max(40), z.number()])
-  .transform((v, ctx) => {
-    const t = typeof v !== 'number' ? parseRfc3339(v) : Number.isInteger(v) ? v : { problem: `epoch milliseconds must be a whole number, got ${v}` };
-    if (typeof t !== 'number') {
-      ctx.addIssue({ code: 'custom', message: t.problem });
-      return z.NEVER;
-    }
-    if (t < METRIC_LIMITS.minTime || t >= METRIC_LIMITS.maxTime) {
-      ctx.addIssue({ code: 'custom', message: 'must be between 1970 and 2200' });
-      return z.NEVER;
-    }
-    return t;
-  })
-  .meta({ description: 'RFC 3339 date-time (e.g. 2026-11-09T00:00:00Z) or integer epoch milliseconds' });
+const timestamp = timestampSchema.refine((t) => t >= METRIC_LIMITS.minTime && t < METRIC_LIMITS.maxTime, { message: 'must be between 1970 and 2200' });
 
 /** A short lower-case word or two joined by `_`: `price_change`, `campaign`, `deploy`. */
 const kind = z

@@ -1,3 +1,5 @@
+import { z } from 'zod';
+
 /**
  * Timestamps clients send: RFC 3339 date-times (`2026-11-09T00:00:00Z`,
  * `2026-11-09T01:00:00.250+01:00`), RFC 3339 full dates (`2026-11-09`, midnight UTC) or
@@ -23,3 +25,16 @@ export function parseRfc3339(text: string): number | { problem: string } {
   if (m[9] && (Number(m[10]) > 23 || Number(m[11]) > 59)) return bad;
   return Date.UTC(year, month - 1, day, hour, minute, second, ms) - offset * 60_000;
 }
+
+/** The zod schema of such a timestamp (ingest, lookups, events): epoch milliseconds out, a reason naming the value otherwise. */
+export const timestampSchema = z
+  .union([z.string().min(1).max(40), z.number()])
+  .transform((v, ctx) => {
+    const t = typeof v !== 'number' ? parseRfc3339(v) : Number.isInteger(v) ? v : { problem: `epoch milliseconds must be a whole number, got ${v}` };
+    if (typeof t !== 'number') {
+      ctx.addIssue({ code: 'custom', message: t.problem });
+      return z.NEVER;
+    }
+    return t;
+  })
+  .meta({ description: 'RFC 3339 date-time (e.g. 2026-11-09T00:00:00Z) or integer epoch milliseconds' });

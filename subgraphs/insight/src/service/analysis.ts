@@ -100,10 +100,14 @@ export function createAnalysisService(deps: AnalysisDeps) {
         return [];
       }) : [];
       const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
-      // The subject's last 120 days, for the report's chart.
+      // The subject's last 120 days, for the report's chart (read on its own when the engine only needed its parts, as for a ratio).
       const subject = finding.subject?.name;
-      const total = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0);
-      const history = (total?.points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
+      let points = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0)?.points;
+      if (!points && subject) {
+        const [chart] = await read({ metric: subject, role: 'subject', shape: 'total', from: new Date(at - 120 * DAY).toISOString().slice(0, 10), to: new Date(at - DAY).toISOString().slice(0, 10) });
+        points = chart?.points;
+      }
+      const history = (points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
       return { finding, reads: requests.length, failedReads, history };
     },
   };

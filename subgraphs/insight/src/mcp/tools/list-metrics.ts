@@ -17,6 +17,7 @@ const outputSchema = {
         unit: z.string().nullable().describe('Unit (e.g. EUR, ratio); null when unknown.'),
         source: z.string().describe('Where the series comes from: store (ingested business series), platform (its own figures) or prometheus.'),
         description: z.string().optional(),
+        definition: z.record(z.string(), z.unknown()).optional().describe('What the metric means, as the tenant declared it: unit, aggregation, upIsGood, formula, drivers, synonyms.'),
         points: z.number().int().optional().describe('Stored points, when known.'),
         first: z.string().optional().describe('Day of the first point (YYYY-MM-DD).'),
         last: z.string().optional().describe('Day of the last point (YYYY-MM-DD).'),
