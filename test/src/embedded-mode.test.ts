@@ -119,4 +119,26 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     expect((await login('emma-second-password')).status).toBe(200);
     expect(await platform.stop()).toBe(0);
   }, 90_000);
+
+  it('runs a burst of 60 analysis jobs with no job scheduler error (each query whole on the one PGlite backend)', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'svc-embedded-burst-'));
+    dirs.push(dir);
+    const platform = await startEmbedded(dir);
+    const login = await call(`${platform.bridge}/api/v1/auth/token`, { json: { username: 'admin', password: 'admin' } });
+    const headers = { authorization: `Bearer ${login.body.data.accessToken}`, 'x-svc-tenant-id': 'demo' };
+    const before = platform.output().length;
+    const created = await Promise.all(Array.from({ length: 60 }, (_, i) => call(`${platform.bridge}/api/v1/insight/jobs`, { headers, json: { prompt: `How is revenue doing? (${i})` } })));
+    expect(created.map((r) => r.status)).toEqual(Array(60).fill(202));
+    const deadline = Date.now() + 240_000;
+    for (;;) {
+      const page = await call(`${platform.bridge}/api/v1/insight/jobs?first=100`, { headers });
+      const open = (page.body.data.jobs as { status: string }[]).filter((j) => j.status === 'PENDING' || j.status === 'RUNNING').length;
+      if (open === 0) break;
+      if (Date.now() > deadline) throw new Error(`${open} of 60 jobs still open after 4 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+    }
+    const logged = platform.output().slice(before);
+    expect(logged.split('\n').filter((line) => /job scheduler error|prepared statement|portal "" does not exist/.test(line))).toEqual([]);
+    expect(await platform.stop()).toBe(0);
+  }, 300_000);
 });

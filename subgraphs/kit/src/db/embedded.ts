@@ -7,6 +7,44 @@ export interface EmbeddedDatabase {
   close(): Promise<void>;
 }
 
+/** Protocol message types after which a connection's query is whole: Sync, a simple Query, Terminate. */
+const ENDS_A_QUERY = new Set([0x53, 0x51, 0x58]);
+
+interface ProtocolDb {
+  isInTransaction(): boolean;
+  execProtocolRawStream(message: Uint8Array, options: unknown): Promise<unknown>;
+}
+
+/**
+ * pglite-socket queues each connection's protocol messages one by one and keeps one connection
+ * on the backend only while it is inside a transaction. An extended-protocol query (Parse, Bind,
+ * Describe, Execute, Sync) outside a transaction could therefore interleave with another
+ * connection's: its Bind then found the other's unnamed statement, or none ("unnamed prepared
+ * statement does not exist", as agenda's schedulers logged under bursts of jobs). The queue is
+ * told a query is still open until the message that ends it, so it serves that connection first,
+ * exactly as it does within a transaction.
+ */
+export function wholeQueries<T extends ProtocolDb>(db: T): T {
+  let open = false;
+  return new Proxy(db, {
+    get(target, property, receiver) {
+      if (property === 'isInTransaction') return () => open || target.isInTransaction();
+      if (property === 'execProtocolRawStream') {
+        return async (message: Uint8Array, options: unknown) => {
+          try {
+            return await target.execProtocolRawStream(message, options);
+          } finally {
+            // A startup message has no type byte (it begins with its length, so with 0).
+            open = message.length > 0 && message[0] !== 0 && !ENDS_A_QUERY.has(message[0]!);
+          }
+        };
+      }
+      const value = Reflect.get(target, property, receiver) as unknown;
+      return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
+    },
+  });
+}
+
 /**
  * PGlite with pgvector, persisted under `dataDir`, served on loopback through pglite-socket so
  * the same `pg` driver code runs as against a real PostgreSQL. PGlite is one backend: the
@@ -22,7 +60,7 @@ export async function startEmbeddedDatabase(dataDir: string, log: Logger): Promi
   await mkdir(dir, { recursive: true });
   const db = await PGlite.create({ dataDir: dir, extensions: { vector } });
   await db.exec('create extension if not exists vector');
-  const server = new PGLiteSocketServer({ db, host: '127.0.0.1', port: 0, maxConnections: 64 });
+  const server = new PGLiteSocketServer({ db: wholeQueries(db), host: '127.0.0.1', port: 0, maxConnections: 64 });
   await server.start();
   const conn = server.getServerConn();
   const port = Number(conn.split(':').pop());
