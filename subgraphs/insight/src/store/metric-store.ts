@@ -32,16 +32,23 @@ function toSeries(r: Row): StoredSeries {
   };
 }
 
-const UPSERT_SERIES = `
-insert into insight.metric_series (id, tenant_id, name, labels, labels_key, unit)
-values (gen_random_uuid(), ?, ?, ?::jsonb, ?, ?)
-on conflict (tenant_id, name, labels_key) do update set unit = coalesce(excluded.unit, insight.metric_series.unit)
-returning id`;
-
-const UPSERT_POINTS = `
+/**
+ * A whole batch in one statement: every series upserted (created on first sight, its unit kept
+ * unless a new one is given), then every point upserted against it (a time already stored takes
+ * the new value). One round trip per request instead of two per series.
+ */
+const UPSERT_BATCH = `
+with s as (
+  insert into insight.metric_series (id, tenant_id, name, labels, labels_key, unit)
+  select gen_random_uuid(), ?, x.name, x.labels, x.key, x.unit
+    from jsonb_to_recordset(?::jsonb) as x(key text, name text, labels jsonb, unit text)
+  on conflict (tenant_id, name, labels_key) do update set unit = coalesce(excluded.unit, insight.metric_series.unit)
+  returning id, labels_key
+)
 insert into insight.metric_point (series_id, t, value)
-select ?::uuid, to_timestamp(x.t / 1000.0), x.v
-  from jsonb_to_recordset(?::jsonb) as x(t double precision, v double precision)
+select s.id, to_timestamp(p.t / 1000.0), p.v
+  from jsonb_to_recordset(?::jsonb) as p(key text, t double precision, v double precision)
+  join s on s.labels_key = p.key
 on conflict (series_id, t) do update set value = excluded.value`;
 
 /** Metric series and their points in the `insight` schema; every query is within one tenant. */
@@ -53,16 +60,22 @@ export function createMetricStore(orm: MikroORM) {
      * (by `by`) replace the metrics' stored ones. All or nothing.
      */
     async ingest(tenantId: string, batch: readonly SeriesBatch[], definitions: { by: string; list: readonly { name: string; definition: MetricDefinition }[] } = { by: '', list: [] }): Promise<{ series: number; points: number }> {
+      // A series met twice in the batch is one series, and a time met twice keeps its last value
+      // (one statement cannot update a row twice).
+      const merged = new Map<string, { name: string; labels: Labels; unit: string | null; points: Map<number, number> }>();
       let points = 0;
+      for (const s of batch) {
+        const key = seriesKey(s);
+        const entry = merged.get(key) ?? { name: s.name, labels: s.labels, unit: null, points: new Map<number, number>() };
+        if (s.unit) entry.unit = s.unit;
+        for (const p of s.points) entry.points.set(p.t, p.value);
+        merged.set(key, entry);
+        points += s.points.length;
+      }
+      const seriesRows = [...merged].map(([key, e]) => ({ key, name: e.name, labels: e.labels, unit: e.unit }));
+      const pointRows = [...merged].flatMap(([key, e]) => [...e.points].map(([t, v]) => ({ key, t, v })));
       await orm.em.fork().transactional(async (em) => {
-        for (const s of batch) {
-          const [row] = await em.execute<Row[]>(UPSERT_SERIES, [tenantId, s.name, JSON.stringify(s.labels), seriesKey(s), s.unit ?? null]);
-          for (let i = 0; i < s.points.length; i += 10_000) {
-            const slice = s.points.slice(i, i + 10_000).map((p) => ({ t: p.t, v: p.value }));
-            await em.execute(UPSERT_POINTS, [row!.id, JSON.stringify(slice)]);
-          }
-          points += s.points.length;
-        }
+        if (seriesRows.length) await em.execute(UPSERT_BATCH, [tenantId, JSON.stringify(seriesRows), JSON.stringify(pointRows)]);
         if (definitions.list.length) await upsertDefinitions(em, tenantId, definitions.by, definitions.list);
       });
       return { series: batch.length, points };
