@@ -185,7 +185,7 @@ describe('events', () => {
     const listed = await call(`${platform.bridge}/api/v1/insight/events?${window}`, { headers: bearer(acme) });
     expect(listed.status).toBe(200);
     expect(listed.body.data).toEqual(expect.arrayContaining([
-      expect.objectContaining({ kind: 'content_published', source: 'platform', ref: `content:${welcome.id}:v${version}`, title: expect.stringContaining('"welcome"') }),
+      expect.objectContaining({ kind: 'content_published', source: 'platform', ref: `content:demo:${welcome.id}:v${version}`, title: expect.stringContaining('"welcome"') }),
       expect.objectContaining({ kind: 'crawl_failed', source: 'platform', ref: `crawl-job:${jobId}:execution:${executionId}`, title: expect.stringContaining('"unreachable"') }),
     ]));
     // Another tenant (and site) sees neither; a reviewer without role editor sees the crawl run only.
@@ -197,7 +197,7 @@ describe('events', () => {
     const { timeline, caller } = services(acme);
     const events = await timeline.eventsBetween(caller, started - 60_000, Date.now() + 60_000);
     expect(events).toEqual(expect.arrayContaining([
-      { at: expect.any(Number), kind: 'content_published', title: expect.any(String), ref: `content:${welcome.id}:v${version}`, source: 'platform' },
+      { at: expect.any(Number), kind: 'content_published', title: expect.any(String), ref: `content:demo:${welcome.id}:v${version}`, source: 'platform' },
       { at: expect.any(Number), kind: 'crawl_failed', title: expect.any(String), ref: `crawl-job:${jobId}:execution:${executionId}`, source: 'platform' },
     ]));
     const stored = await timeline.eventsBetween(caller, Date.UTC(2026, 9, 1), Date.UTC(2026, 10, 1));

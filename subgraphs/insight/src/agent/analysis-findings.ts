@@ -114,6 +114,27 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
       });
     }
   }
+  // A content version published on the day a bad move started → restore the version before it.
+  if (bad && f.premise.verdict !== 'within-normal' && f.changePoint) {
+    for (const aligned of f.events.filter((e) => e.changePoint === f.changePoint!.day)) {
+      const ref = /^content:([^:]+):([^:]+):v(\d+)$/.exec(aligned.event.ref ?? '');
+      if (!ref || Number(ref[3]) < 2) continue;
+      const [, siteKey, contentId, version] = ref as unknown as [string, string, string, string];
+      const change = f.premise.change;
+      c.actions.push({
+        kind: 'CONTENT_RESTORE',
+        title: `Restore version ${Number(version) - 1} of the content changed on ${f.changePoint.day}`,
+        rationale: `${aligned.event.title} on the day ${subject.name} started to ${change < 0 ? 'fall' : 'rise'} (${f.changePoint.day}); restoring the version before it undoes the change, if the change was the cause.`,
+        targetType: 'Content',
+        targetId: contentId,
+        params: { siteKey, version: Number(version) - 1 },
+        expectedImpact: {
+          metric: subject.name, horizon: days, horizonDays: days, p10: 0, p50: -change / 2, p90: -change,
+          method: 'if the version caused the move, restoring it wins the move back (p90); if it did not, nothing (p10); the midpoint in between', ...(unit ? { unit } : {}),
+        },
+      });
+    }
+  }
   if (c.actions.length > before) return undefined;
   if (w?.cost && !w.cost.pays) return `No change to ${w.metric} is proposed: it does not pay within the interval.`;
   return undefined;

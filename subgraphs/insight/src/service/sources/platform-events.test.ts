@@ -46,7 +46,7 @@ describe('the platform\'s events', () => {
     expect(events.map(({ kind, ref, at }) => ({ kind, ref, at: new Date(at).toISOString() }))).toEqual([
       { kind: 'crawl_failed', ref: 'crawl-job:j1:execution:e2', at: '2026-11-09T00:00:05.000Z' },
       { kind: 'selector_healed', ref: 'crawl-job:j1', at: '2026-11-10T00:01:00.000Z' },
-      { kind: 'content_published', ref: 'content:c1:v2', at: '2026-11-14T09:30:00.000Z' },
+      { kind: 'content_published', ref: 'content:shop:c1:v2', at: '2026-11-14T09:30:00.000Z' },
     ]);
     expect(events.every((e) => e.source === 'platform')).toBe(true);
     expect(events[0]!.title).toBe(`Crawl job "news" run failed: The page answered 500 ${'x'.repeat(160 - 'The page answered 500 '.length)}`);
@@ -60,7 +60,7 @@ describe('the platform\'s events', () => {
       InsightCrawlRunJobs: () => { throw new SvcError('FORBIDDEN', 'This operation needs one of the roles: admin, crawler'); },
     });
     const events = await platformEvents({ call: all.call, headers }).between(caller({ sites: '*' }), FROM, TO);
-    expect(events.map((e) => e.ref)).toEqual(['content:c1:v2']);
+    expect(events.map((e) => e.ref)).toEqual(['content:shop:c1:v2']);
     // The two families are read at the same time: the order between them is not fixed.
     expect([...all.calls].sort()).toEqual(['InsightContentVersions {"siteKey":"blog"}', 'InsightContentVersions {"siteKey":"shop"}', 'InsightCrawlRunJobs {}', 'InsightSites {}']);
 

@@ -33,7 +33,7 @@ const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : N
 /**
  * The platform's own events, read through the router with the caller's authority when asked
  * (the analysis service reads no other schema): content versions published on the caller's
- * sites (cms `contents`, each version's `publishedAt`; `ref` = `content:<id>:v<version>`), and
+ * sites (cms `contents`, each version's `publishedAt`; `ref` = `content:<siteKey>:<id>:v<version>`), and
  * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
  * `crawl-job:<jobId>:execution:<executionId>`) and the runs whose selectors healed
  * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
@@ -64,7 +64,7 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
         for (const v of c.versions) {
           const at = timeOf(v.publishedAt);
           if (!(at >= from && at < to)) continue;
-          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: `content:${c.id}:v${v.version}`, source: 'platform' });
+          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: `content:${c.siteKey}:${c.id}:v${v.version}`, source: 'platform' });
         }
       }
     }

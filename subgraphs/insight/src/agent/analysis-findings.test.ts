@@ -1,0 +1,68 @@
+import { describe, expect, it } from '@jest/globals';
+import { analyse } from '../engine/analyse.js';
+import type { CatalogEntry } from '../engine/catalog.js';
+import { addDays } from '../engine/days.js';
+import { narrate } from '../engine/narrative.js';
+import { generateDaily, generateLeaves, totalOf } from '../engine/synthetic-series.js';
+import { analysisFindings, analysisProposals } from './analysis-findings.js';
+import type { Composed } from './composed.js';
+
+/** Proposals that follow from the engine's findings, on planted causes with names the demo never had. */
+
+const now = Date.parse('2026-11-18T10:00:00Z');
+const start = addDays('2026-11-17', -399);
+const compose = () => ({ findings: [], evidence: [], charts: [], actions: [] }) as Composed;
+const outcome = (finding: ReturnType<typeof analyse>) => ({ step: 5, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' });
+
+describe('proposals from findings', () => {
+  it('restores the content version published the day a fall started, with its site, version and impact', () => {
+    const points = generateDaily({ start, days: 400, level: 3000, seed: 91 }, (d) => (d >= '2026-11-12' ? 0.75 : 1));
+    const events = [{ at: '2026-11-12T09:30:00Z', kind: 'content_published', title: 'Version 7 of "pricing" (site shop) published', ref: 'content:shop:c-42:v7' }];
+    const finding = analyse({ question: 'Why did signups drop last week?', catalog: [{ name: 'signups' }], series: [{ name: 'signups', labels: {}, points }], events, now });
+    const c = compose();
+    analysisFindings(c, outcome(finding));
+    expect(analysisProposals(c, outcome(finding))).toBeUndefined();
+    expect(c.actions).toEqual([
+      expect.objectContaining({
+        kind: 'CONTENT_RESTORE', targetType: 'Content', targetId: 'c-42', params: { siteKey: 'shop', version: 6 },
+        expectedImpact: expect.objectContaining({ metric: 'signups', p10: 0, method: expect.stringContaining('restoring') }),
+      }),
+    ]);
+    expect(c.actions[0]!.expectedImpact!.p90).toBeCloseTo(-finding.premise!.change, 6);
+    expect(c.charts.find((chart) => chart.kind === 'WATERFALL')!.bars!.map((b) => b.kind)).toEqual(['start', 'remainder', 'end']);
+  });
+
+  it('hands off a what-if on money that pays, and says so when it does not', () => {
+    // Bookings in EUR driven by marketing spend in EUR with a planted elasticity of 0.5.
+    const spend = generateDaily({ start, days: 400, level: 1000, seed: 7, noise: 0.15 });
+    const bookings = spend.map((p, i) => ({ t: p.t, value: 20_000 * (p.value / 1000) ** 0.5 * (1 + 0.01 * Math.sin(i)) }));
+    const catalog: CatalogEntry[] = [
+      { name: 'bookings', unit: { kind: 'currency', code: 'EUR' }, drivers: [{ metric: 'marketing_spend' }] },
+      { name: 'marketing_spend', unit: { kind: 'currency', code: 'EUR' } },
+    ];
+    const series = [{ name: 'bookings', labels: {}, points: bookings }, { name: 'marketing_spend', labels: {}, points: spend }];
+    const pays = analyse({ question: 'What if we increase marketing spend by 10%? How did bookings do last week?', catalog, series, now });
+    expect(pays.whatIf?.cost?.pays).toBe(true);
+    const c = compose();
+    analysisFindings(c, outcome(pays));
+    expect(analysisProposals(c, outcome(pays))).toBeUndefined();
+    expect(c.actions).toEqual([expect.objectContaining({ kind: 'EXTERNAL', targetType: 'External', params: expect.objectContaining({ change: { metric: 'marketing_spend', labels: {}, changePercent: 10 } }) })]);
+
+    const costly = [{ name: 'bookings', labels: {}, points: spend.map((p) => ({ t: p.t, value: 1100 * (p.value / 1000) ** 0.5 })) }, series[1]!];
+    const not = analyse({ question: 'What if we increase marketing spend by 10%? How did bookings do last week?', catalog, series: costly, now });
+    expect(not.whatIf?.cost?.pays).toBe(false);
+    const d = compose();
+    expect(analysisProposals(d, outcome(not))).toMatch(/^No change to marketing_spend is proposed: it does not pay/);
+    expect(d.actions).toEqual([]);
+  });
+
+  it('proposes nothing for a segment that fell, which is no lever', () => {
+    const leaves = generateLeaves('orders', { region: ['north', 'south', 'east'] }, { start, days: 400, level: 9000, seed: 3 }, (labels, day) => (labels.region === 'north' && day >= '2026-11-10' ? 0.5 : 1));
+    const finding = analyse({ question: 'Why did orders fall last week?', catalog: [{ name: 'orders', labels: ['region'] }], series: [totalOf('orders', leaves), ...leaves], now });
+    expect(finding.causes[0]!.view).toBe('segment');
+    const c = compose();
+    analysisFindings(c, outcome(finding));
+    expect(analysisProposals(c, outcome(finding))).toBeUndefined();
+    expect(c.actions).toEqual([]);
+  });
+});
