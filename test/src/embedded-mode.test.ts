@@ -15,8 +15,22 @@ afterAll(async () => {
   for (const dir of dirs) await rm(dir, { recursive: true, force: true });
 });
 
-/** Starts `svc all` exactly as a person would, with no database or Redis configured. */
-async function startEmbedded(dataDir: string, extra: Record<string, string> = {}) {
+/**
+ * Starts `svc all` exactly as a person would, with no database or Redis configured. The ports
+ * were free a moment ago; the process's own port-0 listeners (the embedded database's socket)
+ * or another test can take one first, so a start that finds its port taken is tried again.
+ */
+async function startEmbedded(dataDir: string, extra: Record<string, string> = {}): ReturnType<typeof startOnce> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOnce(dataDir, extra);
+    } catch (error) {
+      if (attempt >= 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+    }
+  }
+}
+
+async function startOnce(dataDir: string, extra: Record<string, string> = {}) {
   const ports = { SERVER_PORT: await freePort(), SVC_ROUTER_PORT: await freePort(), SVC_INSIGHT_PORT: await freePort(), SVC_LLM_PORT: await freePort(), SVC_CRAWL_PORT: await freePort(), SVC_CMS_PORT: await freePort(), SVC_DASHBOARD_PORT: await freePort() };
   const env: Record<string, string> = { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '/tmp', SVC_DATA_DIR: dataDir, LOG_LEVEL: 'warn', ...extra };
   for (const [k, v] of Object.entries(ports)) env[k] = String(v);

@@ -148,7 +148,11 @@ describe('executing approved actions', () => {
     await db.query(`insert into insight.review_notice (job_id, next_attempt_at) values ($1, now() - interval '10 seconds') on conflict (job_id) do update set status = 'PENDING', next_attempt_at = excluded.next_attempt_at`, [jobId]);
     const notice = await eventually(async () => reviewerHook.received.find((r) => r.body.jobId === jobId && r.body.actions.some((a: { actionId: string }) => a.actionId === id)), 15_000, 'the sweep to send the notice');
     expect(notice.headers['x-svc-signature']).toMatch(/^sha256=[0-9a-f]{64}$/);
-    const { rows } = await db.query('select status, attempts from insight.review_notice where job_id = $1', [jobId]);
-    expect(rows[0]).toEqual({ status: 'DELIVERED', attempts: 1 });
+    // The delivery is recorded once the receiver has answered: a moment after it got the notice.
+    const row = await eventually(async () => {
+      const { rows } = await db.query('select status, attempts from insight.review_notice where job_id = $1', [jobId]);
+      return rows[0]?.status === 'PENDING' ? undefined : rows[0];
+    }, 10_000, 'the delivery to be recorded');
+    expect(row).toEqual({ status: 'DELIVERED', attempts: 1 });
   });
 });
