@@ -370,7 +370,7 @@ describe('fetchPage: redirects', () => {
   ])('refuses a redirect to %s with the guard error naming the target', async (target, reason) => {
     const path = `/to-private-${encodeURIComponent(target)}`;
     route(path, redirect(target));
-    const error = await failure(fetcher({ timeoutMs: 1000, retries: 0 }).fetchPage(at(path)), 'FORBIDDEN', 'address-not-allowed');
+    const error = await failure(fetcher({ timeoutMs: 5000, retries: 0 }).fetchPage(at(path)), 'FORBIDDEN', 'address-not-allowed');
     expect(error.message).toContain(`Refusing to fetch ${target}: `);
     expect(error.message).toContain(reason);
     expect(error.message).toContain(`(redirected from ${at(path)})`);
