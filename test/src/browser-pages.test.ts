@@ -116,9 +116,19 @@ describe('GraphiQL landing page of the router', () => {
     await page.keyboard.type('{ __typename ');
     const editor = page.locator('.graphiql-query-editor .CodeMirror');
     await expect(editor.evaluate((node: any) => node.CodeMirror.getValue())).resolves.toBe('{ __typename }');
-    await page.locator('.graphiql-execute-button').click();
+    // GraphiQL takes the editor's text into its state after a short debounce: on a loaded machine a
+    // click can run before it, so it is clicked again until the answer shows (at most 30 s).
+    const answer = page.locator('.graphiql-response .CodeMirror-code', { hasText: '__typename' });
+    for (let attempt = 1; ; attempt++) {
+      await page.locator('.graphiql-execute-button').click();
+      try {
+        await answer.waitFor({ timeout: 6_000 });
+        break;
+      } catch (error) {
+        if (attempt >= 5) throw error;
+      }
+    }
     const response = page.locator('.graphiql-response .CodeMirror');
-    await page.locator('.graphiql-response .CodeMirror-code', { hasText: '__typename' }).waitFor();
     await expect(response.innerText()).resolves.toContain('"__typename": "Query"');
     expect(JSON.parse(await response.evaluate((node: any) => node.CodeMirror.getValue()))).toEqual({ data: { __typename: 'Query' } });
 
