@@ -34,6 +34,25 @@ async function openPage(url: string): Promise<{ page: Page; problems: string[] }
   return { page, problems };
 }
 
+
+/**
+ * Runs GraphiQL's current tab until its answer shows `text`. GraphiQL takes the editors' text
+ * (query, headers) into its state after a short debounce: on a loaded machine a click can run
+ * before it, so it is clicked again (at most 5 times, 6 s each).
+ */
+async function runUntilAnswered(page: Page, text: string): Promise<void> {
+  const answer = page.locator('.graphiql-response .CodeMirror-code', { hasText: text });
+  for (let attempt = 1; ; attempt++) {
+    await page.locator('.graphiql-execute-button').click();
+    try {
+      await answer.waitFor({ timeout: 6_000 });
+      return;
+    } catch (error) {
+      if (attempt >= 5) throw error;
+    }
+  }
+}
+
 describe('Swagger UI at /apidocs-ui.html', () => {
   /** Expands an operation, switches on "Try it out" if it is not already on, and returns its block. */
   async function operation(page: Page, method: string, path: string): Promise<Locator> {
@@ -116,18 +135,7 @@ describe('GraphiQL landing page of the router', () => {
     await page.keyboard.type('{ __typename ');
     const editor = page.locator('.graphiql-query-editor .CodeMirror');
     await expect(editor.evaluate((node: any) => node.CodeMirror.getValue())).resolves.toBe('{ __typename }');
-    // GraphiQL takes the editor's text into its state after a short debounce: on a loaded machine a
-    // click can run before it, so it is clicked again until the answer shows (at most 30 s).
-    const answer = page.locator('.graphiql-response .CodeMirror-code', { hasText: '__typename' });
-    for (let attempt = 1; ; attempt++) {
-      await page.locator('.graphiql-execute-button').click();
-      try {
-        await answer.waitFor({ timeout: 6_000 });
-        break;
-      } catch (error) {
-        if (attempt >= 5) throw error;
-      }
-    }
+    await runUntilAnswered(page, '__typename');
     const response = page.locator('.graphiql-response .CodeMirror');
     await expect(response.innerText()).resolves.toContain('"__typename": "Query"');
     expect(JSON.parse(await response.evaluate((node: any) => node.CodeMirror.getValue()))).toEqual({ data: { __typename: 'Query' } });
@@ -160,8 +168,7 @@ describe('GraphiQL landing page of the router', () => {
     await expect(editorText()).resolves.toContain('query DemoContent');
     const token = await platform.token({ subject: 'root' });
     await headers.evaluate((node: any, bearer: string) => node.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${bearer}`, 'X-Svc-Tenant-Id': 'demo', 'X-Svc-Site-Key': 'demo' })), token);
-    await page.locator('.graphiql-execute-button').click();
-    await page.locator('.graphiql-response .CodeMirror-code', { hasText: 'viewer' }).waitFor();
+    await runUntilAnswered(page, 'viewer');
     const answer = JSON.parse(await page.locator('.graphiql-response .CodeMirror').evaluate((node: any) => node.CodeMirror.getValue() as string));
     expect(answer.errors).toBeUndefined();
     expect(answer.data.deliveredContent.content.slug).toBe('welcome');
