@@ -7,8 +7,8 @@
 //
 // The whole platform runs in this process on a fresh PostgreSQL database, as `npm start` does.
 import { loadavg } from 'node:os';
-import { readFile, writeFile } from 'node:fs/promises';
 import pg from 'pg';
+import { writeResultsSection } from './results-section.js';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
 import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
 
@@ -72,11 +72,7 @@ async function main() {
     ].join('\n');
     process.stdout.write(`${md}\n`);
     if (SMOKE) return;
-    const file = new URL('./RESULTS.md', import.meta.url);
-    const existing = await readFile(file, 'utf8');
-    const marker = '## Ingest through the API';
-    const section = `${marker}\n\n${md}`;
-    await writeFile(file, existing.includes(marker) ? existing.replace(new RegExp(`${marker}[\\s\\S]*?(?=\\n## |$)`), section) : `${existing.trimEnd()}\n\n${section}`);
+    await writeResultsSection('Ingest through the API', md);
   } finally {
     await platform.close();
     await admin.query(`drop database if exists ${name} with (force)`);

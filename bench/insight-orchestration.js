@@ -13,8 +13,8 @@
 // (created → started) is reported apart.
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
-import { writeFile, readFile } from 'node:fs/promises';
 import pg from 'pg';
+import { writeResultsSection } from './results-section.js';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
 import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
 
@@ -126,11 +126,7 @@ async function main() {
     ].join('\n');
     process.stdout.write(`${JSON.stringify(result, null, 2)}\n\n${md}\n`);
     if (SMOKE) return;
-    const file = new URL('./RESULTS.md', import.meta.url);
-    const existing = await readFile(file, 'utf8');
-    const marker = '## Analysis orchestration';
-    const section = `${marker}\n\n${md}`;
-    await writeFile(file, existing.includes(marker) ? existing.replace(new RegExp(`${marker}[\\s\\S]*?(?=\\n## |$)`), section) : `${existing.trimEnd()}\n\n${section}`);
+    await writeResultsSection('Analysis orchestration', md);
   } finally {
     await db.end();
     await platform.close();

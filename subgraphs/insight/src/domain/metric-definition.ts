@@ -68,7 +68,7 @@ export const metricDefinitionSchema = z
     description: z.string().trim().min(1).max(DEFINITION_LIMITS.descriptionLength).optional(),
   })
   .strict()
-  .meta({ example: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, drivers: [{ metric: 'ad_spend', labels: { channel: 'search' }, lagDays: 1 }], synonyms: ['purchases'] } });
+  .meta({ example: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, drivers: [{ metric: 'marketing_spend', labels: { channel: 'search' }, lagDays: 1 }], synonyms: ['purchases'] } });
 
 export type MetricDefinition = z.output<typeof metricDefinitionSchema>;
 
