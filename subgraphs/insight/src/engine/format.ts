@@ -42,7 +42,8 @@ export function formatDelta(v: number, unit: Unit, locale = DEFAULT_LOCALE): str
   const sign = v > 0 ? '+' : v < 0 ? MINUS : '';
   if (unit.kind === 'ratio' || unit.kind === 'percent') {
     const points = unit.kind === 'ratio' ? v * 100 : v;
-    return `${sign}${number(Math.abs(points), locale, { maximumSignificantDigits: 3 })} pts`;
+    // Three significant digits, but no deeper than 0.0001 pts: a floating-point residue reads as 0.
+    return `${sign}${number(Math.abs(points), locale, { maximumSignificantDigits: 3, maximumFractionDigits: 4, roundingPriority: 'lessPrecision' })} pts`;
   }
   return `${sign}${formatValue(Math.abs(v), unit, locale)}`;
 }
