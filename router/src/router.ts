@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { clientIp } from './client-ip.js';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
+import { operationResolution } from './operation-resolution.js';
 
 interface RouterContext {
   headers: IncomingHttpHeaders;
@@ -85,7 +86,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
     logger: log,
-    plugins: [...armorPlugins, useFiniteVariables<RouterContext>()],
+    plugins: [...armorPlugins, useFiniteVariables<RouterContext>(), operationResolution<RouterContext>()],
     // Messages from the gateway's own libraries can carry terminal colour codes.
     formatError: plainMessage,
     // armor's depth limit skips __schema; introspection gets its own bound (kit graph/introspection-limit.ts).

@@ -80,6 +80,18 @@ describe('structure', () => {
     expect(tokens.status).toBe(400);
     expect(tokens.body.errors![0]!.message).toContain('Token limit');
   });
+
+  it('answers an operation name the document does not hold, or a missing one among several, with 400 (not the gateway executor\'s 500)', async () => {
+    const unknown = await call(platform.router, { headers: bearer(admin), json: { query: '{ __typename }', operationName: 'GetAToken' } });
+    expect(unknown.status).toBe(400);
+    expect(unknown.body.errors[0]).toMatchObject({ message: 'Unknown operation named "GetAToken".', extensions: { code: 'OPERATION_RESOLUTION_FAILURE' } });
+    const several = await call(platform.router, { headers: bearer(admin), json: { query: 'query A { __typename } query B { __typename }' } });
+    expect(several.status).toBe(400);
+    expect(several.body.errors[0].message).toContain('Must provide operation name');
+    const named = await call(platform.router, { headers: bearer(admin), json: { query: 'query A { __typename } query B { __typename }', operationName: 'B' } });
+    expect(named.status).toBe(200);
+    expect(named.body).toEqual({ data: { __typename: 'Query' } });
+  });
 });
 
 describe('values', () => {

@@ -35,8 +35,19 @@ async function openPage(url: string): Promise<{ page: Page; problems: string[] }
 }
 
 
-/** Runs GraphiQL's current tab once and waits (up to 30 s on a loaded machine) for its answer to show `text`. */
-async function runUntilAnswered(page: Page, text: string): Promise<void> {
+/**
+ * Runs GraphiQL's current tab and waits (up to 30 s on a loaded machine) for its answer to show
+ * `text`. GraphiQL parses the query editor 100 ms after the last change (debounced) and sends the
+ * operation name of that parse, so a click before it has run sends the previous tab's name
+ * ("Unknown operation named …", which the router answers 400). The click waits until the editor's
+ * parsed operation name is `operation` (null for an anonymous query).
+ */
+async function runUntilAnswered(page: Page, operation: string | null, text: string): Promise<void> {
+  await page.waitForFunction(
+    (name) => ((globalThis as any).document.querySelector('.graphiql-query-editor .CodeMirror') as any)?.CodeMirror?.operationName === name,
+    operation,
+    { timeout: 30_000 },
+  );
   await page.locator('.graphiql-execute-button').click();
   await page.locator('.graphiql-response .CodeMirror-code', { hasText: text }).waitFor({ timeout: 30_000 });
 }
@@ -123,7 +134,7 @@ describe('GraphiQL landing page of the router', () => {
     await page.keyboard.type('{ __typename ');
     const editor = page.locator('.graphiql-query-editor .CodeMirror');
     await expect(editor.evaluate((node: any) => node.CodeMirror.getValue())).resolves.toBe('{ __typename }');
-    await runUntilAnswered(page, '__typename');
+    await runUntilAnswered(page, null, '__typename');
     const response = page.locator('.graphiql-response .CodeMirror');
     await expect(response.innerText()).resolves.toContain('"__typename": "Query"');
     expect(JSON.parse(await response.evaluate((node: any) => node.CodeMirror.getValue()))).toEqual({ data: { __typename: 'Query' } });
@@ -156,7 +167,7 @@ describe('GraphiQL landing page of the router', () => {
     await expect(editorText()).resolves.toContain('query DemoContent');
     const token = await platform.token({ subject: 'root' });
     await headers.evaluate((node: any, bearer: string) => node.CodeMirror.setValue(JSON.stringify({ Authorization: `Bearer ${bearer}`, 'X-Svc-Tenant-Id': 'demo', 'X-Svc-Site-Key': 'demo' })), token);
-    await runUntilAnswered(page, 'viewer');
+    await runUntilAnswered(page, 'DemoContent', 'viewer');
     const answer = JSON.parse(await page.locator('.graphiql-response .CodeMirror').evaluate((node: any) => node.CodeMirror.getValue() as string));
     expect(answer.errors).toBeUndefined();
     expect(answer.data.deliveredContent.content.slug).toBe('welcome');
