@@ -57,7 +57,8 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       ...(period ? { period: { from: period.from, to: period.to } } : {}),
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
     });
-    if (f.premise.observed !== 'flat') c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
+    // The waterfall answers "why": a question only about the future or a what-if gets none.
+    if (f.premise.observed !== 'flat' && (f.intents.includes('why') || f.claimed)) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
   return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
 }
@@ -138,4 +139,10 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   if (c.actions.length > before) return undefined;
   if (w?.cost && !w.cost.pays) return `No change to ${w.metric} is proposed: it does not pay within the interval.`;
   return undefined;
+}
+
+/** The engine's forecast of the analysed subject, when the question asked where it heads. */
+export function analysedForecast(o: ToolOutcome): { name: string; points: { day: string; p10: number; p50: number; p90: number }[] } | undefined {
+  const f = (o.data as AnalysisData).finding;
+  return f.forecast && f.subject ? { name: f.subject.name, points: f.forecast.points } : undefined;
 }

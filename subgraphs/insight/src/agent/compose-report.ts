@@ -1,6 +1,8 @@
 import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
-import { analysisFindings, analysisProposals } from './analysis-findings.js';
+import type { Finding as EngineFinding } from '../engine/finding.js';
+import { analysisConfidence } from './analysis-confidence.js';
+import { analysedForecast, analysisFindings, analysisProposals } from './analysis-findings.js';
 import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
 
 export type { ToolOutcome } from './composed.js';
@@ -150,12 +152,26 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): vo
   }
 }
 
+/**
+ * When the engine forecast the subject too, the report states one forecast: the engine's, which
+ * its answer quotes. The forecast tool's finding (its own fit, other figures) goes, and its chart
+ * keeps the history and takes the engine's band.
+ */
+function oneForecast(c: Composed, engine: NonNullable<ReturnType<typeof analysedForecast>>): void {
+  const isToolForecast = (f: Finding) => f.evidence.some((i) => c.evidence[i]?.kind === 'FORECAST' && (c.evidence[i] as { metric?: string }).metric === engine.name);
+  c.findings = c.findings.filter((f) => !isToolForecast(f));
+  for (const chart of c.charts) {
+    if (chart.kind === 'FORECAST' && chart.title === `${engine.name} forecast`) chart.band = engine.points.map((p) => ({ t: p.day, p10: p.p10, p50: p.p50, p90: p.p90 }));
+  }
+}
+
 /** What the model proposed through `propose_action` (already validated by the tool). */
 function modelProposals(c: Composed, o: ToolOutcome): void {
   const proposal = obj(obj(o.data).proposal);
   if (proposal.kind) c.actions.push(proposal as unknown as ProposedAction);
 }
 
+/** Without the engine's analysis (a report from the single tools only): grounded in how many kinds of evidence. */
 function confidence(c: Composed): Report['confidence'] {
   const kinds = new Set(c.evidence.map((e) => e.kind));
   const value = Math.min(0.9, 0.3 + 0.15 * kinds.size);
@@ -197,10 +213,14 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
   let history: Chart['history'] = [];
   let analysed: string | undefined;
+  let forecast: ReturnType<typeof analysedForecast>;
+  let engineConfidence: Report['confidence'] | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
+        forecast = analysedForecast(o);
+        engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
         history = c.charts[0]?.history ?? history;
         const none = analysisProposals(c, o);
         if (none) {
@@ -219,6 +239,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       default: break;
     }
   }
+  if (forecast) oneForecast(c, forecast);
   // A report that found no lever says so, instead of leaving the reader to wonder.
   if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
     const none = 'Nothing is proposed: no finding points at a content version, a budget, a crawl or a declared lever that a change would move.';
@@ -230,7 +251,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const ungrounded = said ? ungroundedFigures(said, sources) : [];
   const useModel = said.length >= 20 && ungrounded.length === 0;
   const modelConfidence = num(input.model?.confidence);
-  const ownConfidence = confidence(c);
+  const ownConfidence = engineConfidence ?? confidence(c);
   const report: Report = {
     judgment: useModel ? said : composedJudgment(input.prompt, c, analysed),
     judgmentSource: useModel ? 'model' : 'composed',

@@ -30,6 +30,12 @@ describe('attributeSegments: Adtributor', () => {
     expect(r.remainder).toBe(0);
   });
 
+  it('drills down to a child holding most of its parent when the change is all in it (a 60/40 split)', () => {
+    const r = attributeSegments([leaf('eu', 'ios', 120, 48), leaf('eu', 'web', 80, 80), leaf('us', 'ios', 240, 240), leaf('us', 'web', 160, 160), leaf('apac', 'ios', 60, 60), leaf('apac', 'web', 40, 40)]);
+    expect(r.method).toBe('adtributor+drill-down');
+    expect(r.causes.map((c) => [c.labels, c.contribution])).toEqual([[{ region: 'eu', device: 'ios' }, -72]]);
+  });
+
   it('keeps the first level when the change is spread over the second', () => {
     const spread = [leaf('eu', 'ios', 100, 60), leaf('eu', 'web', 100, 60), leaf('us', 'ios', 200, 200), leaf('us', 'web', 200, 201), leaf('apac', 'ios', 50, 50), leaf('apac', 'web', 50, 49)];
     const r = attributeSegments(spread);
@@ -77,7 +83,8 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
     expect(Math.abs(r.remainder)).toBeLessThan(0.02 * Math.abs(r.change));
   });
 
-  it('handles 25,000 leaves of 4 labels well under a second', () => {
+  // Its time is measured in bench/insight-engine.js, not asserted here.
+  it('finds a province × ISP pair among 25,000 leaves of 4 labels', () => {
     const big = { dc: ['d1', 'd2', 'd3', 'd4', 'd5'], province: Array.from({ length: 25 }, (_, i) => `p${i}`), isp: Array.from({ length: 10 }, (_, i) => `i${i}`), channel: Array.from({ length: 20 }, (_, i) => `c${i}`) };
     const random = seededRandom(9);
     const leaves = combinations(big).map((labels) => {
@@ -86,11 +93,8 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
       return { labels, before, after: before * (hit ? 0.3 : 1 + 0.02 * (random() - 0.5)) };
     });
     expect(leaves.length).toBe(25_000);
-    const started = performance.now();
     const r = attributeSegments(leaves);
-    const ms = performance.now() - started;
     expect(r.causes[0]!.labels).toEqual({ province: 'p7', isp: 'i3' });
     expect(r.causes[0]!.share).toBeGreaterThan(0.95);
-    expect(ms).toBeLessThan(1000);
   });
 });

@@ -22,6 +22,7 @@ describe('the catalog the analysis reads', () => {
     expect(unitOfText('ratio')).toEqual({ kind: 'ratio' });
     expect(unitOfText('%')).toEqual({ kind: 'percent' });
     expect(unitOfText('visits')).toEqual({ kind: 'count', noun: 'visits' });
+    for (const plain of ['count', 'Counts', 'number', '#', '1']) expect(unitOfText(plain)).toEqual({ kind: 'count' });
     expect(unitOfText(null)).toBeUndefined();
   });
 

@@ -17,15 +17,20 @@ export type DescribedEntry = CatalogEntry & { description?: string };
 /** Label values listed per label in an entry; a label with more is listed by its first values. */
 export const LABEL_VALUES_LISTED = 200;
 
+/** Unit texts that only say "a number": printed with no noun. */
+const PLAIN_NUMBER = /^(?:counts?|numbers?|num|qty|quantity|total|amount|value|none|#|1|n)$/i;
+
 /**
  * A series' unit text as an engine unit: a three-letter ISO code is a currency, `ratio` a
- * fraction, `percent` or `%` percent points, anything else a count of that noun (`visits`).
+ * fraction, `percent` or `%` percent points, a word that only says "a number" (`count`,
+ * `number`, `qty`, `#`, `1`) a plain count, anything else a count of that noun (`visits`).
  */
 export function unitOfText(unit: string | null | undefined): Unit | undefined {
   if (!unit) return undefined;
   if (/^[A-Z]{3}$/.test(unit)) return { kind: 'currency', code: unit };
   if (unit === 'ratio') return { kind: 'ratio' };
   if (unit === 'percent' || unit === '%') return { kind: 'percent' };
+  if (PLAIN_NUMBER.test(unit.trim())) return { kind: 'count' };
   return { kind: 'count', noun: unit };
 }
 
