@@ -1,7 +1,8 @@
-import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
+import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
 import { analysisFindings, analysisProposals } from './analysis-findings.js';
 import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+import { segmentTable } from './segment-table.js';
 
 export type { ToolOutcome } from './composed.js';
 
@@ -195,12 +196,15 @@ export interface ComposeInput {
 
 export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
+  const tables: SegmentTable[] = [];
   let history: Chart['history'] = [];
   let analysed: string | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
+        const table = segmentTable(o);
+        if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
         const none = analysisProposals(c, o);
         if (none) {
@@ -241,6 +245,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
         ? { value: modelConfidence, reason: input.model.confidenceReason }
         : ownConfidence,
     charts: c.charts,
+    segmentTables: tables,
   };
   return { report, actions: c.actions, ungrounded };
 }
