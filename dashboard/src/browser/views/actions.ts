@@ -77,7 +77,8 @@ function decisionFacts(action: Action): HTMLElement | null {
   if (impact) {
     const horizon = impact.horizonDays ? `${num(impact.horizonDays, 0)} days` : `${num(impact.horizon, 0)} periods`;
     const unit = impact.unit ?? null;
-    rows.push(['Expected impact', `${inUnit(impact.p50, unit, true)} on ${impact.metric} over ${horizon} (p10 ${inUnit(impact.p10, unit, true)} to p90 ${inUnit(impact.p90, unit, true)})`]);
+    const range = impact.p10 !== impact.p90 ? ` (p10 ${inUnit(impact.p10, unit, true)} to p90 ${inUnit(impact.p90, unit, true)})` : '';
+    rows.push(['Expected impact', `${inUnit(impact.p50, unit, true)} on ${impact.metric} over ${horizon}${range}`]);
     if (impact.method) rows.push(['Estimated by', impact.method]);
   }
   if (action.undoable !== undefined) rows.push(['Undo', `${action.undoable ? 'Can be undone' : 'Cannot be undone'}${action.undo ? `: ${action.undo}` : ''}`]);
