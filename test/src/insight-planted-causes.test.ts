@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateLeaves, totalOf } from '@svc/insight/engine/synthetic-series';
 import { eventually } from './support/eventually.js';
-import { call } from './support/http.js';
+import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
 /**
@@ -72,12 +72,27 @@ describe('planted causes through the API', () => {
     expect(waterfall.bars[0]).toMatchObject({ kind: 'start' });
     expect(waterfall.bars.at(-1)).toMatchObject({ kind: 'end' });
     expect(waterfall.bars.some((b: { label: string }) => /region=north/.test(b.label))).toBe(true);
+    // The drill-down table: region north first, with its own figures, and the unexplained rest last; the rows add up to the change.
+    const [table] = job.report.segmentTables;
+    expect(table).toMatchObject({ metric: 'bookings', unit: 'EUR', values: 'TOTAL', period: { from: isoDay(lastMonday), to: isoDay(lastMonday + 6 * DAY) } });
+    expect(table.rows[0]).toMatchObject({ kind: 'SEGMENT', label: expect.stringMatching(/region=north/) });
+    expect(table.rows[0].after).toBeLessThan(table.rows[0].before * 0.6);
+    expect(table.rows[0].text.contribution).toMatch(/^−€[\d,]+$/);
+    expect(table.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'unexplained', before: null, after: null });
+    expect(table.rows.reduce((a: number, r: { contribution: number }) => a + r.contribution, 0)).toBeCloseTo(table.change, 6);
+    // The same table through GraphQL as through REST.
+    const fields = 'title step metric unit method values change changeText period { from to text } comparison { from to text } rows { kind label labels before after contribution share explanatoryPower surprise text { before after contribution share explanatoryPower surprise } }';
+    const graph = await gql(platform.router, `query($id: ID!) { insightJob(jobId: $id) { report { segmentTables { ${fields} } } } }`, { id: job.jobId }, bearer(analyst));
+    expect(graph.body.errors).toBeUndefined();
+    expect(graph.body.data!.insightJob.report.segmentTables).toEqual(job.report.segmentTables);
   });
 
   it('says a false premise first, with the figures', async () => {
     const job = await ask('Why did signups spike last week?');
     expect(job.status).toBe('COMPLETED');
     expect(job.report.judgment).toMatch(/^signups did not (spike|rise)|^signups .*(within|inside|normal)/);
+    // A metric whose only series is its total has no segments to drill into.
+    expect(job.report.segmentTables).toEqual([]);
   });
 
   it('says it does not know a metric the tenant does not have, and invents nothing', async () => {

@@ -1,9 +1,10 @@
-import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
+import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { analysisConfidence } from './analysis-confidence.js';
 import { analysedForecast, analysisFindings, analysisProposals } from './analysis-findings.js';
 import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+import { segmentTable } from './segment-table.js';
 
 export type { ToolOutcome } from './composed.js';
 
@@ -211,6 +212,7 @@ export interface ComposeInput {
 
 export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
+  const tables: SegmentTable[] = [];
   let history: Chart['history'] = [];
   let analysed: string | undefined;
   let forecast: ReturnType<typeof analysedForecast>;
@@ -221,6 +223,8 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
         analysed = analysisFindings(c, o);
         forecast = analysedForecast(o);
         engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
+        const table = segmentTable(o);
+        if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
         const none = analysisProposals(c, o);
         if (none) {
@@ -262,6 +266,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
         ? { value: modelConfidence, reason: input.model.confidenceReason }
         : ownConfidence,
     charts: c.charts,
+    segmentTables: tables,
   };
   return { report, actions: c.actions, ungrounded };
 }

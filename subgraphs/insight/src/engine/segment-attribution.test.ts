@@ -18,6 +18,7 @@ describe('attributeSegments: Adtributor', () => {
     ]);
     const eu = r.dimensions[0]!.segments[0]!;
     expect([eu.before, eu.after, eu.contribution, eu.explanatoryPower]).toEqual([200, 150, -50, 1]);
+    expect(eu.value).toEqual({ before: 200, after: 150 });
     expect(eu.surprise).toBeCloseTo(jsTerm(200 / 700, 150 / 650), 15);
     expect(eu.surprise).toBeCloseTo(0.0014640, 6);
     expect(r.dimensions[1]!.segments[0]!.surprise).toBeCloseTo(0.0003845, 6);
@@ -61,6 +62,9 @@ describe('attributeSegments: Adtributor', () => {
     expect(r.change).toBeCloseTo(85 / 4000 - 100 / 4000, 15);
     expect(r.causes.map((c) => c.labels)).toEqual([{ device: 'android' }]);
     expect(r.causes[0]!.contribution).toBeCloseTo(r.change, 15);
+    // The segment's own ratio, in the subject's unit (a percent scales by 100).
+    expect(r.causes[0]!.value).toEqual({ before: 0.03, after: 0.015 });
+    expect(attributeSegments(ratio, { scale: 100 }).causes[0]!.value).toEqual({ before: 3, after: 1.5 });
   });
 });
 

@@ -109,6 +109,7 @@ export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly
         labels: { ...fixed, [dimension]: r.value },
         before: r.s.before,
         after: r.s.after,
+        value: table.valuesOf(r.s),
         contribution: r.contribution,
         share: shareOf(r.contribution, table.change),
         explanatoryPower: r.ep,

@@ -38,6 +38,7 @@ export function jobView(job: Job): InsightJob {
           confidence: r.confidence.value,
           confidenceReason: r.confidence.reason,
           charts: r.charts as unknown as Record<string, unknown>[],
+          segmentTables: r.segmentTables ?? [],
         }
       : null,
     error: job.error,
