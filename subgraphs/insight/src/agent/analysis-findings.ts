@@ -58,7 +58,8 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
     });
     // The waterfall answers "why": a question only about the future or a what-if gets none.
-    if (f.premise.observed !== 'flat' && (f.intents.includes('why') || f.claimed)) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
+    const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
+    if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
   return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
 }
