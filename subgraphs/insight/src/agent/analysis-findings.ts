@@ -142,8 +142,19 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   return undefined;
 }
 
-/** The engine's forecast of the analysed subject, when the question asked where it heads. */
-export function analysedForecast(o: ToolOutcome): { name: string; points: { day: string; p10: number; p50: number; p90: number }[] } | undefined {
+/** What the engine said about the analysed subject's future: its forecast, and the lever of a what-if it estimated. */
+export interface AnalysedOutlook {
+  name: string;
+  forecast?: { day: string; p10: number; p50: number; p90: number }[];
+  whatIfLever?: string;
+}
+
+export function analysedOutlook(o: ToolOutcome): AnalysedOutlook | undefined {
   const f = (o.data as AnalysisData).finding;
-  return f.forecast && f.subject ? { name: f.subject.name, points: f.forecast.points } : undefined;
+  if (!f.subject) return undefined;
+  return {
+    name: f.subject.name,
+    ...(f.forecast ? { forecast: f.forecast.points } : {}),
+    ...(f.whatIf?.effect && f.whatIf.metric ? { whatIfLever: f.whatIf.metric } : {}),
+  };
 }

@@ -2,7 +2,7 @@ import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../do
 import { ungroundedFigures } from '../domain/report.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { analysisConfidence } from './analysis-confidence.js';
-import { analysedForecast, analysisFindings, analysisProposals } from './analysis-findings.js';
+import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
 import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
 
@@ -154,15 +154,20 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): vo
 }
 
 /**
- * When the engine forecast the subject too, the report states one forecast: the engine's, which
- * its answer quotes. The forecast tool's finding (its own fit, other figures) goes, and its chart
- * keeps the history and takes the engine's band.
+ * One figure per question: when the engine forecast the subject or estimated the what-if too,
+ * the report states the engine's, which its answer quotes. The forecast and simulation tools'
+ * findings (their own fits and horizons, other figures) go; their charts stay, the forecast's
+ * taking the engine's band.
  */
-function oneForecast(c: Composed, engine: NonNullable<ReturnType<typeof analysedForecast>>): void {
-  const isToolForecast = (f: Finding) => f.evidence.some((i) => c.evidence[i]?.kind === 'FORECAST' && (c.evidence[i] as { metric?: string }).metric === engine.name);
-  c.findings = c.findings.filter((f) => !isToolForecast(f));
+function oneOutlook(c: Composed, engine: AnalysedOutlook): void {
+  const duplicate = (f: Finding) => f.evidence.some((i) => {
+    const e = c.evidence[i] as { kind?: string; metric?: string; driver?: string } | undefined;
+    if (e?.metric !== engine.name) return false;
+    return (e.kind === 'FORECAST' && engine.forecast !== undefined) || (e.kind === 'SIMULATION' && e.driver === engine.whatIfLever);
+  });
+  c.findings = c.findings.filter((f) => !duplicate(f));
   for (const chart of c.charts) {
-    if (chart.kind === 'FORECAST' && chart.title === `${engine.name} forecast`) chart.band = engine.points.map((p) => ({ t: p.day, p10: p.p10, p50: p.p50, p90: p.p90 }));
+    if (engine.forecast && chart.kind === 'FORECAST' && chart.title === `${engine.name} forecast`) chart.band = engine.forecast.map((p) => ({ t: p.day, p10: p.p10, p50: p.p50, p90: p.p90 }));
   }
 }
 
@@ -215,13 +220,13 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const tables: SegmentTable[] = [];
   let history: Chart['history'] = [];
   let analysed: string | undefined;
-  let forecast: ReturnType<typeof analysedForecast>;
+  let outlook: AnalysedOutlook | undefined;
   let engineConfidence: Report['confidence'] | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
-        forecast = analysedForecast(o);
+        outlook = analysedOutlook(o);
         engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
         const table = segmentTable(o);
         if (table) tables.push(table);
@@ -243,7 +248,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       default: break;
     }
   }
-  if (forecast) oneForecast(c, forecast);
+  if (outlook) oneOutlook(c, outlook);
   // A report that found no lever says so, instead of leaving the reader to wonder.
   if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
     const none = 'Nothing is proposed: no finding points at a content version, a budget, a crawl or a declared lever that a change would move.';
