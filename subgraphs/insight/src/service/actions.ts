@@ -1,7 +1,6 @@
 import { canUseSite, parseInput, SvcError, type Principal, type TenantRequest } from '@svc/kit';
-import { paramsHash, type ActionStatus } from '../domain/action.js';
+import { paramsHash, type Action, type ActionStatus } from '../domain/action.js';
 import { actionListSchema, decisionInputSchema } from '../domain/job-input.js';
-import type { Action } from '../domain/job-records.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { JobStore } from '../store/job-store.js';
 import { scoped, seesAll } from './jobs.js';

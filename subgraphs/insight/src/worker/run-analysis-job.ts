@@ -1,12 +1,12 @@
 import type { Agenda, Logger } from '@svc/kit';
 import { runJob, type RunDeps } from '../agent/run-job.js';
-import type { Action } from '../domain/job-records.js';
+import type { Action, ExecutionOutcome } from '../domain/action.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { JobStore } from '../store/job-store.js';
 import type { NoticeStore } from '../store/notice-store.js';
-import type { ExecutionQueue } from './actions.js';
-import type { JobQueue } from './jobs.js';
-import type { NoticeDelivery } from './review-notices.js';
+import type { ExecutionQueue } from '../service/actions.js';
+import type { JobQueue } from '../service/jobs.js';
+import type { NoticeDelivery } from '../service/review-notices.js';
 
 const RUN = 'insight.run-job';
 const EXECUTE = 'insight.execute-action';
@@ -15,13 +15,6 @@ const NOTIFY = 'insight.notify-reviewers';
 const DELIVER = 'insight.deliver-external';
 
 interface AgendaJob<T> { attrs: { data: T }; touch(progress?: number): Promise<void> }
-
-/** The outcome of carrying an action out in its target service. */
-export interface ExecutionOutcome {
-  ok: boolean;
-  /** What the target reported: its new version or state, or the error. */
-  detail: Record<string, unknown>;
-}
 
 /** An EXTERNAL action's hand-off: recorded with the action, its outcome follows the delivery. */
 export interface HandOff {

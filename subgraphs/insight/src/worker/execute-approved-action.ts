@@ -1,9 +1,7 @@
 import { SvcError, type Logger, type Principal } from '@svc/kit';
-import type { ActionKind } from '../domain/action.js';
+import type { Action, ActionKind, ExecutionOutcome } from '../domain/action.js';
 import { actionParamProblems } from '../domain/action-params.js';
-import type { Action } from '../domain/job-records.js';
-import type { ExecutionOutcome } from './analysis-worker.js';
-import type { GraphCall } from './graph-call.js';
+import type { GraphCall } from '../service/graph-call.js';
 
 export interface ExecutorDeps {
   call: GraphCall;
