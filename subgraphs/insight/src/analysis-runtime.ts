@@ -20,8 +20,6 @@ import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
 import { storeSource } from './service/sources/store-source.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
-import { createActionExecutor } from './worker/execute-approved-action.js';
-import { createAnalysisWorker } from './worker/run-analysis-job.js';
 import { createTimelineService, type TimelineService } from './service/timeline.js';
 import { createDefinitionStore, type DefinitionStore } from './store/definition-store.js';
 import { createEventStore } from './store/event-store.js';
@@ -32,6 +30,12 @@ import { createMetricStore, type MetricStore } from './store/metric-store.js';
 import { createNoticeStore } from './store/notice-store.js';
 import { createSettingsStore } from './store/settings-store.js';
 import type { ToolContext } from './tools/tool.js';
+import { createAnalysisQueue } from './worker/analysis-queue.js';
+import { defineDeliverExternalAction } from './worker/deliver-external-action.js';
+import { createActionExecutor, defineExecuteApprovedAction } from './worker/execute-approved-action.js';
+import { defineNotifyReviewers } from './worker/notify-reviewers.js';
+import { defineRunAnalysisJob } from './worker/run-analysis-job.js';
+import { defineSweepOverdue } from './worker/sweep-overdue.js';
 
 /** Settings of the analysis service (its config slice's values). */
 export interface AnalysisSettings {
@@ -136,6 +140,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
   if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 
   const jobsAgenda = await createJobs({ url: settings.databaseUrl, name: `${settings.workerName}:insight`, log, lockLifetimeMs: settings.lockLifetimeMs });
+  const queue = createAnalysisQueue(jobsAgenda.agenda);
   // Everything a tool reads, it reads for one tenant: the request's, or the job's.
   const toolContext = (caller: Caller, job?: Job): ToolContext => ({
     caller,
@@ -152,45 +157,47 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     async complete(id, report, proposed, finalSeq) {
       const ids = await jobStore.complete(id, report, proposed, finalSeq, { ttlHours: settings.actionTtlHours, notifyReviewers: !!webhook });
       // The notice is already stored; if queueing it fails the sweep queues it later.
-      if (webhook && ids?.length) await worker.enqueueNotice(id).catch((error: unknown) => log.warn({ jobId: id, err: error }, 'could not queue the reviewer notice; the sweep will'));
+      if (webhook && ids?.length) await queue.enqueueNotice(id).catch((error: unknown) => log.warn({ jobId: id, err: error }, 'could not queue the reviewer notice; the sweep will'));
       return ids;
     },
     end: (id, status, error, finalSeq) => jobStore.end(id, status, error, finalSeq),
   };
-  const worker = createAnalysisWorker({
-    agenda: jobsAgenda.agenda,
-    jobs: jobStore,
-    actions: actionStore,
-    run: {
-      store: writer,
-      workerName: settings.workerName,
-      model: gatewayModel({ call, apiKey: settings.gatewayKey, agentCode: 'insight' }),
-      modelName: settings.modelName,
-      agentCode: 'insight',
-      tools: (job) => {
-        const principal: Principal = { subject: job.owner, roles: job.authority.roles, tenants: [job.tenantId], sites: job.authority.sites };
-        return toolContext({ principal, tenantId: job.tenantId, headers: {} }, job);
-      },
-      limits: { maxSteps: settings.maxSteps, timeoutMs: settings.timeoutMs, maxExtraCalls: 3 },
-      siteKey: (job) => onlyOne(job.authority.sites) ?? 'demo',
-      log,
-    },
-    execute: createActionExecutor({ call, mintToken, log }),
-    external: createExternalActions({
-      settings: settingsStore, outbox: createExternalStore(orm), actions: actionStore, outbound, webhook: settings.operatorWebhook, log,
-      enqueue: (actionId) => worker.enqueueDelivery(actionId),
-    }),
-    notices: webhook ? { store: noticeStore, delivery: createNoticeDelivery({ notices: noticeStore, actions: actionStore, webhook, log }) } : undefined,
-    settings: { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs },
-    log,
+  const external = createExternalActions({
+    settings: settingsStore, outbox: createExternalStore(orm), actions: actionStore, outbound, webhook: settings.operatorWebhook, log,
+    enqueue: (actionId) => queue.enqueueDelivery(actionId),
   });
   if (settings.inProcessWorker) {
-    worker.define();
-    await jobsAgenda.agenda.start();
-    await worker.startSweeps();
+    // The background jobs this process runs (worker/): registered before agenda starts.
+    const { agenda } = jobsAgenda;
+    const workerSettings = { workerName: settings.workerName, lockLifetimeMs: settings.lockLifetimeMs, concurrency: settings.concurrency, requeueAfterMs: settings.sweepMs, sweepMs: settings.sweepMs };
+    defineRunAnalysisJob(agenda, {
+      jobs: jobStore,
+      run: {
+        store: writer,
+        workerName: settings.workerName,
+        model: gatewayModel({ call, apiKey: settings.gatewayKey, agentCode: 'insight' }),
+        modelName: settings.modelName,
+        agentCode: 'insight',
+        tools: (job) => {
+          const principal: Principal = { subject: job.owner, roles: job.authority.roles, tenants: [job.tenantId], sites: job.authority.sites };
+          return toolContext({ principal, tenantId: job.tenantId, headers: {} }, job);
+        },
+        limits: { maxSteps: settings.maxSteps, timeoutMs: settings.timeoutMs, maxExtraCalls: 3 },
+        siteKey: (job) => onlyOne(job.authority.sites) ?? 'demo',
+        log,
+      },
+      settings: workerSettings,
+      log,
+    });
+    defineExecuteApprovedAction(agenda, { actions: actionStore, execute: createActionExecutor({ call, mintToken, log }), external, settings: workerSettings, log });
+    if (webhook) defineNotifyReviewers(agenda, createNoticeDelivery({ notices: noticeStore, actions: actionStore, webhook, log }));
+    defineDeliverExternalAction(agenda, external);
+    const sweep = defineSweepOverdue(agenda, { jobs: jobStore, actions: actionStore, notices: webhook ? noticeStore : undefined, external, queue, settings: workerSettings, log });
+    await agenda.start();
+    await sweep.startSweeps();
   }
-  const jobs = createJobService({ store: jobStore, queue: worker, piiStrict: () => settings.piiStrict });
-  const actions = createActionService({ actions: actionStore, jobs: jobStore, queue: worker });
+  const jobs = createJobService({ store: jobStore, queue, piiStrict: () => settings.piiStrict });
+  const actions = createActionService({ actions: actionStore, jobs: jobStore, queue });
   const tenantSettings = createSettingsService({ store: settingsStore, outbound, log });
   return {
     jobs,
