@@ -12,7 +12,7 @@ import { SettingsResolver } from './schema/settings-resolver.js';
 import { UserResolver } from './schema/user-resolver.js';
 import { actionView, jobView } from './schema/views.js';
 import { createAccountService } from './service/account-service.js';
-import { createActionService, type ActionService } from './service/actions.js';
+import { createActionService, type ActionService } from './service/action-proposals.js';
 import { createAnalysisService } from './service/analysis.js';
 import { threadAnalytics } from './service/analytics-pool.js';
 import { createExternalActions, type OperatorWebhookSettings } from './service/external-actions.js';

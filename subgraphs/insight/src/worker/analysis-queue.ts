@@ -1,5 +1,5 @@
 import type { Agenda } from '@svc/kit';
-import type { ExecutionQueue } from '../service/actions.js';
+import type { ExecutionQueue } from '../service/approve-action.js';
 import type { JobQueue } from '../service/jobs.js';
 
 /** agenda job name: run or resume one analysis job (worker/run-analysis-job.ts). */
