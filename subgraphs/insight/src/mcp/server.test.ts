@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@svc/kit';
-import { MCP_TOOLS } from '../tools/index.js';
+import { MCP_TOOLS } from '../tools/mcp-tools.js';
 import { createInsightMcpServer } from './server.js';
 
 // The server against a fake router: what it sends, and how each failure reads. The real
@@ -63,9 +63,9 @@ afterAll(async () => {
 describe('the insight MCP server', () => {
   it('offers exactly the MCP tools of the analysis, described as they are', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(MCP_TOOLS).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOLS.map((t) => t.name).sort());
     for (const tool of tools) {
-      expect(tool.description).toBe(MCP_TOOLS[tool.name]!.description);
+      expect(tool.description).toBe(MCP_TOOLS.find((t) => t.name === tool.name)!.description);
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
     }
   });
