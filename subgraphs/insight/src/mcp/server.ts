@@ -12,6 +12,8 @@ import type { InsightToolCallDeps } from './insight-tool-call.js';
  *   `svcinsight_lookup_metric`, `svcinsight_forecast`, `svcinsight_simulate` run that tool on
  *   the insight service through the router's `insightTool` query, with the configured token
  *   (insight-tool-call.ts). Input schemas are the tools' own; output schemas describe their `data`.
+ * - `svcinsight_define_metric` (../tools/define-metric.ts) declares what a metric means with
+ *   the `defineMetric` mutation, its input schema the one the service validates definitions with.
  *
  * `cleanup` closes the router client's connections.
  */
@@ -19,7 +21,7 @@ import type { InsightToolCallDeps } from './insight-tool-call.js';
 export interface InsightMcpDeps {
   /** The router's GraphQL endpoint (SVC_ROUTER_URL). */
   routerUrl: string;
-  /** Platform JWT the tools run with (SVC_TOKEN): analyst or reviewer. */
+  /** Platform JWT the tools run with (SVC_TOKEN): analyst or reviewer; analyst to declare definitions. */
   token?: string | undefined;
   /** Tenant whose metrics the tools read (SVC_TENANT_ID); without it the token's only tenant. */
   tenantId?: string | undefined;
@@ -35,7 +37,7 @@ export async function createInsightMcpServer(deps: InsightMcpDeps): Promise<{ se
     {
       capabilities: { tools: {} },
       instructions:
-        'Tools of the Svc Platform analysis service over its metric series (stored business series, the platform\'s own figures, Prometheus): svcinsight_list_metrics shows what exists; svcinsight_lookup_metric reads one metric over a window with statistics; svcinsight_forecast forecasts a daily metric with a p10-p90 band; svcinsight_simulate runs a seeded what-if (a driver such as ad_spend changed by a percentage, its effect on a target such as revenue). Labels are written as key=value pairs separated by commas.',
+        'Tools of the Svc Platform analysis service over its metric series (stored business series, the platform\'s own figures, Prometheus): svcinsight_list_metrics shows what exists; svcinsight_lookup_metric reads one metric over a window with statistics; svcinsight_forecast forecasts a daily metric with a p10-p90 band; svcinsight_simulate runs a seeded what-if (a driver such as ad_spend changed by a percentage, its effect on a target such as revenue). svcinsight_define_metric declares what a metric means (unit and display format, aggregation over a period, whether up is good, a formula or additive composition, drivers with their lag, synonyms), which every later analysis reads; it replaces the metric\'s definition as a whole and needs the analyst role. Labels are written as key=value pairs separated by commas.',
     },
   );
   const toolDeps: InsightToolCallDeps = { router, routerUrl: deps.routerUrl, token: deps.token, tenantId: deps.tenantId, log: deps.log };
