@@ -42,6 +42,24 @@ describe('the catalog the analysis reads', () => {
     await expect(catalog.catalogEntries(caller(['editor']))).rejects.toThrow('roles');
   });
 
+  it('derives a declared ratio without series of its own from its numerator and denominator, with the labels both carry', async () => {
+    const catalog = catalogWith(
+      [
+        { name: 'returns', labels: { country: 'br', channel: 'web' }, unit: 'returns', source: 'store' },
+        { name: 'returns', labels: { country: 'mx', channel: 'app' }, unit: 'returns', source: 'store' },
+        { name: 'sales_count', labels: { country: 'br' }, unit: 'sales', source: 'store' },
+        { name: 'sales_count', labels: { country: 'mx' }, unit: 'sales', source: 'store' },
+      ],
+      [
+        stored('return_rate', { aggregation: { ratio: { numerator: 'returns', denominator: 'sales_count' } }, upIsGood: false }),
+        stored('gift_rate', { aggregation: { ratio: { numerator: 'gifts', denominator: 'sales_count' } } }),
+      ],
+    );
+    const entries = await catalog.catalogEntries(caller(['analyst']));
+    expect(entries.map((e) => e.name)).toEqual(['return_rate', 'returns', 'sales_count']);
+    expect(entries[0]).toEqual({ name: 'return_rate', aggregation: { ratio: { numerator: 'returns', denominator: 'sales_count' } }, upIsGood: false, unit: { kind: 'ratio' }, labels: ['country'], labelValues: { country: ['br', 'mx'] } });
+  });
+
   it('lists at most a bounded number of values per label', async () => {
     const series = Array.from({ length: LABEL_VALUES_LISTED + 50 }, (_, i) => ({ name: 'hits', labels: { pop: `p${String(i).padStart(4, '0')}` }, unit: null, source: 'store' as const }));
     const [entry] = await catalogWith(series, []).catalogEntries(caller(['analyst']));

@@ -65,7 +65,9 @@ export function createCatalogService(deps: CatalogServiceDeps) {
      * Prometheus): its declared definition merged with what the series show (label names, label
      * values, a unit from the series' unit text when none is declared). The engine's
      * `withDefaults` decides the rest. A definition of a name with no series is left out (the
-     * engine then says the metric is unknown rather than inventing figures).
+     * engine then says the metric is unknown rather than inventing figures), except a ratio whose
+     * numerator and denominator both have series: it is derived from them (Σ numerator ÷
+     * Σ denominator, day by day and over a period), with the labels both parts carry.
      */
     async catalogEntries(caller: Caller): Promise<CatalogEntry[]> {
       requireRole(caller.principal, 'analyst', 'reviewer');
@@ -84,6 +86,15 @@ export function createCatalogService(deps: CatalogServiceDeps) {
           entry.labels.set(label, values);
         }
         known.set(s.name, entry);
+      }
+      for (const [name, definition] of definitions) {
+        const aggregation = definition.aggregation;
+        if (known.has(name) || !aggregation || typeof aggregation !== 'object') continue;
+        const num = known.get(aggregation.ratio.numerator);
+        const den = known.get(aggregation.ratio.denominator);
+        if (!num || !den) continue;
+        const labels = new Map([...num.labels].filter(([label]) => den.labels.has(label)));
+        known.set(name, { unit: 'ratio', labels, synonyms: new Set() });
       }
       return [...known.entries()]
         .sort(([a], [b]) => a.localeCompare(b))
