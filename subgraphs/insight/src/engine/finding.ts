@@ -36,6 +36,8 @@ export interface Cause {
 
 export interface SubjectInfo {
   name: string;
+  /** The part of the metric the question names (label values), when it names one. */
+  scope?: Record<string, string>;
   how: MatchHow | 'lever-target';
   /** Other metrics the question matched, best first. */
   others: string[];

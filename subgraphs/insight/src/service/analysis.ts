@@ -6,6 +6,7 @@ import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
 import { SeriesBook, type SeriesData } from '../engine/series.js';
 import { dailyValues } from '../engine/aggregate.js';
+import { scopedSeries } from '../engine/scope.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -102,12 +103,15 @@ export function createAnalysisService(deps: AnalysisDeps) {
       }) : [];
       const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
       // The subject's last 120 days, for the report's chart: a ratio day by day from the parts the
-      // engine read (it may have no series of its own), anything else its total.
+      // engine read (it may have no series of its own), anything else its total; for a question
+      // about part of it (a scope), that part's.
       // Only the totals it needs go into the book: the leaves stay with the engine's thread.
       const subject = finding.subject ? defs.get(finding.subject.name) : undefined;
       const parts = subject ? ratioParts(subject.aggregation) : undefined;
       const needed = new Set(subject ? (parts ? [parts.numerator, parts.denominator] : [subject.name]) : []);
-      const totals = series.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
+      const scope = finding.subject?.scope;
+      const own = subject && scope ? scopedSeries(series.filter((x) => needed.has(x.name)), subject, scope) : series;
+      const totals = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
       const history = subject ? dailyValues(subject, new SeriesBook(totals)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
       return { finding, reads: requests.length, failedReads, history };
     },
