@@ -1,15 +1,19 @@
 import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
 import { analysisFindings, analysisProposals } from './analysis-findings.js';
-import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+import { checkedProposals } from '../domain/proposal-check.js';
+import { budgetProposal } from './budget-proposal.js';
+import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 
 export type { ToolOutcome } from './composed.js';
 
 /**
  * Builds the report from what the tools returned, so every figure in it is copied from a tool
  * result (and checked: a model's judgment that cites a figure no tool produced is replaced by
- * the composed one). Proposed actions follow documented rules over the same results:
- * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE);
+ * the composed one). Proposed actions follow documented rules over the same results (the
+ * engine's findings: analysis-findings.ts), and every one passes domain/proposal-check.ts:
+ * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE,
+ *   budget-proposal.ts);
  * - a content with a newer draft than its live version, when the question is about content
  *   → publish it (CONTENT_PUBLISH);
  * - a knowledge search that found nothing while the tenant has crawl jobs → run the closest
@@ -87,6 +91,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
   const hits = arr(d.hits);
   if (hits.length === 0) {
     c.findings.push({ title: 'No knowledge-base passage matches', detail: o.summary, evidence: [] });
+    const finding = citeAt(c, c.findings.length - 1);
     const job = arr(d.crawlJobs)[0];
     if (job) {
       c.actions.push({
@@ -97,6 +102,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
         targetId: String(job.jobId),
         params: { tenantId: String(job.tenantId ?? '') },
         expectedImpact: null,
+        ...(finding ? { finding } : {}),
       });
     }
     return;
@@ -110,21 +116,10 @@ function budgetFindings(c: Composed, o: ToolOutcome): void {
   for (const b of arr(d.budgets)) {
     const agent = String(b.agentCode);
     const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
-    const projected = num(b.projectedMonthUsd);
-    const allocated = num(b.allocatedUsd);
-    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${projected} by month end.`, evidence: [e] });
-    if (projected > allocated) {
-      const proposed = Math.ceil(projected * 1.2);
-      c.actions.push({
-        kind: 'BUDGET_CHANGE',
-        title: `Raise agent ${agent}'s monthly budget to $${proposed}`,
-        rationale: `At its current pace agent ${agent} spends $${projected} this month against $${b.allocatedUsd} allocated; with the hard limit on it would stop working before the month ends.`,
-        targetType: 'Agent',
-        targetId: agent,
-        params: { monthlyBudgetUsd: proposed, hardLimitEnabled: b.hardLimitEnabled === true },
-        expectedImpact: { metric: `llm.cost_usd{agent=${agent}}`, horizon: num(d.daysInMonth), p10: projected, p50: projected, p90: projected },
-      });
-    }
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.`, evidence: [e] });
+    const reading = { agentCode: agent, allocatedUsd: num(b.allocatedUsd), currentUsageUsd: num(b.currentUsageUsd), projectedMonthUsd: num(b.projectedMonthUsd), hardLimitEnabled: b.hardLimitEnabled === true };
+    const proposal = budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
+    if (proposal) c.actions.push(proposal);
   }
 }
 
@@ -136,6 +131,7 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): vo
     if (item.latestVersionStatus !== 'DRAFT' || published === null || latest <= published) continue;
     const e = addEvidence(c, { kind: 'CONTENT', step: o.step, contentId: String(item.contentId), siteKey: String(item.siteKey), slug: String(item.slug), title: String(item.title) });
     c.findings.push({ title: `"${String(item.slug)}" has an unpublished draft`, detail: `Version ${latest} waits while version ${published} is live.`, evidence: [e] });
+    const finding = citeAt(c, c.findings.length - 1);
     if (contentAsked) {
       c.actions.push({
         kind: 'CONTENT_PUBLISH',
@@ -145,6 +141,7 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): vo
         targetId: String(item.contentId),
         params: { siteKey: String(item.siteKey), version: latest },
         expectedImpact: null,
+        ...(finding ? { finding } : {}),
       });
     }
   }
@@ -219,6 +216,10 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       default: break;
     }
   }
+  // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts).
+  const { kept, refused } = checkedProposals(c.actions, c.findings.length);
+  c.actions = kept;
+  for (const why of refused) c.findings.push({ title: 'A proposal was left out', detail: why, evidence: [] });
   // A report that found no lever says so, instead of leaving the reader to wonder.
   if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
     const none = 'Nothing is proposed: no finding points at a content version, a budget, a crawl or a declared lever that a change would move.';

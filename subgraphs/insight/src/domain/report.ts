@@ -59,6 +59,15 @@ export interface ProposedAction {
   undoable?: boolean | undefined;
   /** How to undo it, in words (default: the kind's). */
   undo?: string | undefined;
+  /** The report finding it follows from. */
+  finding?: ProposalFinding | undefined;
+}
+
+/** The finding a proposal follows from: its index in the report's findings, and its words. */
+export interface ProposalFinding {
+  index: number;
+  title: string;
+  detail: string;
 }
 
 /**
