@@ -17,6 +17,7 @@ import { createJobService, type JobService } from './service/jobs.js';
 import { createCatalogService, type CatalogService } from './service/metric-catalog.js';
 import { createMetricService, type MetricService } from './service/metrics.js';
 import { createNoticeDelivery, type ReviewWebhook } from './service/review-notices.js';
+import { eventTargets } from './service/sources/event-targets.js';
 import { platformEvents } from './service/sources/platform-events.js';
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
@@ -132,6 +133,7 @@ export async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSetti
     analytics,
     catalog: (caller) => catalog.catalogEntries(caller),
     events: (caller, from, to) => timeline.eventsBetween(caller, from, to),
+    targets: eventTargets({ call, headers: callerHeaders, log }).read,
   });
   if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 

@@ -2,6 +2,7 @@ import { SvcError } from '@svc/kit';
 import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
 import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
+import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
 import type { SeriesData } from '../engine/series.js';
@@ -21,6 +22,8 @@ export interface AnalysisDeps {
   catalog: (caller: Caller) => Promise<EngineEntry[]>;
   /** The tenant's events in a window (stored and the platform's own); default none. */
   events?: (caller: Caller, from: number, to: number) => Promise<EngineEvent[]>;
+  /** What a bad move's events and pages point at, as it is now (sources/event-targets.ts); default none. */
+  targets?: (caller: Caller, finding: Finding) => Promise<Targets | undefined>;
   now?: () => number;
   /** Series read at once. Default 6. */
   parallelReads?: number;
@@ -62,7 +65,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
     catalog: (caller: Caller) => catalogFor(caller),
 
     /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
-    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
+    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding & { targets?: Targets }; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
       const catalog = await catalogFor(caller);
       const at = now();
       const p = plan(question, catalog, at);
@@ -100,6 +103,12 @@ export function createAnalysisService(deps: AnalysisDeps) {
         return [];
       }) : [];
       const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
+      // The levers the proposals may name, as they are now: read after the engine, for its events only.
+      const targets = deps.targets ? await deps.targets(caller, finding).catch((error: unknown) => {
+        if (!(error instanceof SvcError)) throw error;
+        failedReads.push(`what the events point at: ${error.message}`);
+        return undefined;
+      }) : undefined;
       // The subject's last 120 days, for the report's chart (read on its own when the engine only needed its parts, as for a ratio).
       const subject = finding.subject?.name;
       let points = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0)?.points;
@@ -108,7 +117,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
         points = chart?.points;
       }
       const history = (points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
-      return { finding, reads: requests.length, failedReads, history };
+      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length, failedReads, history };
     },
   };
 }
