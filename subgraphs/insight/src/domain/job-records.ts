@@ -1,7 +1,7 @@
 import type { Role } from '@svc/kit';
 import type { ActionKind, ActionStatus, ExpectedImpact, TargetType } from './action.js';
 import type { JobStatus, StepKind } from './job.js';
-import type { Report } from './report.js';
+import type { ProposalFinding, Report } from './report.js';
 
 /** The requester's rights, kept with the job: the worker acts with no more than these. */
 export interface Authority {
@@ -82,6 +82,8 @@ export interface Action {
   /** Whether the change can be undone, and how (the proposal's, else its kind's). */
   undoable: boolean;
   undo: string;
+  /** The report finding it follows from (null for proposals stored before findings were cited). */
+  finding: ProposalFinding | null;
   status: ActionStatus;
   proposedAt: Date;
   expiresAt: Date;
