@@ -96,7 +96,7 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
     c.actions.push({
       kind: 'EXTERNAL',
       title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
-      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}).`,
+      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}, at an ${w.effect.source} elasticity of ${w.effect.elasticity.toFixed(2)}, p10–p90 ${w.effect.elasticityInterval.p10.toFixed(2)}–${w.effect.elasticityInterval.p90.toFixed(2)}).`,
       targetType: 'External',
       targetId: lever,
       params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
