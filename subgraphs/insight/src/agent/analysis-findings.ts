@@ -83,7 +83,8 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   const f = (o.data as AnalysisData).finding;
   if (f.status !== 'analysed' || !f.subject || !f.premise) return undefined;
   const subject = f.subject;
-  const unit = subject.unit.kind === 'currency' ? subject.unit.code : undefined;
+  // The impact's unit: a currency's code, a count's noun, else the unit's kind (a ratio's change is a fraction).
+  const unit = subject.unit.kind === 'currency' ? subject.unit.code : subject.unit.kind === 'count' ? (subject.unit.noun ?? 'count') : subject.unit.kind;
   const days = f.periods ? Math.round((Date.parse(f.periods.period.to) - Date.parse(f.periods.period.from)) / 86_400_000) + 1 : 7;
   const before = c.actions.length;
   // This analysis's findings start at its answer.

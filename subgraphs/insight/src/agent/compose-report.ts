@@ -15,7 +15,7 @@ export type { ToolOutcome } from './composed.js';
  * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE,
  *   budget-proposal.ts);
  * - a content with a newer draft than its live version, when the question is about content
- *   → publish it (CONTENT_PUBLISH);
+ *   (and names its page, when it names any) → publish it (CONTENT_PUBLISH);
  * - a knowledge search that found nothing while the tenant has crawl jobs → run the closest
  *   one now (CRAWL_TRIGGER).
  * A model may propose further actions with the `propose_action` tool.
@@ -123,9 +123,14 @@ function budgetFindings(c: Composed, o: ToolOutcome): void {
   }
 }
 
-function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): void {
+/** The slug as a word of the question (`pricing`, `about-us` as "about us" or "about-us"). */
+const names = (prompt: string, slug: string) => new RegExp(`(^|[^a-z0-9])${slug.toLowerCase().replace(/[^a-z0-9]+/g, '[^a-z0-9]?')}($|[^a-z0-9])`).test(prompt.toLowerCase());
+
+function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean, prompt: string): void {
   const d = obj(o.data);
-  for (const item of arr(d.contents)) {
+  // A question that names pages is about those; one that names none, about every page.
+  const named = arr(d.contents).filter((item) => names(prompt, String(item.slug)));
+  for (const item of named.length ? named : arr(d.contents)) {
     const published = item.publishedVersion as number | null;
     const latest = num(item.latestVersion);
     if (item.latestVersionStatus !== 'DRAFT' || published === null || latest <= published) continue;
@@ -211,7 +216,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'simulate_scenario': simulationFinding(c, o, history); break;
       case 'search_knowledge': knowledgeFinding(c, o); break;
       case 'read_budgets': budgetFindings(c, o); break;
-      case 'read_content': contentFindings(c, o, input.contentAsked); break;
+      case 'read_content': contentFindings(c, o, input.contentAsked, input.prompt); break;
       case 'propose_action': modelProposals(c, o); break;
       default: break;
     }
