@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createHmac } from 'node:crypto';
+import { createHmac, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { seededRandom } from '@svc/kit/random';
 import { generateDaily, generateLeaves } from '@svc/insight/engine/synthetic-series';
@@ -17,7 +17,9 @@ import { startWebhookReceiver } from './support/webhook-receiver.js';
  * (b) a declared money driver cut → an EXTERNAL hand-off to the operator webhook, delivered once,
  * signed, and dead-lettered when the receiver stays down; (c) a what-if whose planted elasticity
  * the stated interval covers, with its cost, return per unit and verdict; (d) a model budget that
- * will run out → BUDGET_CHANGE; (e) findings with no lever → no proposal, and the report says why.
+ * will run out → BUDGET_CHANGE; (e) findings with no lever → no proposal, and the report says why;
+ * (f) a fall on the day a crawl job healed its selectors and a run failed → change them back
+ * (executed) and run it again.
  */
 
 const SITE = 'decide-shop';
@@ -54,6 +56,8 @@ function cited(job: { report: { findings: { title: string; detail: string }[] } 
 const FALL = lastMonday + 2 * DAY;
 // (b) partner fees (a lever the platform does not own) are cut from Monday of last week.
 const CUT = lastMonday;
+// (f) listings fall from Thursday of last week, when a crawl job healed its selectors and a run failed.
+const HEAL = lastMonday + 3 * DAY;
 // (c) a p10–p90 interval covers a planted truth four times in five: the noise's seed is fixed.
 const ELASTICITY = 0.45;
 const promo = bursts(800, 200, 41, () => 1, 21);
@@ -103,6 +107,8 @@ beforeAll(async () => {
   const ads = bursts(1500, HISTORY, 51);
   await tenant.ingest([{ name: 'gift_ads', labels: {}, points: ads }], 'EUR', [{ name: 'gift_ads', unit: { kind: 'currency', code: 'EUR' }, upIsGood: false }]);
   await tenant.ingest([{ name: 'gift_sales', labels: {}, points: ads.map((p) => ({ t: p.t, value: 2000 * (p.value / 1500) ** 0.05 })) }], 'EUR', [{ name: 'gift_sales', unit: { kind: 'currency', code: 'EUR' }, drivers: [{ metric: 'gift_ads' }] }]);
+  const listings = generateDaily({ start, days: HISTORY, level: 900, seed: 61, noise: 0.03 }, (day) => (day >= isoDay(HEAL) ? 0.5 : 1));
+  await tenant.ingest([{ name: 'listing_count', labels: {}, points: listings }], 'listings', [{ name: 'listing_count', unit: { kind: 'count', noun: 'listings' } }]);
 });
 afterAll(async () => {
   await db?.end();
@@ -256,5 +262,44 @@ describe('findings with no lever', () => {
     expect(job.actions).toEqual([]);
     const none = job.report.findings.filter((x: { title: string }) => x.title === 'No proposal');
     expect(none).toEqual([expect.objectContaining({ detail: expect.stringContaining('gift_ads') })]);
+  });
+});
+
+describe('a fall on the day a crawl job healed its selectors and a run failed', () => {
+  it('proposes changing the selectors back and running the job again; approved, the selectors before the healing are the job\'s', async () => {
+    // Crawl events are read with crawl's rules: this analyst may read the tenant's crawl jobs.
+    const crawler = await platform.token({ subject: 'cora', roles: ['analyst', 'crawler'], tenants: ['decide'], sites: [] });
+    const before = { listRow: 'ul.listings > li', title: 'a' };
+    const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: bearer(crawler), json: { jobName: 'listings', targetUrl: 'https://listings.example.com/all', robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: before } });
+    expect(created.status).toBe(201);
+    const jobId = created.body.data.jobId as string;
+    // What runs on the fall's day would have left behind (no run can be dated in the past): a healing to
+    // selectors that match the wrong elements, and a run that failed.
+    const healed = { listRow: 'div.card', title: 'h3' };
+    const [healRun, failedRun] = [randomUUID(), randomUUID()];
+    const at = (hours: number) => new Date(HEAL + hours * 3_600_000);
+    await db.query(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason, created_at) values ('decide', $1, 2, $2, $3, $4)`, [jobId, JSON.stringify(healed), `healed during execution ${healRun}`, at(4)]);
+    await db.query(`update crawl.crawl_job set selectors = $2, selector_version = 2 where id = $1`, [jobId, JSON.stringify(healed)]);
+    await db.query(
+      `insert into crawl.crawl_execution (id, tenant_id, job_id, status, queued_at, started_at, finished_at, total_count, self_healing_occurred, error)
+       values ($1, 'decide', $3, 'COMPLETED', $4, $4, $4, 12, true, null), ($2, 'decide', $3, 'FAILED', $5, $5, $5, 0, false, 'The page answered 500')`,
+      [healRun, failedRun, jobId, at(4), at(6)],
+    );
+
+    const job = await tenantClient(platform.bridge, () => crawler).ask('Why did listing count drop last week?');
+    expect(job.status).toBe('COMPLETED');
+    expect(engineFinding(job)).toMatchObject({ changePoint: { day: isoDay(HEAL) } });
+    const actions = (job.actions as Action[]).sort((a, b) => a.kind.localeCompare(b.kind));
+    expect(actions.map((a) => [a.kind, a.targetType, a.targetId])).toEqual([['CRAWL_SELECTOR_CHANGE', 'CrawlJob', jobId], ['CRAWL_TRIGGER', 'CrawlJob', jobId]]);
+    const [change, trigger] = actions as [Action, Action];
+    expect(change).toMatchObject({ undoable: true, params: { selectors: before, restores: 1, replaces: 2, healedSelectors: healed }, finding: { title: 'When it started' } });
+    expect(trigger).toMatchObject({ undoable: false, params: { failedExecution: failedRun }, finding: { title: 'When it started' } });
+    for (const a of actions) {
+      cited(job, a);
+      expect(a.expectedImpact).toMatchObject({ metric: 'listing_count', unit: 'listings', horizonDays: 7, p10: 0 });
+    }
+
+    await reviewer.approve(change.actionId);
+    expect(await reviewer.settled(change.actionId)).toMatchObject({ status: 'EXECUTED', outcome: { job: { jobId, selectorVersion: 3, selectors: before } } });
   });
 });

@@ -66,6 +66,11 @@ describe('report composition', () => {
     expect(target('Which pages wait to be published?')).toEqual(['c1', 'c2']);
   });
 
+  it('proposes one change of a target once', () => {
+    const twice = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [contents, { ...contents, step: 11 }], contentAsked: true });
+    expect(twice.actions.map((a) => [a.kind, a.targetId])).toEqual([['CONTENT_PUBLISH', 'c1']]);
+  });
+
   it('reads figures as written, without years', () => {
     expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
   });

@@ -221,8 +221,11 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       default: break;
     }
   }
-  // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts).
-  const { kept, refused } = checkedProposals(c.actions, c.findings.length);
+  // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts);
+  // one change of a target is proposed once (the first, from the analysis, cites the most).
+  const seen = new Set<string>();
+  const once = c.actions.filter((a) => !seen.has(`${a.kind}|${a.targetId}`) && !!seen.add(`${a.kind}|${a.targetId}`));
+  const { kept, refused } = checkedProposals(once, c.findings.length);
   c.actions = kept;
   for (const why of refused) c.findings.push({ title: 'A proposal was left out', detail: why, evidence: [] });
   // A report that found no lever says so, instead of leaving the reader to wonder.
