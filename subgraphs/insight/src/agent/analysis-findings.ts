@@ -60,7 +60,9 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       ...(period ? { period: { from: period.from, to: period.to } } : {}),
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
     });
-    if (f.premise.observed !== 'flat') c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
+    // The waterfall answers "why": a question only about the future or a what-if gets none.
+    const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
+    if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
   return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
 }
@@ -140,4 +142,21 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   if (c.actions.length > before) return undefined;
   if (w?.cost && !w.cost.pays) reasons.unshift(`No change to ${w.metric} is proposed: it does not pay within the interval.`);
   return reasons.length ? reasons.join(' ') : undefined;
+}
+
+/** What the engine said about the analysed subject's future: its forecast, and the lever of a what-if it estimated. */
+export interface AnalysedOutlook {
+  name: string;
+  forecast?: { day: string; p10: number; p50: number; p90: number }[];
+  whatIfLever?: string;
+}
+
+export function analysedOutlook(o: ToolOutcome): AnalysedOutlook | undefined {
+  const f = (o.data as AnalysisData).finding;
+  if (!f.subject) return undefined;
+  return {
+    name: f.subject.name,
+    ...(f.forecast ? { forecast: f.forecast.points } : {}),
+    ...(f.whatIf?.effect && f.whatIf.metric ? { whatIfLever: f.whatIf.metric } : {}),
+  };
 }

@@ -1,9 +1,12 @@
-import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
+import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
-import { analysisFindings, analysisProposals } from './analysis-findings.js';
 import { checkedProposals } from '../domain/proposal-check.js';
+import type { Finding as EngineFinding } from '../engine/finding.js';
+import { analysisConfidence } from './analysis-confidence.js';
+import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
 import { budgetProposal } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
+import { segmentTable } from './segment-table.js';
 
 export type { ToolOutcome } from './composed.js';
 
@@ -152,12 +155,39 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean, pro
   }
 }
 
+/**
+ * One figure per question: when the engine forecast the subject or estimated the what-if too,
+ * the report states the engine's, which its answer quotes. The forecast and simulation tools'
+ * findings (their own fits and horizons, other figures) go; their charts stay, the forecast's
+ * taking the engine's band.
+ */
+function oneOutlook(c: Composed, engine: AnalysedOutlook): void {
+  const duplicate = (f: Finding) => f.evidence.some((i) => {
+    const e = c.evidence[i] as { kind?: string; metric?: string; driver?: string } | undefined;
+    if (e?.metric !== engine.name) return false;
+    return (e.kind === 'FORECAST' && engine.forecast !== undefined) || (e.kind === 'SIMULATION' && e.driver === engine.whatIfLever);
+  });
+  c.findings = c.findings.filter((f) => !duplicate(f));
+  for (const chart of c.charts) {
+    if (engine.forecast && chart.kind === 'FORECAST' && chart.title === `${engine.name} forecast`) chart.band = engine.forecast.map((p) => ({ t: p.day, p10: p.p10, p50: p.p50, p90: p.p90 }));
+  }
+}
+
+/** A proposal's finding where it is now (findings left out since shift the rest); none when it was left out. */
+function recited(c: Composed, a: ProposedAction): ProposedAction {
+  if (!a.finding) return a;
+  const index = c.findings.findIndex((f) => f.title === a.finding!.title && f.detail === a.finding!.detail);
+  const { finding, ...rest } = a;
+  return index < 0 ? rest : { ...rest, finding: { ...finding, index } };
+}
+
 /** What the model proposed through `propose_action` (already validated by the tool). */
 function modelProposals(c: Composed, o: ToolOutcome): void {
   const proposal = obj(obj(o.data).proposal);
   if (proposal.kind) c.actions.push(proposal as unknown as ProposedAction);
 }
 
+/** Without the engine's analysis (a report from the single tools only): grounded in how many kinds of evidence. */
 function confidence(c: Composed): Report['confidence'] {
   const kinds = new Set(c.evidence.map((e) => e.kind));
   const value = Math.min(0.9, 0.3 + 0.15 * kinds.size);
@@ -197,12 +227,19 @@ export interface ComposeInput {
 
 export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
+  const tables: SegmentTable[] = [];
   let history: Chart['history'] = [];
   let analysed: string | undefined;
+  let outlook: AnalysedOutlook | undefined;
+  let engineConfidence: Report['confidence'] | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
+        outlook = analysedOutlook(o);
+        engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
+        const table = segmentTable(o);
+        if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
         const none = analysisProposals(c, o);
         if (none) {
@@ -221,11 +258,12 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       default: break;
     }
   }
+  if (outlook) oneOutlook(c, outlook);
   // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts);
   // one change of a target is proposed once (the first, from the analysis, cites the most).
   const seen = new Set<string>();
   const once = c.actions.filter((a) => !seen.has(`${a.kind}|${a.targetId}`) && !!seen.add(`${a.kind}|${a.targetId}`));
-  const { kept, refused } = checkedProposals(once, c.findings.length);
+  const { kept, refused } = checkedProposals(once.map((a) => recited(c, a)), c.findings.length);
   c.actions = kept;
   for (const why of refused) c.findings.push({ title: 'A proposal was left out', detail: why, evidence: [] });
   // A report that found no lever says so, instead of leaving the reader to wonder.
@@ -239,7 +277,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const ungrounded = said ? ungroundedFigures(said, sources) : [];
   const useModel = said.length >= 20 && ungrounded.length === 0;
   const modelConfidence = num(input.model?.confidence);
-  const ownConfidence = confidence(c);
+  const ownConfidence = engineConfidence ?? confidence(c);
   const report: Report = {
     judgment: useModel ? said : composedJudgment(input.prompt, c, analysed),
     judgmentSource: useModel ? 'model' : 'composed',
@@ -250,6 +288,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
         ? { value: modelConfidence, reason: input.model.confidenceReason }
         : ownConfidence,
     charts: c.charts,
+    segmentTables: tables,
   };
   return { report, actions: c.actions, ungrounded };
 }

@@ -63,7 +63,8 @@ export interface WhatIfOutcome extends WhatIf {
   /**
    * When the lever is money in the subject's currency: the lever's spend over the period, the
    * extra spend the change means, the effect per unit of it (p10–p90), and whether it pays
-   * within the interval (a cut pays when even the p90 loss is smaller than the saving).
+   * within the interval: effect − increment > 0 at p10 (a cut pays when even its largest loss,
+   * the p10 effect, is smaller than the saving).
    */
   cost?: { periodSpend: number; increment: number; return: { p10: number; p50: number; p90: number }; pays: boolean };
 }

@@ -32,8 +32,8 @@ export function narrate(f: Finding): Narrative {
     statements.push({ topic: 'range', text: `From the history before the period, ${f.subject.name} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
   }
   if (f.changePoint) {
-    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `${e.event.title} (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? '+' : ''}${e.offsetDays} day` : ''})`);
-    statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `, when ${events.join('; ')} happened` : ''}.` });
+    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `"${e.event.title}" (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? 'the day after' : 'the day before'}` : ''})`);
+    statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `; on the timeline then: ${events.join('; ')}` : ''}.` });
   }
   if (p.observed !== 'flat' && f.causes.length > 0) {
     for (const c of f.causes.slice(0, MAX_CAUSES)) {

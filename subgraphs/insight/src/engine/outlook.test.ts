@@ -20,6 +20,28 @@ describe('whatIfEffect', () => {
   });
 });
 
+describe('whatIfEffect: cost and return of money levers', () => {
+  const eur = { kind: 'currency', code: 'EUR' } as const;
+  const income = withDefaults({ name: 'partner_income', unit: eur, drivers: [{ metric: 'commission', elasticity: 0.8 }] });
+  const lever = { def: withDefaults({ name: 'commission', unit: eur }), from: '2026-11-09' };
+  const spend = new Map(['2026-11-09', '2026-11-10', '2026-11-11', '2026-11-12', '2026-11-13', '2026-11-14', '2026-11-15'].map((d) => [d, 100]));
+  const ask = (change: number) => ({ text: `change commission by ${change * 100}%`, change, metric: 'commission', labels: {} });
+
+  it('a cut that loses more than it saves does not pay', () => {
+    const w = whatIfEffect(ask(-0.2), income, 10_000, undefined, spend, '2026-11-15', 1, lever);
+    expect(w.effect!.p50).toBeCloseTo(10_000 * (0.8 ** 0.8 - 1), 6);
+    expect(w.cost).toEqual({ periodSpend: 700, increment: -140, return: expect.anything(), pays: false });
+    expect(w.cost!.return.p50).toBeCloseTo(w.effect!.p50 / -140, 9);
+  });
+
+  it('a cut that saves more than it loses pays, and so does a raise that brings back more than it costs', () => {
+    expect(whatIfEffect(ask(-0.2), income, 100, undefined, spend, '2026-11-15', 1, lever).cost!.pays).toBe(true);
+    const raise = whatIfEffect(ask(0.1), income, 10_000, undefined, spend, '2026-11-15', 1, lever);
+    expect([raise.cost!.increment, raise.cost!.pays]).toEqual([expect.closeTo(70, 9), true]);
+    expect(whatIfEffect(ask(0.1), income, 500, undefined, spend, '2026-11-15', 1, lever).cost!.pays).toBe(false);
+  });
+});
+
 describe('forecastAhead', () => {
   it('forecasts the days after the data with a band for each day and for the total', () => {
     const daily = generateDaily({ start: '2026-05-01', days: 200, level: 500, seed: 8 }).map((p) => ({ day: dayOf(p.t), value: p.value }));

@@ -1,11 +1,12 @@
 import { SvcError } from '@svc/kit';
 import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
-import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
+import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
-import type { SeriesData } from '../engine/series.js';
+import { SeriesBook, type SeriesData } from '../engine/series.js';
+import { dailyValues } from '../engine/aggregate.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -109,14 +110,14 @@ export function createAnalysisService(deps: AnalysisDeps) {
         failedReads.push(`what the events point at: ${error.message}`);
         return undefined;
       }) : undefined;
-      // The subject's last 120 days, for the report's chart (read on its own when the engine only needed its parts, as for a ratio).
-      const subject = finding.subject?.name;
-      let points = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0)?.points;
-      if (!points && subject) {
-        const [chart] = await read({ metric: subject, role: 'subject', shape: 'total', from: new Date(at - 120 * DAY).toISOString().slice(0, 10), to: new Date(at - DAY).toISOString().slice(0, 10) });
-        points = chart?.points;
-      }
-      const history = (points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
+      // The subject's last 120 days, for the report's chart: a ratio day by day from the parts the
+      // engine read (it may have no series of its own), anything else its total.
+      // Only the totals it needs go into the book: the leaves stay with the engine's thread.
+      const subject = finding.subject ? defs.get(finding.subject.name) : undefined;
+      const parts = subject ? ratioParts(subject.aggregation) : undefined;
+      const needed = new Set(subject ? (parts ? [parts.numerator, parts.denominator] : [subject.name]) : []);
+      const totals = series.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
+      const history = subject ? dailyValues(subject, new SeriesBook(totals)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
       return { finding: targets ? { ...finding, targets } : finding, reads: requests.length, failedReads, history };
     },
   };

@@ -1,7 +1,8 @@
 import { reversibilityOf, type ActionKind, type ActionStatus, type ExpectedImpact, type TargetType } from '../domain/action.js';
 import type { JobStatus, StepKind } from '../domain/job.js';
-import type { Action, Authority, Decision, Job, Step } from '../domain/job-records.js';
-import type { ProposalFinding, Report } from '../domain/report.js';
+import type { Action, Decision, ProposalFinding } from '../domain/action.js';
+import type { Authority, Job, Step } from '../domain/job-records.js';
+import type { Report } from '../domain/report.js';
 
 /** Row mappers: database rows of the `insight` schema to domain records. */
 export type Row = Record<string, unknown>;
