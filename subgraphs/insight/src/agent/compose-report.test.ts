@@ -105,7 +105,7 @@ describe('report composition', () => {
     const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
     const simulated: ToolOutcome = {
       step: 4, tool: 'simulate_scenario', summary: 'fees under -20% promo_spend',
-      data: { target: 'fees', driver: 'promo_spend', changePercent: -20, horizon: 30, runs: 2000, elasticity: { value: 0.6, source: 'estimated' }, impact: { p10: -900, p50: -700, p90: -500 }, impactPercent: -4.1, baselineTotal: 17000, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
+      data: { target: 'fees', driver: 'promo_spend{channel=search}', changePercent: -20, horizon: 30, runs: 2000, elasticity: { value: 0.6, source: 'estimated' }, impact: { p10: -900, p50: -700, p90: -500 }, impactPercent: -4.1, baselineTotal: 17000, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
     };
     const { report } = composeReport({ prompt: finding.question, outcomes: [analysed, simulated], contentAsked: false });
     expect(report.findings.filter((f) => f.title.includes('promo_spend →'))).toEqual([]);

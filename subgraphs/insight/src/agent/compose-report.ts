@@ -165,7 +165,7 @@ function oneOutlook(c: Composed, engine: AnalysedOutlook): void {
   const duplicate = (f: Finding) => f.evidence.some((i) => {
     const e = c.evidence[i] as { kind?: string; metric?: string; driver?: string } | undefined;
     if (e?.metric !== engine.name) return false;
-    return (e.kind === 'FORECAST' && engine.forecast !== undefined) || (e.kind === 'SIMULATION' && e.driver === engine.whatIfLever);
+    return (e.kind === 'FORECAST' && engine.forecast !== undefined) || (e.kind === 'SIMULATION' && e.driver?.replace(/\{.*\}$/, '') === engine.whatIfLever);
   });
   c.findings = c.findings.filter((f) => !duplicate(f));
   for (const chart of c.charts) {

@@ -208,8 +208,12 @@ export function analyse(input: AnalysisInput): Finding {
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
   const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
-  const parts = ratioParts(def.aggregation);
-  if (parts) related.add(parts.numerator).add(parts.denominator);
+  // A ratio among them (the subject, a factor, a driver) relates its numerator and denominator
+  // too: they are the subject's own parts, not candidates that "moved at the same time".
+  for (const name of [...related]) {
+    const parts = ratioParts(defs.get(name)?.aggregation ?? 'sum');
+    if (parts) related.add(parts.numerator).add(parts.denominator);
+  }
   const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
   const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
