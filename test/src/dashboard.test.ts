@@ -226,6 +226,8 @@ describe('the analysis dashboard', () => {
     const stored = (await db.query('select kind, status, review_comment from insight.action where job_id = $1 order by kind', [jobId])).rows;
     expect(stored).toEqual([
       { kind: 'BUDGET_CHANGE', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
+      // The demo's pricing version went live the day conversion fell: putting it back in the draft waits.
+      { kind: 'CONTENT_DRAFT_UPDATE', status: 'PROPOSED', review_comment: null },
       { kind: 'CONTENT_PUBLISH', status: 'REJECTED', review_comment: 'Not before the copy review' },
     ]);
   });

@@ -49,6 +49,7 @@ export const actionSchema = z
       .loose()
       .nullable(),
     undoable: z.boolean(), undo: z.string(),
+    finding: z.object({ index: z.number().int(), title: z.string(), detail: z.string() }).loose().nullable().meta({ description: 'The report finding the proposal follows from.' }),
     decision: z.object({ reviewedBy: z.string(), reviewerSubject: z.string(), comment: nullableText, decidedAt: time }).loose().nullable(),
     outcome: z.record(z.string(), z.unknown()).nullable(), executedAt: time.nullable(),
   })

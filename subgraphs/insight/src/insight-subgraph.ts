@@ -29,6 +29,7 @@ import { createMetricService, type MetricService } from './service/metrics.js';
 import { createNoticeDelivery, type ReviewWebhook } from './service/review-notices.js';
 import { seedDemo } from './service/seed-demo.js';
 import type { Caller, MetricSourceAdapter } from './service/sources/metric-source.js';
+import { eventTargets } from './service/sources/event-targets.js';
 import { platformEvents } from './service/sources/platform-events.js';
 import { platformSource } from './service/sources/platform-source.js';
 import { prometheusSource } from './service/sources/prometheus-source.js';
@@ -156,6 +157,7 @@ async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, lo
     analytics,
     catalog: (caller) => catalog.catalogEntries(caller),
     events: (caller, from, to) => timeline.eventsBetween(caller, from, to),
+    targets: eventTargets({ call, headers: callerHeaders, log }).read,
   });
   if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 

@@ -62,6 +62,19 @@ describe('report composition', () => {
     expect(composeReport({ prompt: 'q', outcomes: [contents], contentAsked: false }).actions).toEqual([]);
   });
 
+  it('proposes publishing only the pages a question names, when it names any', () => {
+    const two: ToolOutcome = { ...contents, data: { siteKey: 'demo', contents: [...(contents.data as { contents: object[] }).contents, { contentId: 'c2', siteKey: 'demo', slug: 'about-us', title: 'About', status: 'PUBLISHED', publishedVersion: 1, latestVersion: 2, latestVersionStatus: 'DRAFT', publishedAt: null }] } };
+    const target = (prompt: string) => composeReport({ prompt, outcomes: [two], contentAsked: true }).actions.map((a) => a.targetId);
+    expect(target('Is the pricing page hurting conversion?')).toEqual(['c1']);
+    expect(target('Should the About us page change?')).toEqual(['c2']);
+    expect(target('Which pages wait to be published?')).toEqual(['c1', 'c2']);
+  });
+
+  it('proposes one change of a target once', () => {
+    const twice = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [contents, { ...contents, step: 11 }], contentAsked: true });
+    expect(twice.actions.map((a) => [a.kind, a.targetId])).toEqual([['CONTENT_PUBLISH', 'c1']]);
+  });
+
   it('reads figures as written, without years', () => {
     expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
   });

@@ -101,6 +101,8 @@ export interface Action {
   /** Whether the change can be undone, and how (the proposal's, else its kind's). */
   undoable: boolean;
   undo: string;
+  /** The report finding it follows from (null for proposals stored before findings were cited). */
+  finding: ProposalFinding | null;
   status: ActionStatus;
   proposedAt: Date;
   expiresAt: Date;
@@ -108,6 +110,13 @@ export interface Action {
   outcome: Record<string, unknown> | null;
   executedAt: Date | null;
   executionAttempts: number;
+}
+
+/** The finding a proposal follows from: its index in the report's findings, and its words. */
+export interface ProposalFinding {
+  index: number;
+  title: string;
+  detail: string;
 }
 
 /** The outcome of carrying an action out in its target service. */

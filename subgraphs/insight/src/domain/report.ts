@@ -1,4 +1,6 @@
-import type { ActionKind, ExpectedImpact, TargetType } from './action.js';
+import type { ActionKind, ExpectedImpact, ProposalFinding, TargetType } from './action.js';
+
+export type { ProposalFinding } from './action.js';
 
 /** Where a finding's figures come from; `step` is the job step holding the tool result. */
 export type Evidence =
@@ -112,7 +114,10 @@ export interface ProposedAction {
   undoable?: boolean | undefined;
   /** How to undo it, in words (default: the kind's). */
   undo?: string | undefined;
+  /** The report finding it follows from. */
+  finding?: ProposalFinding | undefined;
 }
+
 
 /**
  * The figures of a text: numbers as written (1,234.5 → 1234.5; 12% → 12). Used by the

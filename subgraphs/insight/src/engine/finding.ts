@@ -61,7 +61,7 @@ export interface ForecastSummary {
 
 export interface WhatIfOutcome extends WhatIf {
   /** The subject's expected change over a period like the analysed one, p10–p90, when the lever is a driver of the subject. */
-  effect?: { p10: number; p50: number; p90: number; elasticity: number; source: 'declared' | 'estimated' };
+  effect?: { p10: number; p50: number; p90: number; elasticity: number; elasticityInterval: { p10: number; p90: number }; source: 'declared' | 'estimated' };
   /**
    * When the lever is money in the subject's currency: the lever's spend over the period, the
    * extra spend the change means, the effect per unit of it (p10–p90), and whether it pays

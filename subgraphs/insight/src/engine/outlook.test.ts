@@ -9,7 +9,7 @@ describe('whatIfEffect', () => {
 
   it('applies a declared elasticity: value × ((1 + change)^e − 1)', () => {
     const w = whatIfEffect({ text: 'increase couriers by 21%', change: 0.21, metric: 'couriers', labels: {} }, subject, 1000, undefined, undefined, '2026-11-15', 1);
-    expect(w.effect).toEqual({ p10: expect.closeTo(100, 9), p50: expect.closeTo(100, 9), p90: expect.closeTo(100, 9), elasticity: 0.5, source: 'declared' });
+    expect(w.effect).toEqual({ p10: expect.closeTo(100, 9), p50: expect.closeTo(100, 9), p90: expect.closeTo(100, 9), elasticity: 0.5, elasticityInterval: { p10: 0.5, p90: 0.5 }, source: 'declared' });
   });
 
   it('gives no effect without an elasticity, or for a cut of 100 % or more', () => {

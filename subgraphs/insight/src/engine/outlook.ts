@@ -41,7 +41,7 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
   if (!e || !(value > 0) || !(1 + whatIf.change > 0)) return { ...whatIf };
   const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
   const [a, b] = [effect(e.p10), effect(e.p90)];
-  const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, source: e.source } };
+  const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, elasticityInterval: { p10: Math.min(e.p10, e.p90), p90: Math.max(e.p10, e.p90) }, source: e.source } };
   const sameMoney = lever && lever.def.unit.kind === 'currency' && subject.unit.kind === 'currency' && lever.def.unit.code === subject.unit.code;
   if (sameMoney && leverDaily) {
     let spent = 0;

@@ -155,6 +155,13 @@ export class ExpectedImpact {
   @Field(() => String, { nullable: true, description: 'The unit of p10-p90 (USD, sessions, %).' }) unit!: string | null;
 }
 
+@ObjectType({ description: 'The report finding a proposal follows from.' })
+export class ProposalFinding {
+  @Field(() => Int, { description: 'Its index in the report\'s findings.' }) index!: number;
+  @Field(() => String) title!: string;
+  @Field(() => String) detail!: string;
+}
+
 @ObjectType({ description: 'The one decision on an action.' })
 export class Decision {
   @Field(() => String) reviewedBy!: string;
@@ -179,6 +186,7 @@ export class ActionProposal {
   @Field(() => ExpectedImpact, { nullable: true }) expectedImpact!: ExpectedImpact | null;
   @Field(() => Boolean, { description: 'Whether the change can be undone.' }) undoable!: boolean;
   @Field(() => String, { description: 'How to undo it (or why it cannot be).' }) undo!: string;
+  @Field(() => ProposalFinding, { nullable: true, description: 'The report finding it follows from (null for proposals stored before findings were cited).' }) finding!: ProposalFinding | null;
   @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED. An EXTERNAL action stays APPROVED while its hand-off is PENDING (outcome.deliveryStatus) and is EXECUTED once the operator webhook accepted it.' }) status!: string;
   @Field(() => String) proposedAt!: string;
   @Field(() => String) expiresAt!: string;

@@ -82,6 +82,7 @@ export function actionView(a: Action): ActionProposal {
     expectedImpact: a.expectedImpact ? { ...a.expectedImpact, method: a.expectedImpact.method ?? null, horizonDays: a.expectedImpact.horizonDays ?? null, unit: a.expectedImpact.unit ?? null } : null,
     undoable: a.undoable,
     undo: a.undo,
+    finding: a.finding,
     status: a.status,
     proposedAt: a.proposedAt.toISOString(),
     expiresAt: a.expiresAt.toISOString(),

@@ -2,6 +2,7 @@ import { SvcError } from '@svc/kit';
 import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
 import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
+import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
 import { SeriesBook, type SeriesData } from '../engine/series.js';
@@ -23,6 +24,8 @@ export interface AnalysisDeps {
   catalog: (caller: Caller) => Promise<EngineEntry[]>;
   /** The tenant's events in a window (stored and the platform's own); default none. */
   events?: (caller: Caller, from: number, to: number) => Promise<EngineEvent[]>;
+  /** What a bad move's events and pages point at, as it is now (sources/event-targets.ts); default none. */
+  targets?: (caller: Caller, finding: Finding) => Promise<Targets | undefined>;
   now?: () => number;
   /** Series read at once. Default 6. */
   parallelReads?: number;
@@ -64,7 +67,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
     catalog: (caller: Caller) => catalogFor(caller),
 
     /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
-    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
+    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding & { targets?: Targets }; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
       const catalog = await catalogFor(caller);
       const at = now();
       const p = plan(question, catalog, at);
@@ -102,6 +105,12 @@ export function createAnalysisService(deps: AnalysisDeps) {
         return [];
       }) : [];
       const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
+      // The levers the proposals may name, as they are now: read after the engine, for its events only.
+      const targets = deps.targets ? await deps.targets(caller, finding).catch((error: unknown) => {
+        if (!(error instanceof SvcError)) throw error;
+        failedReads.push(`what the events point at: ${error.message}`);
+        return undefined;
+      }) : undefined;
       // The subject's last 120 days, for the report's chart: a ratio day by day from the parts the
       // engine read (it may have no series of its own), anything else its total; for a question
       // about part of it (a scope), that part's.
@@ -113,7 +122,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
       const own = subject && scope ? scopedSeries(series.filter((x) => needed.has(x.name)), subject, scope) : series;
       const totals = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
       const history = subject ? dailyValues(subject, new SeriesBook(totals)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
-      return { finding, reads: requests.length, failedReads, history };
+      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length, failedReads, history };
     },
   };
 }

@@ -1,4 +1,5 @@
 import { seededRandom, type Logger } from '@svc/kit';
+import { demoStory } from '@svc/kit/demo-story';
 import { DEMO_DEFINITIONS, demoSeries } from '../domain/demo-series.js';
 import type { DefinitionStore } from '../store/definition-store.js';
 import type { MetricStore } from '../store/metric-store.js';
@@ -13,7 +14,10 @@ export const DEMO_TENANT = 'demo';
  * series are then seeded again, once (the definitions written with them mark it done).
  */
 export async function seedDemo(metricStore: MetricStore, definitionStore: DefinitionStore, log: Logger): Promise<void> {
-  const fresh = () => demoSeries(new Date(), seededRandom(DEMO_SEED));
+  const now = new Date();
+  // The story's falls, on the days the cms seed publishes the page versions behind them.
+  const story = demoStory(now);
+  const fresh = () => demoSeries(now, seededRandom(DEMO_SEED), { conversionFrom: story.pricingChange, signupsFrom: story.newsletterChange });
   if (await metricStore.isEmpty(DEMO_TENANT)) {
     log.info(await metricStore.ingest(DEMO_TENANT, fresh()), 'seeded the demo business metrics');
   } else if (await definitionStore.isEmpty(DEMO_TENANT)) {
