@@ -127,13 +127,15 @@ describe('metric definitions', () => {
   it('gives the analysis every metric of the catalog with its definition and what the series show', async () => {
     const { catalog, caller } = services(acme);
     const entries = await catalog.catalogEntries(caller);
-    expect(entries.map((e) => e.name)).toEqual(['bookings', 'visits']);
-    expect(entries[0]).toEqual({
+    // booking_rate has no series of its own: it is derived from bookings ÷ visits, with the labels both carry (none).
+    expect(entries.map((e) => e.name)).toEqual(['booking_rate', 'bookings', 'visits']);
+    expect(entries[0]).toEqual({ name: 'booking_rate', unit: { kind: 'ratio' }, aggregation: { ratio: { numerator: 'bookings', denominator: 'visits' } }, labels: [], labelValues: {} });
+    expect(entries[1]).toEqual({
       name: 'bookings', unit: { kind: 'count', noun: 'bookings' }, aggregation: 'sum', upIsGood: true, formula: { product: ['visits', 'booking_rate'] },
       drivers: [{ metric: 'ad_spend', labels: { channel: 'search' }, lagDays: 2, elasticity: 0.3 }], synonyms: ['reservations'], description: 'Bookings per day',
       labels: ['region'], labelValues: { region: ['north', 'south'] },
     });
-    expect(entries[1]).toEqual({ name: 'visits', unit: { kind: 'count', noun: 'visits' }, synonyms: ['traffic'], labels: [], labelValues: {} });
+    expect(entries[2]).toEqual({ name: 'visits', unit: { kind: 'count', noun: 'visits' }, synonyms: ['traffic'], labels: [], labelValues: {} });
   });
 });
 
