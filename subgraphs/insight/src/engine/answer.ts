@@ -63,7 +63,7 @@ export function answerFirstSentence(f: Finding): string {
     return `${subjectName(s)} ${move} ${when}, ${figures}, which is ${normal}.`;
   }
   const outside = p.band ? `, ${p.position} its expected range of ${band}` : '';
-  const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, ${f.events[0].offsetDays === 0 ? 'the day of' : f.events[0].offsetDays > 0 ? 'a day before' : 'a day after'} "${f.events[0].event.title}"` : ''}` : '';
+  const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, ${f.events[0].offsetDays === 0 ? 'the day of' : f.events[0].offsetDays > 0 ? 'a day before' : 'a day after'} “${f.events[0].event.title}”` : ''}` : '';
   const top = f.causes[0];
   const cause = top
     ? `; the largest part, ${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change), comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`

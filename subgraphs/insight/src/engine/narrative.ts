@@ -33,7 +33,7 @@ export function narrate(f: Finding): Narrative {
     statements.push({ topic: 'range', text: `From the history before the period, ${subjectName(f.subject)} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
   }
   if (f.changePoint) {
-    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `"${e.event.title}" (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? 'the day after' : 'the day before'}` : ''})`);
+    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `“${e.event.title}” (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? 'the day after' : 'the day before'}` : ''})`);
     statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `; on the timeline then: ${events.join('; ')}` : ''}.` });
   }
   if (p.observed !== 'flat' && f.causes.length > 0) {
