@@ -126,4 +126,25 @@ describe('levers behind a fall, from the events on the day it started', () => {
     expect(c.actions.map((a) => a.kind)).toEqual(['EXTERNAL']);
     expect(c.actions[0]!.finding).toMatchObject({ title: 'A cause', detail: expect.stringContaining('partner_fees') });
   });
+
+  it('hands off a change the tenant made on the day of an unexplained fall, for the operator to review and undo', () => {
+    const deploy: EngineEvent = { at: at(FALL, 14), kind: 'deploy', title: 'Checkout v2 rolled out', ref: 'release-2.0' };
+    const note: EngineEvent = { at: at(FALL, 15), kind: 'note', title: 'All-hands meeting' };
+    const { c, finding } = run([deploy, note]);
+    expect(finding.changePoint?.day).toBe(FALL);
+    expect(c.actions).toEqual([expect.objectContaining({
+      kind: 'EXTERNAL', targetType: 'External', targetId: 'release-2.0', undoable: false,
+      params: { lever: 'release-2.0', change: { revert: { ref: 'release-2.0', kind: 'deploy', title: 'Checkout v2 rolled out', at: `${FALL}T14:30:00.000Z` } }, summary: expect.stringContaining('undo it if it caused the move') },
+      expectedImpact: expect.objectContaining({ metric: 'trial_starts', p10: 0, p90: -finding.premise!.change, method: expect.stringContaining('undoing it') }),
+    })]);
+    expect(c.actions[0]!.finding).toMatchObject({ title: 'When it started' });
+  });
+
+  it('does not suspect a tenant\'s change when the platform\'s measures explain the fall', () => {
+    const leaves = generateLeaves('trial_starts', { region: ['north', 'south', 'east'] }, { start, days: 400, level: 9000, seed: 5, noise: 0.02 }, (labels, day) => (labels.region === 'north' && day >= FALL ? 0.4 : 1));
+    const deploy: EngineEvent = { at: at(FALL, 14), kind: 'deploy', title: 'Checkout v2 rolled out', ref: 'release-2.0' };
+    const { c, finding } = run([deploy], undefined, undefined, [totalOf('trial_starts', leaves), ...leaves], [{ name: 'trial_starts', labels: ['region'] }]);
+    expect(finding.causes[0]).toMatchObject({ view: 'segment', labels: { region: 'north' } });
+    expect(c.actions).toEqual([]);
+  });
 });

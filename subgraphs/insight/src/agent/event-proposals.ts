@@ -4,6 +4,7 @@ import type { ProposalFinding, ProposedAction } from '../domain/report.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { contentLever, publishedWithin, type SuspectVersion } from './content-proposals.js';
 import { selectorLever, triggerLever } from './crawl-proposals.js';
+import { tenantEventLever } from './tenant-event-proposals.js';
 import type { LeverContext } from './lever-context.js';
 
 /**
@@ -13,7 +14,10 @@ import type { LeverContext } from './lever-context.js';
  * - `selector_healed` / `crawl_failed` (a crawl-job ref) → change the selectors back / run again
  *   (crawl-proposals.ts);
  * - a cause whose label value is the slug of a page that went live in the compared weeks → that
- *   version is a suspect too.
+ *   version is a suspect too;
+ * - a tenant's own event with a ref to act on (a deploy, a price change), when what the platform
+ *   measures leaves most of the move unexplained → an EXTERNAL hand-off to review and undo it
+ *   (tenant-event-proposals.ts).
  * When the declared drivers explain the move (the primary view, with under a third left), an
  * event on its day is a coincidence to name, not a lever to pull.
  */
@@ -44,6 +48,8 @@ export function eventLevers({ finding: f, targets, ctx, cite }: EventLeverInput)
     return out;
   }
   const context: LeverContext = { ...ctx, changeDay: cp.day, finding: cite() };
+  // A tenant's own change is suspected only when what the platform measures leaves most of the move unexplained.
+  const explained = f.causes.length > 0 && Math.abs(f.remainder.share) < 1 / 3;
   const contents = new Map((targets?.contents ?? []).map((t) => [t.contentId, t]));
   const jobs = new Map((targets?.crawlJobs ?? []).map((t) => [t.jobId, t]));
   const suspects = new Map<string, { s: SuspectVersion; ctx: LeverContext }>();
@@ -56,6 +62,9 @@ export function eventLevers({ finding: f, targets, ctx, cite }: EventLeverInput)
       push(out, selectorLever(ref.jobId, at, jobs.get(ref.jobId), context));
     } else if (event.kind === 'crawl_failed' && ref?.kind === 'crawl-job') {
       push(out, triggerLever(ref.jobId, ref.executionId, at, jobs.get(ref.jobId), context));
+    } else if (!ref && !explained) {
+      const action = tenantEventLever(event, context);
+      if (action) out.actions.push(action);
     }
   }
   // A page the causes name, changed in the compared weeks.

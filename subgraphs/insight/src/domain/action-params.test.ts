@@ -16,6 +16,11 @@ describe('action parameters', () => {
     expect(problems).toEqual(expect.arrayContaining(['lever: lever must not be empty', 'change.changePercent: change.changePercent must be at least -100', expect.stringMatching(/^summary: /)]));
   });
 
+  it('accepts an EXTERNAL revert of a tenant\'s change, and refuses a change that is neither shape', () => {
+    expect(actionParamProblems('EXTERNAL', { lever: 'release-2.0', change: { revert: { ref: 'release-2.0', kind: 'deploy', title: 'Checkout v2', at: '2026-11-12T14:30:00.000Z' } }, summary: 'Review the deploy' })).toEqual([]);
+    expect(actionParamProblems('EXTERNAL', { lever: 'x', change: { revert: { ref: '' } }, summary: 's' })).toEqual([expect.stringMatching(/^change: change must be \{metric, labels\?, changePercent\} or \{revert/)]);
+  });
+
   it('leaves the kinds their target subgraph validates alone', () => {
     expect(actionParamProblems('BUDGET_CHANGE', { anything: true })).toEqual([]);
   });

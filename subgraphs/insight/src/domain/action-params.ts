@@ -6,7 +6,8 @@ const lever = z.string().trim().min(1, 'lever must not be empty').max(200, 'leve
 /**
  * The parameters of the kinds whose shape the analysis service itself relies on: a
  * `CONTENT_RESTORE` names the site (its reviewer must hold it) and the version to bring back;
- * an `EXTERNAL` action names the lever, the change and a summary the operator reads.
+ * an `EXTERNAL` action names the lever, the change (a lever moved by a percentage, or a
+ * tenant's change to revert) and a summary the operator reads.
  */
 export const ACTION_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
   CONTENT_RESTORE: z.object({
@@ -15,11 +16,23 @@ export const ACTION_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
   }).loose(),
   EXTERNAL: z.object({
     lever,
-    change: z.object({
-      metric: z.string({ error: 'change.metric is required and must be a string' }).min(1, 'change.metric must not be empty'),
-      labels: z.record(z.string(), z.string()).optional(),
-      changePercent: z.number({ error: 'change.changePercent is required and must be a number' }).finite().min(-100, 'change.changePercent must be at least -100').max(10_000, 'change.changePercent must be at most 10000'),
-    }).loose(),
+    // A lever moved by a percentage (ad spend, a price), or a change the tenant made (an event on
+    // its timeline: a deploy, a price change) to review and undo.
+    change: z.union([
+      z.object({
+        metric: z.string({ error: 'change.metric is required and must be a string' }).min(1, 'change.metric must not be empty'),
+        labels: z.record(z.string(), z.string()).optional(),
+        changePercent: z.number({ error: 'change.changePercent is required and must be a number' }).finite().min(-100, 'change.changePercent must be at least -100').max(10_000, 'change.changePercent must be at most 10000'),
+      }).loose(),
+      z.object({
+        revert: z.object({
+          ref: z.string().trim().min(1, 'change.revert.ref must not be empty').max(300, 'change.revert.ref must be at most 300 characters'),
+          kind: z.string().min(1).max(40),
+          title: z.string().min(1).max(300),
+          at: z.string().min(1).max(40),
+        }).loose(),
+      }).loose(),
+    ], { error: 'change must be {metric, labels?, changePercent} or {revert: {ref, kind, title, at}}' }),
     summary: z.string({ error: 'summary is required and must be a string' }).trim().min(1, 'summary must not be empty').max(2000, 'summary must be at most 2000 characters'),
   }).loose(),
 };
