@@ -65,4 +65,28 @@ describe('proposals from findings', () => {
     expect(analysisProposals(c, outcome(finding))).toBeUndefined();
     expect(c.actions).toEqual([]);
   });
+
+  it('brings a money driver back only when it pays within the interval, and states its cost', () => {
+    // Fees in EUR driven by partner spend in EUR (elasticity 0.8 declared); the spend was halved from 9 Nov.
+    const spend = generateDaily({ start, days: 400, level: 1000, seed: 7, noise: 0.05 }, (d) => (d >= '2026-11-09' ? 0.5 : 1));
+    const catalog: CatalogEntry[] = [
+      { name: 'fees', unit: { kind: 'currency', code: 'EUR' }, drivers: [{ metric: 'partner_spend', elasticity: 0.8 }] },
+      { name: 'partner_spend', unit: { kind: 'currency', code: 'EUR' }, upIsGood: false },
+    ];
+    const feesAt = (level: number) => spend.map((p, i) => ({ t: p.t, value: level * (p.value / 1000) ** 0.8 * (1 + 0.005 * Math.sin(i)) }));
+    const ask = (level: number) => analyse({ question: 'Why did fees drop last week?', catalog, series: [{ name: 'fees', labels: {}, points: feesAt(level) }, { name: 'partner_spend', labels: {}, points: spend }], now });
+
+    const paying = ask(20_000);
+    const c = compose();
+    analysisFindings(c, outcome(paying));
+    expect(analysisProposals(c, outcome(paying))).toBeUndefined();
+    expect(c.actions).toEqual([expect.objectContaining({ kind: 'EXTERNAL', params: expect.objectContaining({ change: expect.objectContaining({ metric: 'partner_spend' }) }) })]);
+    expect(c.actions[0]!.rationale).toMatch(/it costs about €[\d,]+ more over the period for about €[\d,]+ back \([\d.]+ per unit spent, at least [\d.]+ at p10\), so it pays within the interval\.$/);
+
+    const costly = ask(1_000);
+    const d = compose();
+    analysisFindings(d, outcome(costly));
+    expect(analysisProposals(d, outcome(costly))).toMatch(/^Bringing partner_spend back is not proposed: it costs about €[\d,]+ more .* so it does not pay within the interval\.$/);
+    expect(d.actions).toEqual([]);
+  });
 });

@@ -1,3 +1,5 @@
+import type { Unit } from '../engine/catalog.js';
+import type { DriverAttribution } from '../engine/driver-attribution.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
@@ -91,6 +93,7 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   const before = c.actions.length;
   // This analysis's findings start at its answer.
   const from = Math.max(0, c.findings.map((x) => x.title).lastIndexOf('The answer'));
+  const reasons: string[] = [];
   const w = f.whatIf;
   if (w?.metric && w.effect && w.cost?.pays) {
     const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
@@ -115,20 +118,24 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
       // The change that brings the driver back to where it was before the period.
       const restore = Math.round((attribution.driverBefore / attribution.driverAfter - 1) * 1000) / 10;
       const interval = cause.interval ?? { p10: cause.contribution, p90: cause.contribution };
+      const cost = restoreCost(attribution, subject.unit, -cause.contribution, -Math.max(interval.p10, interval.p90), f.locale);
+      if (cost?.pays === false) {
+        reasons.push(`Bringing ${cause.metric} back is not proposed: ${cost.text}.`);
+        continue;
+      }
       c.actions.push({
         kind: 'EXTERNAL',
         title: `Bring ${cause.metric} back to its level before (${restore >= 0 ? '+' : ''}${restore} %)`,
-        rationale: `${cause.metric} accounts for ${Math.round(cause.share * 100)} % of the change in ${subject.name}; restoring it should win back about that much.`,
+        rationale: `${cause.metric} accounts for ${Math.round(cause.share * 100)} % of the change in ${subject.name}; restoring it should win back about that much${cost ? `; ${cost.text}` : ''}.`,
         targetType: 'External',
         targetId: cause.metric!,
-        params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${Math.round(-cause.contribution)} of ${subject.name} over ${days} days.` },
+        params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${Math.round(-cause.contribution)} of ${subject.name} over ${days} days${cost ? `; ${cost.text}` : ''}.` },
         expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: -Math.max(interval.p10, interval.p90), p50: -cause.contribution, p90: -Math.min(interval.p10, interval.p90), method: ESTIMATE, ...(unit ? { unit } : {}) },
         finding: cite(c, from, TITLES.cause, cause.name),
       });
     }
   }
   // The platform's own levers behind the move: content versions, crawl runs and healed selectors.
-  const reasons: string[] = [];
   if (bad && f.premise.verdict !== 'within-normal') {
     const levers = eventLevers({
       finding: f,
@@ -142,6 +149,23 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   if (c.actions.length > before) return undefined;
   if (w?.cost && !w.cost.pays) reasons.unshift(`No change to ${w.metric} is proposed: it does not pay within the interval.`);
   return reasons.length ? reasons.join(' ') : undefined;
+}
+
+/**
+ * What bringing a money driver back costs: the extra spend over a period like the analysed one
+ * (its value before minus after). In the subject's own currency it pays when even the p10
+ * win-back exceeds it; in another unit the cost per unit won back is stated, without a verdict.
+ */
+function restoreCost(d: DriverAttribution, subject: Unit, winBack: number, winBackP10: number, locale: string): { text: string; pays?: boolean } | undefined {
+  if (d.unit?.kind !== 'currency' || !d.additive) return undefined;
+  const spend = d.driverBefore - d.driverAfter;
+  if (!(spend > 0)) return undefined;
+  const money = formatValue(spend, d.unit, locale);
+  if (subject.kind === 'currency' && subject.code === d.unit.code) {
+    const pays = winBackP10 > spend;
+    return { pays, text: `it costs about ${money} more over the period for about ${formatValue(winBack, subject, locale)} back (${(winBack / spend).toFixed(2)} per unit spent, at least ${(winBackP10 / spend).toFixed(2)} at p10), so it ${pays ? 'pays' : 'does not pay'} within the interval` };
+  }
+  return { text: `it costs about ${money} more over the period, about ${formatValue(spend / winBack, d.unit, locale)} per ${subject.kind === 'count' && subject.noun ? subject.noun.replace(/s$/, '') : 'unit'} won back` };
 }
 
 /** What the engine said about the analysed subject's future: its forecast, and the lever of a what-if it estimated. */

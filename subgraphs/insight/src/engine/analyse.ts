@@ -126,7 +126,7 @@ function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBo
       notes.push(`driver ${spec.metric}: too little history (under 20 week-over-week pairs) to estimate an elasticity`);
       continue;
     }
-    out.push(attributeDriver({ metric: spec.metric, labels: filter, lagDays: lag, elasticity, subjectBefore: subject.before, subjectAfter: subject.after, driverBefore: d0.value, driverAfter: d1.value }));
+    out.push({ ...attributeDriver({ metric: spec.metric, labels: filter, lagDays: lag, elasticity, subjectBefore: subject.before, subjectAfter: subject.after, driverBefore: d0.value, driverAfter: d1.value }), unit: driverDef.unit, additive: isAdditive(driverDef) });
   }
   return out;
 }

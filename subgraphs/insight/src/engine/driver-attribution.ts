@@ -6,6 +6,7 @@
  * the driver `lag` days earlier (differencing removes the weekly season and most of the shared
  * trend), with a p10–p90 interval from a seeded bootstrap over the pairs.
  */
+import type { Unit } from './catalog.js';
 import { seededRandom } from '@svc/kit/random';
 import { quantile } from '../analytics/quantiles.js';
 import { addDays } from './days.js';
@@ -35,6 +36,9 @@ export interface DriverAttribution {
   contributionP90: number;
   /** contribution ÷ the subject's change. */
   share: number;
+  /** The driver's unit, and whether its values add up over days (so its change over the period is money or a count spent). */
+  unit?: Unit;
+  additive?: boolean;
 }
 
 const MIN_PAIRS = 20;
