@@ -195,6 +195,15 @@ describe('events', () => {
     expect(theirs.body.data.filter((e: { source: string }) => e.source === 'platform')).toEqual([]);
     const reviewed = await call(`${platform.bridge}/api/v1/insight/events?${window}&kind=content_published`, { headers: bearer(reviewer) });
     expect(reviewed.body.data).toEqual([]);
+    // A token for every site does not make every site the tenant's: acme's analysis reads no
+    // page of site demo then, while the demo tenant (its site is named like it) reads them.
+    const everySite = await platform.token({ ...ACME, subject: 'oper', sites: '*' });
+    const wide = await call(`${platform.bridge}/api/v1/insight/events?${window}`, { headers: bearer(everySite) });
+    expect(wide.body.data.filter((e: { kind: string }) => e.kind === 'content_published')).toEqual([]);
+    expect(wide.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ kind: 'crawl_failed', ref: `crawl-job:${jobId}:execution:${executionId}` })]));
+    const demoWide = await platform.token({ subject: 'oper', roles: ['analyst', 'editor'], tenants: ['demo'], sites: '*' });
+    const demoEvents = await call(`${platform.bridge}/api/v1/insight/events?${window}&kind=content_published`, { headers: bearer(demoWide) });
+    expect(demoEvents.body.data).toEqual(expect.arrayContaining([expect.objectContaining({ ref: `content:demo:${welcome.id}:v${version}` })]));
 
     const { timeline, caller } = services(acme);
     const events = await timeline.eventsBetween(caller, started - 60_000, Date.now() + 60_000);

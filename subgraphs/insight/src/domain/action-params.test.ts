@@ -18,7 +18,8 @@ describe('action parameters', () => {
 
   it('accepts an EXTERNAL revert of a tenant\'s change, and refuses a change that is neither shape', () => {
     expect(actionParamProblems('EXTERNAL', { lever: 'release-2.0', change: { revert: { ref: 'release-2.0', kind: 'deploy', title: 'Checkout v2', at: '2026-11-12T14:30:00.000Z' } }, summary: 'Review the deploy' })).toEqual([]);
-    expect(actionParamProblems('EXTERNAL', { lever: 'x', change: { revert: { ref: '' } }, summary: 's' })).toEqual([expect.stringMatching(/^change: change must be \{metric, labels\?, changePercent\} or \{revert/)]);
+    expect(actionParamProblems('EXTERNAL', { lever: 'x', change: { revert: { ref: '' } }, summary: 's' })).toEqual(expect.arrayContaining(['change.revert.ref: change.revert.ref must not be empty', 'change.revert.kind: change.revert.kind is required and must be a string']));
+    expect(actionParamProblems('EXTERNAL', { lever: 'x', summary: 's' })).toEqual([expect.stringMatching(/^change: change is required: \{metric, labels\?, changePercent\} or \{revert/)]);
   });
 
   it('leaves the kinds their target subgraph validates alone', () => {

@@ -9,6 +9,21 @@ const lever = z.string().trim().min(1, 'lever must not be empty').max(200, 'leve
  * an `EXTERNAL` action names the lever, the change (a lever moved by a percentage, or a
  * tenant's change to revert) and a summary the operator reads.
  */
+const leverChange = z.object({
+  metric: z.string({ error: 'change.metric is required and must be a string' }).min(1, 'change.metric must not be empty'),
+  labels: z.record(z.string(), z.string()).optional(),
+  changePercent: z.number({ error: 'change.changePercent is required and must be a number' }).finite().min(-100, 'change.changePercent must be at least -100').max(10_000, 'change.changePercent must be at most 10000'),
+}, { error: 'change is required: {metric, labels?, changePercent} or {revert: {ref, kind, title, at}}' }).loose();
+
+const revertChange = z.object({
+  revert: z.object({
+    ref: z.string({ error: 'change.revert.ref is required and must be a string' }).trim().min(1, 'change.revert.ref must not be empty').max(300, 'change.revert.ref must be at most 300 characters'),
+    kind: z.string({ error: 'change.revert.kind is required and must be a string' }).min(1).max(40),
+    title: z.string({ error: 'change.revert.title is required and must be a string' }).min(1).max(300),
+    at: z.string({ error: 'change.revert.at is required and must be a string' }).min(1).max(40),
+  }).loose(),
+}).loose();
+
 export const ACTION_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
   CONTENT_RESTORE: z.object({
     siteKey: z.string({ error: 'siteKey is required and must be a string' }).min(1, 'siteKey must not be empty'),
@@ -17,22 +32,15 @@ export const ACTION_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
   EXTERNAL: z.object({
     lever,
     // A lever moved by a percentage (ad spend, a price), or a change the tenant made (an event on
-    // its timeline: a deploy, a price change) to review and undo.
-    change: z.union([
-      z.object({
-        metric: z.string({ error: 'change.metric is required and must be a string' }).min(1, 'change.metric must not be empty'),
-        labels: z.record(z.string(), z.string()).optional(),
-        changePercent: z.number({ error: 'change.changePercent is required and must be a number' }).finite().min(-100, 'change.changePercent must be at least -100').max(10_000, 'change.changePercent must be at most 10000'),
-      }).loose(),
-      z.object({
-        revert: z.object({
-          ref: z.string().trim().min(1, 'change.revert.ref must not be empty').max(300, 'change.revert.ref must be at most 300 characters'),
-          kind: z.string().min(1).max(40),
-          title: z.string().min(1).max(300),
-          at: z.string().min(1).max(40),
-        }).loose(),
-      }).loose(),
-    ], { error: 'change must be {metric, labels?, changePercent} or {revert: {ref, kind, title, at}}' }),
+    // its timeline: a deploy, a price change) to review and undo: `revert` decides which, so a bad
+    // value is named in the shape it was meant for.
+    change: z.unknown().transform((value, ctx) => {
+      const shape = value && typeof value === 'object' && 'revert' in value ? revertChange : leverChange;
+      const parsed = shape.safeParse(value);
+      if (parsed.success) return parsed.data;
+      for (const issue of parsed.error.issues) ctx.addIssue({ code: 'custom', message: issue.message, path: issue.path });
+      return z.NEVER;
+    }),
     summary: z.string({ error: 'summary is required and must be a string' }).trim().min(1, 'summary must not be empty').max(2000, 'summary must be at most 2000 characters'),
   }).loose(),
 };

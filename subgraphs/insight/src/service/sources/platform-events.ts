@@ -33,8 +33,8 @@ const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : N
 
 /**
  * The platform's own events, read through the router with the caller's authority when asked
- * (the analysis service reads no other schema): content versions published on the caller's
- * sites (cms `contents`, each version's `publishedAt`; `ref` = `content:<siteKey>:<id>:v<version>`), and
+ * (the analysis service reads no other schema): content versions published on the tenant's
+ * sites (`sitesOf`: the token's named sites, or for an all-sites token the site named like the tenant; cms `contents`, each version's `publishedAt`; `ref` = `content:<siteKey>:<id>:v<version>`), and
  * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
  * `crawl-job:<jobId>:execution:<executionId>`) and the runs whose selectors healed
  * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
@@ -54,10 +54,23 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
     }
   }
 
+  /**
+   * The sites whose content is this tenant's story. Sites and tenants are separate grants, so a
+   * token naming its sites gives exactly those; a token for every site (`"*"`, an operator's) does
+   * not make every site the tenant's: only the site whose key is the tenant's id (the demo tenant's
+   * site `demo`) is read, so another tenant's pages never turn up as causes (or restore proposals)
+   * in this tenant's analysis.
+   */
+  async function sitesOf(caller: Caller, headers: Record<string, string>): Promise<string[]> {
+    const granted = caller.principal.sites;
+    if (granted !== '*') return [...granted];
+    const all = (await deps.call<{ sites: { siteKey: string }[] }>('InsightSites', {}, headers)).sites.map((s) => s.siteKey);
+    return all.filter((key) => key === caller.tenantId);
+  }
+
   async function contentEvents(caller: Caller, headers: Record<string, string>, from: number, to: number): Promise<TimelineEvent[]> {
     if (!hasRole(caller.principal, 'editor')) return [];
-    const granted = caller.principal.sites;
-    const sites = granted === '*' ? (await deps.call<{ sites: { siteKey: string }[] }>('InsightSites', {}, headers)).sites.map((s) => s.siteKey) : [...granted];
+    const sites = await sitesOf(caller, headers);
     const out: TimelineEvent[] = [];
     for (const siteKey of sites.slice(0, PLATFORM_EVENT_LIMITS.sites)) {
       const rows = await refusedAsEmpty('content', async () => (await deps.call<{ contents: ContentRow[] }>('InsightContentVersions', { siteKey }, headers)).contents);
