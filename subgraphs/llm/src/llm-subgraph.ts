@@ -16,10 +16,15 @@ import type { GatewayServices } from './service/gateway-services.js';
 import { createKeyService } from './service/key-service.js';
 import { createGatewayMetrics } from './service/metrics.js';
 import { createRateLimiter } from './service/rate-limiter.js';
+import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
+import { createAlertStore } from './store/alert-store.js';
+import { createBudgetStore } from './store/budget-store.js';
+import { createKeyStore } from './store/key-store.js';
+import { createLeaseStore } from './store/lease-store.js';
+import { LLM_MIGRATIONS } from './store/migrations.js';
 import { createRedisRateWindows } from './store/rate-window-redis.js';
 import { createMemoryRateWindows } from './store/rate-window-store.js';
-import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
-import { LLM_MIGRATIONS } from './store/migrations.js';
+import { createUsageStore } from './store/usage-store.js';
 import { createBudgetAlertJob } from './worker/budget-alert.js';
 import { startExpiredLeaseSweep } from './worker/charge-expired-leases.js';
 
@@ -95,13 +100,15 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   // Lease renewals have a connection of their own: under load they never wait behind settlements.
   const renewals = new pg.Pool({ connectionString: options.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
   renewals.on('error', (error) => log.warn({ reason: error.message }, 'lease renewal connection lost; reconnecting on the next renewal'));
-  const budgets = createBudgetService(orm, alertJob.queue, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000, renewals });
+  const alertStore = createAlertStore(orm);
+  const budgetStores = { budgets: createBudgetStore(orm), usage: createUsageStore(orm), alerts: alertStore, leases: createLeaseStore(orm, { ttlMs: options.leaseTtlSeconds * 1000, renewals }) };
+  const budgets = createBudgetService(budgetStores, alertJob.queue, log, { instance: options.workerName });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
-  const keys = createKeyService(orm, options.masterKey, log);
+  const keys = createKeyService(createKeyStore(orm), options.masterKey, log);
   const callers = createCallerCheck(keys);
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
-  const alertDelivery = createAlertDelivery(orm, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
+  const alertDelivery = createAlertDelivery(alertStore, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
   // Rate windows in Redis are shared by every instance on it; without Redis they are this process's.
   const limiter = createRateLimiter(options.redisUrl ? createRedisRateWindows(options.redisUrl, options.redisPrefix, log) : createMemoryRateWindows(), log);
   const created = Math.floor(Date.now() / 1000);

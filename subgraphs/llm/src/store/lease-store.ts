@@ -52,6 +52,9 @@ export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewa
   const ttl = `clock_timestamp() + ${Math.max(1, Math.round(options.ttlMs))} * interval '1 millisecond'`;
 
   return {
+    /** How long a lease lives unrenewed, ms: then the sweep charges it in full. */
+    ttlMs: options.ttlMs,
+
     /**
      * Adds `amountUsd` to the lease (creating it when `fresh`), unless the hard limit would be
      * passed (or the period row is missing: 'refused'), or an existing lease is gone ('gone').
