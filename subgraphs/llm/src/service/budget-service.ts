@@ -25,9 +25,9 @@ export interface BudgetStores {
 
 /**
  * Money never leaks: before an upstream call the worst-case cost is held against this
- * instance's lease on the agent's period budget (see budget-leases.ts: leases grow with one
- * conditional UPDATE under the hard limit), then settled to the actual cost in batches after
- * the answer, or released.
+ * instance's lease on the agent's period budget (see budget-leases.ts: leases grow in one
+ * transaction on the locked period row, as far as the hard limit admits, domain/budget.ts),
+ * then settled to the actual cost in batches after the answer, or released.
  */
 export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string } = {}) {
   const clock = options.clock ?? (() => new Date());
