@@ -65,7 +65,7 @@ import {
   type UpstreamChatRequest,
   type Usage,
 } from '../domain/openai-types.js';
-import { callerAbortError } from './openai-compatible.js';
+import { callerAbortError } from './caller-abort.js';
 
 export { LOCAL_EMBEDDING_DIMENSIONS } from '../domain/local-embedding.js';
 
