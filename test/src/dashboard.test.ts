@@ -1,10 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdir } from 'node:fs/promises';
+import { readFileSync } from 'node:fs';
+import { mkdir, writeFile } from 'node:fs/promises';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import type { Browser, BrowserContext, Page } from 'playwright-core';
+import { generateDaily, generateLeaves } from '@svc/insight/engine/synthetic-series';
 import { launchChromium, seriousA11yViolations, watchPage } from './support/browser.js';
+import { askOnCanvas, useTenant } from './support/dashboard-page.js';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { eventually } from './support/eventually.js';
 import { call, gql } from './support/http.js';
@@ -22,6 +25,13 @@ import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support
 
 const OUT = join(dirname(fileURLToPath(import.meta.url)), '..', '..', 'output', 'dashboard');
 const PROMPT = 'Is our model budget enough, and is the pricing page hurting conversion?';
+/** The README's own demo question (its curl example), so the first-screen test follows the README. */
+const README_QUESTION = /"prompt":"([^"]+)"/.exec(readFileSync(join(dirname(fileURLToPath(import.meta.url)), '..', '..', '..', 'README.md'), 'utf8'))![1]!;
+const DAY = 86_400_000;
+const today = Math.floor(Date.now() / DAY) * DAY;
+/** Monday of the last complete ISO week: "last week" starts there. */
+const lastMonday = today - (((new Date(today).getUTCDay() + 6) % 7) + 7) * DAY;
+const history = { start: new Date(today - 400 * DAY).toISOString().slice(0, 10), days: 400 };
 let platform: TestPlatform;
 let upstream: Awaited<ReturnType<typeof startFakeOpenAi>>;
 let browser: Browser;
@@ -41,6 +51,12 @@ async function signIn(context: BrowserContext): Promise<Page> {
   return page;
 }
 
+/** Reads or writes the platform as the admin, in `tenant`. */
+const asAdmin = (tenant: string, path: string, init: { method?: string; json?: unknown } = {}) => call(`${platform.bridge}${path}`, { ...init, headers: { authorization: `Bearer ${admin}`, 'x-svc-tenant-id': tenant } });
+
+/** Asks on the canvas and waits for the report; returns the job as the REST API has it. */
+const ask = async (page: Page, tenant: string, prompt: string): Promise<any> => (await asAdmin(tenant, `/api/v1/insight/jobs/${await askOnCanvas(page, prompt)}`)).body.data;
+
 const stepNumbers = (page: Page) => page.locator('ol.steps li').evaluateAll((items) => items.map((li) => Number(li.getAttribute('data-seq'))));
 
 beforeAll(async () => {
@@ -51,7 +67,8 @@ beforeAll(async () => {
     models: [{ name: 'slow-model', provider: 'slow', inputPerMTok: 5, outputPerMTok: 15 }],
     aliases: { 'auto-route': ['slow-model'], 'fast-track': ['slow-model'], 'deep-reasoning': ['slow-model'] },
   });
-  platform = await startTestPlatform({ SVCLLM_CONFIG: config, LLM_MODEL_NAME: 'slow-model' });
+  // Crawl jobs may target this machine (the first-screen test registers one on the dashboard's own address).
+  platform = await startTestPlatform({ SVCLLM_CONFIG: config, LLM_MODEL_NAME: 'slow-model', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1' });
   dashboard = platform.urls.dashboard!;
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
@@ -209,6 +226,8 @@ describe('the analysis dashboard', () => {
     const stored = (await db.query('select kind, status, review_comment from insight.action where job_id = $1 order by kind', [jobId])).rows;
     expect(stored).toEqual([
       { kind: 'BUDGET_CHANGE', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
+      // The demo's pricing version went live the day conversion fell: putting it back in the draft waits.
+      { kind: 'CONTENT_DRAFT_UPDATE', status: 'PROPOSED', review_comment: null },
       { kind: 'CONTENT_PUBLISH', status: 'REJECTED', review_comment: 'Not before the copy review' },
     ]);
   });
@@ -264,6 +283,100 @@ describe('the analysis dashboard', () => {
     const budget = reviewer.getByRole('region', { name: 'Analysis budget' });
     await budget.locator('dl.budget').waitFor();
     expect(await budget.textContent()).toMatch(/Used this month\$\d/);
+  });
+
+  it('answers the README question with the answer, the waterfall and the first action card on the first screen at 1440×900', async () => {
+    // A crawl job and an empty knowledge base: the question's search proposes a crawl, so there is a card whatever the analysis proposes.
+    const crawl = await asAdmin('demo', '/api/v1/crawl/jobs', { json: { jobName: 'shop news', targetUrl: `${dashboard}news`, cronExpression: '0 0 3 1 1 ?', selectors: { listRow: 'article' } } });
+    expect(crawl.status).toBe(201);
+    const page = await signIn(await browser.newContext({ viewport: { width: 1440, height: 900 } }));
+    const job = await ask(page, 'demo', README_QUESTION);
+    expect(README_QUESTION).toMatch(/^Why did revenue drop last week\? What if/);
+    await page.locator('.actions article.card').first().waitFor();
+    // The answer is the judgment's first sentence, the engine's own.
+    const answer = job.report.findings.find((f: { title: string }) => f.title === 'The answer').detail as string;
+    expect(job.report.judgment.startsWith(answer)).toBe(true);
+    expect(await page.locator('.report .judgment').textContent()).toBe(answer);
+    expect(await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY)).toBe(0);
+    // A judgment the engine's answer does not open (a model's) is split at its first sentence; `8.4 %` does not end one.
+    const split = await page.evaluate((module) => import(module).then((m) => m.splitAnswer({ judgment: 'Revenue rose 8.4 % (to $66,269). Sessions did most of it.', findings: [] })), '/app/views/report.js');
+    expect(split).toEqual({ answer: 'Revenue rose 8.4 % (to $66,269).', rest: 'Sessions did most of it.' });
+    const boxes: Record<string, { x: number; y: number; width: number; height: number }> = {};
+    for (const [name, selector] of [['answer', '.report .judgment'], ['waterfall', '.report .waterfall'], ['first action card', '.actions article.card']] as const) boxes[name] = (await page.locator(selector).first().boundingBox())!;
+    await writeFile(join(OUT, 'first-screen-1440.json'), JSON.stringify(boxes, null, 1));
+    await page.screenshot({ path: join(OUT, 'first-screen-1440.png') });
+    for (const [name, box] of Object.entries(boxes)) expect([name, box.x >= 0 && box.y >= 0 && box.x + box.width <= 1440 && box.y + box.height <= 900]).toEqual([name, true]);
+    expect(boxes.answer!.y).toBeLessThan(boxes.waterfall!.y);
+    expect(boxes.waterfall!.y).toBeLessThan(boxes['first action card']!.y);
+    // The card carries the decision's facts; the first card is the job's first action.
+    const card = page.locator('.actions article.card').first();
+    expect(await card.getAttribute('data-action')).toBe(job.actions[0].actionId);
+    expect(await card.locator('dl.facts').innerText()).toContain(`${job.actions[0].undoable ? 'Can be undone' : 'Cannot be undone'}: ${job.actions[0].undo}`);
+    // The step log is below it all, and folds away.
+    const log = page.locator('details.step-log');
+    expect((await log.boundingBox())!.y).toBeGreaterThan(boxes['first action card']!.y + boxes['first action card']!.height);
+    await log.locator(':scope > summary').click();
+    expect(await page.locator('ol.steps').isVisible()).toBe(false);
+    await page.context().close();
+  });
+
+  it('draws the drill-down table of segments when the report has segments, as a table that reads at 390 px', async () => {
+    // Parcels by depot and carrier; from last Monday the depot "harbour" loses 45 % of them.
+    const leaves = generateLeaves('parcels', { depot: ['harbour', 'airport', 'city', 'rail'], carrier: ['van', 'bike'] }, { ...history, level: 12_000, seed: 17 }, (labels, day) => (labels.depot === 'harbour' && Date.parse(`${day}T00:00:00Z`) >= lastMonday ? 0.55 : 1));
+    const ingest = await asAdmin('planted', '/api/v1/insight/metrics', { json: { series: leaves.map((l) => ({ name: l.name, labels: l.labels, unit: 'parcels', points: l.points.map((p) => ({ timestamp: p.t, value: Math.round(p.value) })) })) } });
+    expect(ingest.status).toBe(200);
+    const page = await signIn(await browser.newContext({ viewport: { width: 1440, height: 900 } }));
+    await useTenant(page, 'planted');
+    const job = await ask(page, 'planted', 'Why did parcels fall last week?');
+    const expected = job.report.segmentTables[0];
+    expect(expected.rows[0].labels.depot).toBe('harbour');
+    expect(expected.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'unexplained' });
+    const table = page.getByRole('table', { name: expected.title });
+    await table.waitFor();
+    const heads = (await table.locator('thead th').allInnerTexts()).map((t) => t.split('\n')[0]);
+    expect(heads).toEqual(['Segment', 'Before', 'After', 'Contribution', 'Share of the change', 'Explanatory power', 'Surprise']);
+    expect(await table.locator('tbody th[scope=row]').allInnerTexts()).toEqual(expected.rows.map((r: { label: string }) => r.label));
+    const t = expected.rows[0].text;
+    expect(await table.locator('tbody tr').first().locator('td').allInnerTexts()).toEqual([t.before, t.after, t.contribution, t.share, t.explanatoryPower, t.surprise]);
+    expect(await table.locator('tbody tr').last().locator('td').allInnerTexts()).toEqual(['–', '–', expected.rows.at(-1).text.contribution, expected.rows.at(-1).text.share, '–', '–']);
+    await page.locator('.segment-table').screenshot({ path: join(OUT, 'segments-1440.png') });
+    await page.setViewportSize({ width: 390, height: 900 });
+    const widths = await page.evaluate(() => {
+      const d = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelector(s: string): { getBoundingClientRect(): { right: number } } } }).document;
+      return { scrollWidth: d.documentElement.scrollWidth, clientWidth: d.documentElement.clientWidth, tableRight: d.querySelector('table.segments').getBoundingClientRect().right };
+    });
+    expect(widths.scrollWidth).toBeLessThanOrEqual(widths.clientWidth);
+    expect(widths.tableRight).toBeLessThanOrEqual(widths.clientWidth);
+    expect(await seriousA11yViolations(page)).toEqual([]);
+    // Stacked, each cell still says which column it is.
+    expect(await table.locator('tbody tr').first().locator('td').first().getAttribute('data-label')).toMatch(/^Before \(/);
+    await page.locator('.segment-table').screenshot({ path: join(OUT, 'segments-390.png') });
+    await page.context().close();
+  });
+
+  it('shows on a proposal\'s card its expected impact p10–p90 in its unit, over its horizon, how it was estimated and how to undo it', async () => {
+    // Bookings in EUR driven by marketing spend in EUR at an elasticity of 0.5: a 10 % raise pays.
+    const spend = generateDaily({ ...history, level: 1000, seed: 7, noise: 0.15 });
+    const bookings = spend.map((p, i) => ({ t: p.t, value: 20_000 * (p.value / 1000) ** 0.5 * (1 + 0.01 * Math.sin(i)) }));
+    const series = [{ name: 'bookings', points: bookings }, { name: 'marketing_spend', points: spend }];
+    expect((await asAdmin('planted', '/api/v1/insight/metrics', { json: { series: series.map((x) => ({ ...x, labels: {}, unit: 'EUR', points: x.points.map((p) => ({ timestamp: p.t, value: p.value })) })) } })).status).toBe(200);
+    expect((await asAdmin('planted', '/api/v1/insight/metrics/bookings/definition', { method: 'PUT', json: { unit: { kind: 'currency', code: 'EUR' }, drivers: [{ metric: 'marketing_spend' }] } })).status).toBe(200);
+    expect((await asAdmin('planted', '/api/v1/insight/metrics/marketing_spend/definition', { method: 'PUT', json: { unit: { kind: 'currency', code: 'EUR' }, upIsGood: false } })).status).toBe(200);
+    const page = await signIn(await browser.newContext({ viewport: { width: 1440, height: 900 } }));
+    await useTenant(page, 'planted');
+    const job = await ask(page, 'planted', 'What if we increase marketing spend by 10%? How did bookings do last week?');
+    const external = job.actions.find((a: { kind: string }) => a.kind === 'EXTERNAL');
+    expect(external.expectedImpact).toMatchObject({ metric: 'bookings', unit: 'EUR', horizonDays: 7, method: expect.any(String) });
+    const card = page.locator(`.actions article.card[data-action="${external.actionId}"]`);
+    await card.waitFor();
+    const eur = (v: number) => `${v > 0 ? '+' : '\u2212'}${new Intl.NumberFormat('en-US', { style: 'currency', currency: 'EUR', minimumFractionDigits: 0, maximumFractionDigits: 0 }).format(Math.abs(v))}`;
+    const { p10, p50, p90, method } = external.expectedImpact;
+    const facts = await card.locator('dl.facts').innerText();
+    expect(facts).toContain(`${eur(p50)} on bookings over 7 days (p10 ${eur(p10)} to p90 ${eur(p90)})`);
+    expect(facts).toContain(method);
+    expect(facts).toContain(`${external.undoable ? 'Can be undone' : 'Cannot be undone'}: ${external.undo}`);
+    await card.screenshot({ path: join(OUT, 'impact-card.png') });
+    await page.context().close();
   });
 
   it('signs out with a clear message, and the session is gone', async () => {

@@ -7,7 +7,10 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { CallToolResult, Tool } from '@modelcontextprotocol/sdk/types.js';
 import { AjvJsonSchemaValidator } from '@modelcontextprotocol/sdk/validation/ajv';
+import { metricDefinitionSchema } from '@svc/insight/contract';
+import { jsonSchemaOf } from '@svc/kit';
 import { eventually } from './support/eventually.js';
+import { call } from './support/http.js';
 import { startMcpStdioClient, type McpStdioClient } from './support/mcp-stdio-client.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
@@ -20,7 +23,7 @@ const REPO = fileURLToPath(new URL('../../../', import.meta.url));
 const require = createRequire(import.meta.url);
 const INSPECTOR = join(dirname(require.resolve('@modelcontextprotocol/inspector/package.json')), (require('@modelcontextprotocol/inspector/package.json') as { bin: Record<string, string> }).bin['mcp-inspector']!);
 
-const TOOLS = ['svcinsight_forecast', 'svcinsight_list_metrics', 'svcinsight_lookup_metric', 'svcinsight_simulate'];
+const TOOLS = ['svcinsight_define_metric', 'svcinsight_forecast', 'svcinsight_list_metrics', 'svcinsight_lookup_metric', 'svcinsight_simulate'];
 const DAY = 86_400_000;
 
 function text(result: CallToolResult): string {
@@ -47,6 +50,7 @@ let inspectorHome: string;
 let analyst: McpStdioClient;
 let anonymous: McpStdioClient;
 let editor: McpStdioClient;
+let reviewer: McpStdioClient;
 let tools: Tool[];
 
 function serverEnv(extra: Record<string, string>): Record<string, string> {
@@ -70,22 +74,24 @@ beforeAll(async () => {
   [platform, inspectorHome] = await Promise.all([startTestPlatform(), mkdtemp(join(tmpdir(), 'svc-inspector-'))]);
   analystToken = await platform.token({ roles: ['analyst'] });
   const editorToken = await platform.token({ roles: ['editor'] });
-  [analyst, anonymous, editor] = await Promise.all([
+  const reviewerToken = await platform.token({ roles: ['reviewer'] });
+  [analyst, anonymous, editor, reviewer] = await Promise.all([
     startMcpStdioClient(process.execPath, [SVC, 'insight-mcp'], serverEnv({ SVC_TOKEN: analystToken })),
     startMcpStdioClient(process.execPath, [SVC, 'insight-mcp'], serverEnv({})),
     startMcpStdioClient(process.execPath, [SVC, 'insight-mcp'], serverEnv({ SVC_TOKEN: editorToken })),
+    startMcpStdioClient(process.execPath, [SVC, 'insight-mcp'], serverEnv({ SVC_TOKEN: reviewerToken })),
   ]);
   tools = (await analyst.client.listTools()).tools;
 }, 60_000);
 
 afterAll(async () => {
-  await Promise.all([analyst?.close(), anonymous?.close(), editor?.close()]);
+  await Promise.all([analyst?.close(), anonymous?.close(), editor?.close(), reviewer?.close()]);
   await platform?.close();
   if (inspectorHome) await rm(inspectorHome, { recursive: true, force: true });
 });
 
 describe('svc insight-mcp over stdio', () => {
-  it('lists the four tools with the analysis tools\' input schemas and output schemas', () => {
+  it('lists the five tools with the analysis tools\' input schemas and output schemas', () => {
     expect(tools.map((t) => t.name).sort()).toEqual(TOOLS);
     const byName = Object.fromEntries(tools.map((t) => [t.name, t]));
     expect(byName.svcinsight_lookup_metric!.inputSchema).toMatchObject({
@@ -102,6 +108,11 @@ describe('svc insight-mcp over stdio', () => {
     expect(byName.svcinsight_lookup_metric!.outputSchema).toMatchObject({ required: expect.arrayContaining(['name', 'step', 'series']) });
     expect(byName.svcinsight_forecast!.outputSchema).toMatchObject({ required: expect.arrayContaining(['model', 'total', 'forecast', 'history']) });
     expect(byName.svcinsight_simulate!.outputSchema).toMatchObject({ required: expect.arrayContaining(['elasticity', 'impact', 'band', 'seed']) });
+    // A definition is described by the very JSON Schema the REST body is documented (and validated) with.
+    expect(byName.svcinsight_define_metric!.inputSchema).toMatchObject({ type: 'object', required: ['name', 'definition'], properties: { name: { type: 'string' } } });
+    expect(byName.svcinsight_define_metric!.inputSchema.properties!.definition).toEqual(jsonSchemaOf(metricDefinitionSchema));
+    expect(byName.svcinsight_define_metric!.outputSchema).toMatchObject({ required: ['name', 'definition', 'updatedAt', 'updatedBy'] });
+    expect(byName.svcinsight_define_metric!.annotations).toMatchObject({ readOnlyHint: false, idempotentHint: true });
   });
 
   it('lists the demo series', async () => {
@@ -186,6 +197,72 @@ describe('svc insight-mcp over stdio', () => {
     expect(text(refused)).toMatch(/^The platform refused svcinsight_list_metrics: .*SVC_TOKEN must carry the analyst or reviewer role\.$/s);
   });
 
+  it('declares what a metric means through svcinsight_define_metric, read back by svcinsight_list_metrics and REST', async () => {
+    const bearer = { authorization: `Bearer ${analystToken}`, 'x-svc-tenant-id': 'demo' };
+    const days = Array.from({ length: 14 }, (_, i) => ({ timestamp: new Date(Date.UTC(2026, 9, 1 + i)).toISOString(), value: 100 + i }));
+    const ingested = await call(`${platform.bridge}/api/v1/insight/metrics`, { headers: bearer, json: { series: [{ name: 'mcp_signups', labels: {}, unit: 'signups', points: days }] } });
+    expect(ingested.status).toBe(200);
+
+    const definition = {
+      unit: { kind: 'count', noun: 'signups' },
+      aggregation: 'sum',
+      upIsGood: true,
+      formula: { sum: ['mcp_signups_web', 'mcp_signups_app'] },
+      drivers: [{ metric: 'ad_spend', labels: { channel: 'search' }, lagDays: 2 }],
+      synonyms: ['registrations'],
+      description: 'Accounts opened per day',
+    };
+    const declared = await succeed('svcinsight_define_metric', { name: 'mcp_signups', definition });
+    expect(declared.data).toEqual({ name: 'mcp_signups', definition, updatedAt: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/), updatedBy: 'tester' });
+    expect(declared.text).toMatch(/^mcp_signups is defined \(unit, aggregation, upIsGood, formula, drivers, synonyms, description\), by tester at /);
+
+    const listed = await succeed('svcinsight_list_metrics', { name: 'mcp_signups' });
+    expect(listed.data.metrics).toEqual([expect.objectContaining({ name: 'mcp_signups', source: 'store', definition })]);
+    const read = await call(`${platform.bridge}/api/v1/insight/metrics/mcp_signups/definition`, { headers: bearer });
+    expect(read.status).toBe(200);
+    expect(read.body.data).toMatchObject({ name: 'mcp_signups', definition, updatedBy: 'tester' });
+
+    // Declared again: the definition is replaced as a whole.
+    await succeed('svcinsight_define_metric', { name: 'mcp_signups', definition: { unit: { kind: 'count' }, upIsGood: false } });
+    expect((await call(`${platform.bridge}/api/v1/insight/metrics/mcp_signups/definition`, { headers: bearer })).body.data.definition).toEqual({ unit: { kind: 'count' }, upIsGood: false });
+  });
+
+  it('refuses a bad definition with isError naming the field, and changes nothing', async () => {
+    const bearer = { authorization: `Bearer ${analystToken}`, 'x-svc-tenant-id': 'demo' };
+    const before = (await call(`${platform.bridge}/api/v1/insight/metrics/mcp_signups/definition`, { headers: bearer })).body.data;
+    for (const [definition, field] of [
+      [{ unit: { kind: 'currency', code: 'usd' } }, /ISO 4217 currency code.* at definition\.unit\.code/],
+      [{ drivers: [{ metric: 'mcp_signups' }] }, /a driver may not be "mcp_signups" itself at definition\.drivers\[0\]\.metric/],
+      [{ upIsGood: 'yes' }, /expected boolean.* at definition\.upIsGood/],
+      [{ colour: 'red' }, /Unrecognized key: "colour" at definition/],
+    ] as const) {
+      const refused = await callTool(analyst, 'svcinsight_define_metric', { name: 'mcp_signups', definition });
+      expect(refused.isError).toBe(true);
+      expect(refused.structuredContent).toBeUndefined();
+      expect(text(refused)).toMatch(/svcinsight_define_metric/);
+      expect(text(refused)).toMatch(field);
+    }
+    const badName = await callTool(analyst, 'svcinsight_define_metric', { name: 'Signups!', definition: {} });
+    expect(badName.isError).toBe(true);
+    expect(text(badName)).toMatch(/metric name "Signups!" must be .* at name/);
+    expect((await call(`${platform.bridge}/api/v1/insight/metrics/mcp_signups/definition`, { headers: bearer })).body.data).toEqual(before);
+  });
+
+  it('refuses to declare a definition for a token without the analyst role, saying which role it needs', async () => {
+    // A reviewer reads the catalog (list_metrics works) but may not change what a metric means.
+    const readable = await callTool(reviewer, 'svcinsight_list_metrics', { name: 'mcp_signups' });
+    expect(readable.isError).toBeFalsy();
+    for (const session of [reviewer, editor]) {
+      const refused = await callTool(session, 'svcinsight_define_metric', { name: 'mcp_signups', definition: { upIsGood: true } });
+      expect(refused.isError).toBe(true);
+      expect(text(refused)).toMatch(/^The platform refused svcinsight_define_metric: This operation needs one of the roles: admin, analyst\. SVC_TOKEN must carry the analyst role\.$/);
+    }
+    const missing = await callTool(anonymous, 'svcinsight_define_metric', { name: 'mcp_signups', definition: {} });
+    expect(text(missing)).toMatch(/set SVC_TOKEN to a platform token with the analyst role/);
+    const bearer = { authorization: `Bearer ${analystToken}`, 'x-svc-tenant-id': 'demo' };
+    expect((await call(`${platform.bridge}/api/v1/insight/metrics/mcp_signups/definition`, { headers: bearer })).body.data.definition).toEqual({ unit: { kind: 'count' }, upIsGood: false });
+  });
+
   it('writes nothing but JSON-RPC to stdout, and only logs to stderr', async () => {
     const child = spawn(process.execPath, [SVC, 'insight-mcp'], { env: serverEnv({ SVC_TOKEN: analystToken, LOG_LEVEL: 'debug' }), stdio: ['pipe', 'pipe', 'pipe'] });
     let stdout = '';
@@ -214,7 +291,7 @@ describe('svc insight-mcp over stdio', () => {
     expect(stderr).toContain('analysis tool ran');
     expectCleanStderr(stderr);
 
-    for (const session of [analyst, anonymous, editor]) {
+    for (const session of [analyst, anonymous, editor, reviewer]) {
       expect(session.errors).toEqual([]);
       expectCleanStderr(session.stderr());
     }

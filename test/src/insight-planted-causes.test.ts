@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { generateLeaves, totalOf } from '@svc/insight/engine/synthetic-series';
 import { eventually } from './support/eventually.js';
-import { call } from './support/http.js';
+import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
 /**
@@ -53,6 +53,14 @@ beforeAll(async () => {
   // A metric that only wobbles, for the false premise.
   const steady = totalOf('signups', generateLeaves('signups', { plan: ['free', 'pro'] }, { start, days: 120, level: 900, seed: 5, noise: 0.02 }));
   await ingest([steady], 'signups');
+  // A ratio declared over two stored metrics, with no series of its own: claims ÷ policies by
+  // province; from last Monday on, province "k" files twice its claims.
+  const policies = generateLeaves('policies', { province: ['k', 'l', 'm'] }, { start, days: 120, level: 3000, seed: 21, noise: 0.01 });
+  const claims = policies.map((leaf, i) => ({ ...leaf, name: 'claims', points: leaf.points.map((p) => ({ t: p.t, value: p.value * 0.05 * (1 + 0.02 * Math.sin(i + p.t / DAY)) * (leaf.labels.province === 'k' && p.t >= lastMonday ? 2 : 1) })) }));
+  await ingest(policies, 'policies');
+  await ingest(claims, 'claims');
+  const declared = await call(`${platform.bridge}/api/v1/insight/metrics/claim_rate/definition`, { method: 'PUT', headers: bearer(analyst), json: { aggregation: { ratio: { numerator: 'claims', denominator: 'policies' } }, upIsGood: false } });
+  expect(declared.status).toBe(200);
 });
 afterAll(async () => {
   await platform?.close();
@@ -72,12 +80,27 @@ describe('planted causes through the API', () => {
     expect(waterfall.bars[0]).toMatchObject({ kind: 'start' });
     expect(waterfall.bars.at(-1)).toMatchObject({ kind: 'end' });
     expect(waterfall.bars.some((b: { label: string }) => /region=north/.test(b.label))).toBe(true);
+    // The drill-down table: region north first, with its own figures, and the unexplained rest last; the rows add up to the change.
+    const [table] = job.report.segmentTables;
+    expect(table).toMatchObject({ metric: 'bookings', unit: 'EUR', values: 'TOTAL', period: { from: isoDay(lastMonday), to: isoDay(lastMonday + 6 * DAY) } });
+    expect(table.rows[0]).toMatchObject({ kind: 'SEGMENT', label: expect.stringMatching(/region=north/) });
+    expect(table.rows[0].after).toBeLessThan(table.rows[0].before * 0.6);
+    expect(table.rows[0].text.contribution).toMatch(/^−€[\d,]+$/);
+    expect(table.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'unexplained', before: null, after: null });
+    expect(table.rows.reduce((a: number, r: { contribution: number }) => a + r.contribution, 0)).toBeCloseTo(table.change, 6);
+    // The same table through GraphQL as through REST.
+    const fields = 'title step metric unit method values change changeText period { from to text } comparison { from to text } rows { kind label labels before after contribution share explanatoryPower surprise text { before after contribution share explanatoryPower surprise } }';
+    const graph = await gql(platform.router, `query($id: ID!) { insightJob(jobId: $id) { report { segmentTables { ${fields} } } } }`, { id: job.jobId }, bearer(analyst));
+    expect(graph.body.errors).toBeUndefined();
+    expect(graph.body.data!.insightJob.report.segmentTables).toEqual(job.report.segmentTables);
   });
 
   it('says a false premise first, with the figures', async () => {
     const job = await ask('Why did signups spike last week?');
     expect(job.status).toBe('COMPLETED');
     expect(job.report.judgment).toMatch(/^signups did not (spike|rise)|^signups .*(within|inside|normal)/);
+    // A metric whose only series is its total has no segments to drill into.
+    expect(job.report.segmentTables).toEqual([]);
   });
 
   it('says it does not know a metric the tenant does not have, and invents nothing', async () => {
@@ -86,5 +109,19 @@ describe('planted causes through the API', () => {
     expect(job.report.judgment).toMatch(/^No metric in this tenant's catalog matches the question/);
     expect(job.report.judgment).toContain('bookings');
     expect(job.report.charts).toEqual([]);
+  });
+
+  it('analyses a ratio declared over two stored metrics though it has no series of its own', async () => {
+    const job = await ask('Why did the claim rate rise last week?');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.report.judgment).toMatch(/^claim_rate rose \d+(\.\d+)? % \(\+[\d.]+ pts\)/);
+    expect(job.report.findings.filter((f: { title: string }) => f.title === 'Note').map((f: { detail: string }) => f.detail).join(' ')).not.toMatch(/could not be read/);
+    const causes = job.report.findings.filter((f: { title: string }) => f.title === 'A cause').map((f: { detail: string }) => f.detail);
+    expect(causes.some((c: string) => /province=k/.test(c))).toBe(true);
+    const series = job.report.charts.find((c: { kind: string }) => c.kind === 'SERIES');
+    expect(series.history.length).toBeGreaterThan(60);
+    // The chart is the ratio day by day: about 5 % before the planted week.
+    expect(series.history[0].value).toBeGreaterThan(0.04);
+    expect(series.history[0].value).toBeLessThan(0.06);
   });
 });

@@ -146,6 +146,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   crawlJobs: { kind: 'list', args: 'limit: 50' },
   crawlExecution: { kind: 'object', args: 'executionId: "{execution}"' },
   crawlExecutions: { kind: 'object', args: 'jobId: "{crawlJob}", limit: 10' },
+  crawlSelectorVersions: { kind: 'object', args: 'jobId: "{crawlJob}", limit: 10' },
   crawlItemCounts: { kind: 'list', args: 'from: "2020-01-01T00:00:00Z", to: "2099-01-01T00:00:00Z"' },
   actionProposal: { kind: 'object', args: 'actionId: "{action}"' },
   actionProposals: { kind: 'list' },

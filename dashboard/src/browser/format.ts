@@ -28,6 +28,30 @@ export function usd(value: number): string {
   return numberFormat({ style: 'currency', currency: 'USD', minimumFractionDigits: 2, maximumFractionDigits: small ? 4 : 2 }).format(value);
 }
 
+const MINUS = '\u2212';
+
+/**
+ * A figure in the unit an expected impact states it in: an ISO currency code (`USD` → `$2,968`),
+ * `ratio` (a change of a ratio, in points: 0.004 → `0.4 pts`), `%` or `percent`, or a noun
+ * (`sessions` → `1,200 sessions`); a plain figure without one. `signed` writes `+` and `−`.
+ */
+export function inUnit(value: number, unit: string | null | undefined, signed = false): string {
+  if (!Number.isFinite(value)) return '–';
+  const sign = signed ? (value > 0 ? '+' : value < 0 ? MINUS : '') : value < 0 ? MINUS : '';
+  const v = Math.abs(value);
+  if (unit && /^[A-Z]{3}$/.test(unit)) {
+    const whole = v >= 100 ? { minimumFractionDigits: 0, maximumFractionDigits: 0 } : {};
+    try {
+      return sign + numberFormat({ style: 'currency', currency: unit, ...whole }).format(v);
+    } catch {
+      // not a currency Intl knows: the figure and the code
+    }
+  }
+  if (unit === 'ratio') return `${sign}${num(v * 100)} pts`;
+  if (unit === '%' || unit === 'percent') return `${sign}${num(v)} %`;
+  return `${sign}${num(v)}${unit ? ` ${unit}` : ''}`;
+}
+
 /** A share given as a fraction (0.42 → "42 %" in the locale's way). */
 export function percentOf(fraction: number): string {
   return numberFormat({ style: 'percent', maximumFractionDigits: 1 }).format(fraction);

@@ -49,15 +49,32 @@ export const actionSchema = z
       .loose()
       .nullable(),
     undoable: z.boolean(), undo: z.string(),
+    finding: z.object({ index: z.number().int(), title: z.string(), detail: z.string() }).loose().nullable().meta({ description: 'The report finding the proposal follows from.' }),
     decision: z.object({ reviewedBy: z.string(), reviewerSubject: z.string(), comment: nullableText, decidedAt: time }).loose().nullable(),
     outcome: z.record(z.string(), z.unknown()).nullable(), executedAt: time.nullable(),
+  })
+  .loose();
+const tablePeriod = z.object({ from: z.string(), to: z.string(), text: z.string() }).loose();
+/** The drill-down of a change through the subject's labels: segments by contribution, then the unexplained rest (`report.segmentTables`). */
+export const segmentTableSchema = z
+  .object({
+    title: z.string(), step: z.number().int(), metric: z.string(), unit: nullableText,
+    method: z.string().meta({ description: 'adtributor, adtributor+drill-down or combination-search' }),
+    values: z.enum(['TOTAL', 'RATIO']).meta({ description: "before and after are each segment's total, or its own ratio" }),
+    period: tablePeriod, comparison: tablePeriod, change: z.number(), changeText: z.string(),
+    rows: z.array(z.object({
+      kind: z.enum(['SEGMENT', 'REMAINDER']), label: z.string(), labels: z.record(z.string(), z.string()),
+      before: z.number().nullable(), after: z.number().nullable(), contribution: z.number(), share: z.number(),
+      explanatoryPower: z.number().nullable(), surprise: z.number().nullable(),
+      text: z.object({ before: nullableText, after: nullableText, contribution: z.string(), share: z.string(), explanatoryPower: nullableText, surprise: nullableText }).loose(),
+    }).loose()),
   })
   .loose();
 export const jobSchema = jobSummarySchema
   .extend({
     tokens: z.number().int(), costUsd: z.number(),
     steps: z.array(z.object({ seq: z.number().int(), kind: z.enum(STEP_KINDS), title: z.string(), detail: nullableText, toolName: nullableText, toolArgs: z.record(z.string(), z.unknown()).nullable(), resultSummary: nullableText, status: nullableText }).loose()),
-    report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()) }).loose().nullable(),
+    report: z.object({ judgment: z.string(), judgmentSource: z.string(), confidence: z.number(), confidenceReason: z.string(), findings: z.array(z.unknown()), evidence: z.array(z.unknown()), charts: z.array(z.unknown()), segmentTables: z.array(segmentTableSchema) }).loose().nullable(),
     actions: z.array(actionSchema),
   })
   .loose();

@@ -1,6 +1,6 @@
 import { ApiError, rest } from '../api.js';
 import { fill, h } from '../dom.js';
-import { num, when } from '../format.js';
+import { inUnit, num, when } from '../format.js';
 import { handle, state } from '../state.js';
 
 export interface Action {
@@ -12,7 +12,10 @@ export interface Action {
   targetType: string;
   targetId: string;
   params: Record<string, unknown>;
-  expectedImpact: { metric: string; horizon: number; p10: number; p50: number; p90: number } | null;
+  expectedImpact: { metric: string; horizon: number; p10: number; p50: number; p90: number; method?: string | null; horizonDays?: number | null; unit?: string | null } | null;
+  /** Whether the change can be undone, and how (or why not), in words. */
+  undoable?: boolean;
+  undo?: string;
   status: string;
   expiresAt: string;
   decision: { reviewedBy: string | null; comment: string | null; decidedAt: string } | null;
@@ -27,12 +30,11 @@ export function actionCard(action: Action, decided: () => void): HTMLElement {
 }
 
 function renderCard(card: HTMLElement, action: Action, decided: () => void, note?: { text: string; kind: 'conflict' | 'error' | 'info' }): void {
-  const impact = action.expectedImpact;
   const body: (HTMLElement | null)[] = [
-    h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), action.title),
+    h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), h('span', { class: 'title' }, action.title)),
     h('div', { class: 'meta' }, `${action.kind} · target ${action.targetType} ${action.targetId} · expires ${when(action.expiresAt)}`),
     h('p', {}, action.rationale),
-    impact ? h('p', { class: 'meta' }, `Expected impact on ${impact.metric} over ${num(impact.horizon)} periods: ${num(impact.p50)} (between ${num(impact.p10)} and ${num(impact.p90)})`) : null,
+    decisionFacts(action),
     h('details', {}, h('summary', {}, 'Parameters'), h('code', { class: 'args', 'aria-label': 'parameters' }, JSON.stringify(action.params, null, 1))),
     action.decision ? h('p', { class: 'meta' }, `Decided by ${action.decision.reviewedBy ?? '?'} ${when(action.decision.decidedAt)}${action.decision.comment ? `: “${action.decision.comment}”` : ''}`) : null,
     action.outcome ? outcomeOf(action) : null,
@@ -59,10 +61,29 @@ function renderCard(card: HTMLElement, action: Action, decided: () => void, note
     };
     approve.addEventListener('click', () => void decide('approve'));
     reject.addEventListener('click', () => void decide('reject'));
-    body.push(comment, h('div', { class: 'buttons' }, approve, reject));
+    body.push(h('div', { class: 'decide' }, comment, h('div', { class: 'buttons' }, approve, reject)));
   }
   if (note) body.push(h('div', { class: `result ${note.kind}`, role: 'status' }, note.text));
   fill(card, ...body);
+}
+
+/**
+ * What a reviewer weighs before deciding: the expected impact p10–p90 in its unit over its
+ * horizon, how it was estimated, and whether (and how) the change can be undone.
+ */
+function decisionFacts(action: Action): HTMLElement | null {
+  const impact = action.expectedImpact;
+  const rows: [string, string][] = [];
+  if (impact) {
+    const horizon = impact.horizonDays ? `${num(impact.horizonDays, 0)} days` : `${num(impact.horizon, 0)} periods`;
+    const unit = impact.unit ?? null;
+    const range = impact.p10 !== impact.p90 ? ` (p10 ${inUnit(impact.p10, unit, true)} to p90 ${inUnit(impact.p90, unit, true)})` : '';
+    rows.push(['Expected impact', `${inUnit(impact.p50, unit, true)} on ${impact.metric} over ${horizon}${range}`]);
+    if (impact.method) rows.push(['Estimated by', impact.method]);
+  }
+  if (action.undoable !== undefined) rows.push(['Undo', `${action.undoable ? 'Can be undone' : 'Cannot be undone'}${action.undo ? `: ${action.undo}` : ''}`]);
+  if (!rows.length) return null;
+  return h('dl', { class: 'facts' }, ...rows.flatMap(([term, text]) => [h('dt', {}, term), h('dd', {}, text)]));
 }
 
 /** What executing the action did: a failure's reason in plain sight, the full record on demand. */

@@ -19,8 +19,9 @@ interface Job {
 const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
 
 /**
- * One job on the canvas, in reading order: its status and the report's answer, the proposed
- * actions, the charts and findings, then the reasoning steps (one line each) as they stream in.
+ * One job on the canvas, in reading order: its status and the report's answer with the
+ * waterfall, the proposed actions, then the segments, charts and findings, and last the
+ * reasoning steps (one line each) as they stream in, in a panel that folds away.
  */
 export function jobView(changed: () => void): { element: HTMLElement; open: (jobId: string | undefined) => void } {
   const status = h('div', { class: 'status', role: 'status' });
@@ -89,10 +90,14 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
   const element = h(
     'div',
     { class: 'canvas' },
-    h('section', { class: 'panel', 'aria-label': 'Report' }, h('h2', {}, 'Report'), status, report),
+    h('section', { class: 'panel', 'aria-label': 'Report' }, h('div', { class: 'panel-head' }, h('h2', {}, 'Report'), status), report),
     h('section', { class: 'panel', 'aria-label': 'Proposed actions' }, h('h2', {}, 'Proposed actions'), actions),
     h('section', { class: 'panel', 'aria-label': 'Charts and findings' }, h('h2', {}, 'Charts and findings'), details),
-    h('section', { class: 'panel', 'aria-label': 'Reasoning' }, h('h2', {}, 'Reasoning steps'), h('p', { class: 'muted hint' }, 'One line per step; open one for its detail.'), steps),
+    h(
+      'section',
+      { class: 'panel', 'aria-label': 'Reasoning' },
+      h('details', { class: 'step-log', open: true }, h('summary', {}, h('h2', {}, 'Reasoning steps')), h('p', { class: 'muted hint' }, 'One line per step; open one for its detail.'), steps),
+    ),
   );
   return { element, open };
 }

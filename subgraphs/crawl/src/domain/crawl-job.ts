@@ -41,6 +41,15 @@ export interface ItemDay {
   executions: number;
 }
 
+/** One selector set a job has used: version 1 as created, then each healing or change. */
+export interface SelectorVersionRow {
+  version: number;
+  selectors: Record<string, string>;
+  /** `created`, `changed`, or `healed during execution <id>`. */
+  reason: string;
+  createdAt: Date;
+}
+
 export interface ExecutionRow {
   id: string;
   tenantId: string;

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CrawlService } from '../service/crawl-service.js';
-import { CrawlExecution, CrawlItemDay, CrawlJob, CrawlResult, KnowledgeHit } from './types.js';
+import { CrawlExecution, CrawlItemDay, CrawlJob, CrawlResult, CrawlSelectorVersion, KnowledgeHit } from './types.js';
 import { executionView, itemView, jobView } from './views.js';
 
 @Resolver()
@@ -69,6 +69,11 @@ export class CrawlResolver {
   @Query(() => [CrawlExecution], { description: 'A job\'s executions, newest first.' })
   async crawlExecutions(@Arg('jobId', () => ID) jobId: string, @Arg('limit', () => Int, { defaultValue: 50 }) limit: number, @Ctx() ctx: SvcContext): Promise<CrawlExecution[]> {
     return (await this.crawl.executions(ctx, jobId, limit)).map(executionView);
+  }
+
+  @Query(() => [CrawlSelectorVersion], { description: 'The selector sets a job has used, newest first: what a healing replaced stays readable, to change it back.' })
+  async crawlSelectorVersions(@Arg('jobId', () => ID) jobId: string, @Arg('limit', () => Int, { defaultValue: 20, description: 'At most 100.' }) limit: number, @Ctx() ctx: SvcContext): Promise<CrawlSelectorVersion[]> {
+    return (await this.crawl.selectorVersions(ctx, jobId, limit)).map((v) => ({ version: v.version, selectors: { ...v.selectors }, reason: v.reason, createdAt: v.createdAt.toISOString() }));
   }
 
   @Query(() => [CrawlItemDay], {

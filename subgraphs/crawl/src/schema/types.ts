@@ -31,6 +31,14 @@ export class CrawlExecution {
   @Field(() => String, { nullable: true, description: 'Why it FAILED.' }) error!: string | null;
 }
 
+@ObjectType({ description: 'One selector set a crawl job has used: version 1 as created, then each healing or change.' })
+export class CrawlSelectorVersion {
+  @Field(() => Int) version!: number;
+  @Field(() => GraphQLJSONObject) selectors!: Record<string, string>;
+  @Field(() => String, { description: '`created`, `changed` (changeCrawlSelectors) or `healed during execution <executionId>`.' }) reason!: string;
+  @Field(() => String, { description: 'ISO 8601 UTC' }) createdAt!: string;
+}
+
 @Directive('@key(fields: "id")')
 @ObjectType({ description: 'An item collected from a list page, deduplicated per job by detailUrl.' })
 export class CrawlItem {

@@ -5,7 +5,7 @@ import type { ItemStore } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import { checkEmbeddingModel } from './embedding-model-check.js';
 import type { Embedder } from './gateway-embedder.js';
-import type { ExecutionRow, ItemDay, JobRow } from '../domain/crawl-job.js';
+import type { ExecutionRow, ItemDay, JobRow, SelectorVersionRow } from '../domain/crawl-job.js';
 import type { JobStore } from '../store/job-store.js';
 import { tenantOf, writerTenant } from './tenancy.js';
 
@@ -144,6 +144,12 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     async executions(ctx: SvcContext, jobId: string, limit: number): Promise<ExecutionRow[]> {
       const { tenantId } = await jobOf(ctx, jobId);
       return jobs.executionsOfJob(tenantId, jobId, Math.min(Math.max(limit, 1), 500));
+    },
+
+    /** The selector sets the job has used, newest first (what a healing replaced stays readable). */
+    async selectorVersions(ctx: SvcContext, jobId: string, limit: number): Promise<SelectorVersionRow[]> {
+      const { tenantId } = await jobOf(ctx, jobId);
+      return jobs.selectorVersions(tenantId, jobId, Math.min(Math.max(limit, 1), 100));
     },
 
     /**

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
-import type { ExecutionRow, ExecutionStatus, ItemDay, JobRow, JobStatus } from '../domain/crawl-job.js';
+import type { ExecutionRow, ExecutionStatus, ItemDay, JobRow, JobStatus, SelectorVersionRow } from '../domain/crawl-job.js';
 
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
@@ -175,6 +175,12 @@ export function createJobStore(orm: MikroORM) {
     async executionsOfJob(tenantId: string, jobId: string, limit: number): Promise<ExecutionRow[]> {
       const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and job_id = ? order by queued_at desc limit ?', [tenantId, jobId, limit]);
       return rows.map(toExecution);
+    },
+
+    /** The selector sets a job has used, newest first. */
+    async selectorVersions(tenantId: string, jobId: string, limit: number): Promise<SelectorVersionRow[]> {
+      const rows = await em().execute<Row[]>('select version, selectors, reason, created_at from crawl.selector_version where tenant_id = ? and job_id = ? order by version desc limit ?', [tenantId, jobId, limit]);
+      return rows.map((r) => ({ version: Number(r.version), selectors: json<Record<string, string>>(r.selectors), reason: String(r.reason), createdAt: new Date(String(r.created_at)) }));
     },
 
     /** Per job and UTC day in [from, to): items of completed runs and items first seen; `tenants` '*' for all. */

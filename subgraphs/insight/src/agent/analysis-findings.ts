@@ -2,10 +2,13 @@ import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
 import type { Chart } from '../domain/report.js';
-import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+import type { Targets } from '../domain/event-target.js';
+import { addEvidence, cite, type Composed, type ToolOutcome } from './composed.js';
+import { eventLevers } from './event-proposals.js';
 
 interface AnalysisData extends Narrative {
-  finding: EngineFinding;
+  /** With what its events and pages point at, as they are now (service/sources/event-targets.ts). */
+  finding: EngineFinding & { targets?: Targets };
   history: Chart['history'];
 }
 
@@ -57,7 +60,9 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       ...(period ? { period: { from: period.from, to: period.to } } : {}),
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
     });
-    if (f.premise.observed !== 'flat') c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
+    // The waterfall answers "why": a question only about the future or a what-if gets none.
+    const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
+    if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
   return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
 }
@@ -70,16 +75,22 @@ const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at t
  * - a what-if on money in the subject's currency that pays within its interval → an EXTERNAL
  *   hand-off of the change (the platform does not own ad budgets or prices);
  * - a declared driver in money whose fall accounts for a bad move → an EXTERNAL hand-off to
- *   bring it back to its level before.
+ *   bring it back to its level before;
+ * - the platform's own levers behind a bad move (event-proposals.ts): a content version published
+ *   when it started or on the page a cause names → restore it or update the draft; a healed
+ *   selector → change it back; a failed crawl run → run it again.
  * Returns why nothing was proposed, when nothing was.
  */
 export function analysisProposals(c: Composed, o: ToolOutcome): string | undefined {
   const f = (o.data as AnalysisData).finding;
   if (f.status !== 'analysed' || !f.subject || !f.premise) return undefined;
   const subject = f.subject;
-  const unit = subject.unit.kind === 'currency' ? subject.unit.code : undefined;
+  // The impact's unit: a currency's code, a count's noun, else the unit's kind (a ratio's change is a fraction).
+  const unit = subject.unit.kind === 'currency' ? subject.unit.code : subject.unit.kind === 'count' ? (subject.unit.noun ?? 'count') : subject.unit.kind;
   const days = f.periods ? Math.round((Date.parse(f.periods.period.to) - Date.parse(f.periods.period.from)) / 86_400_000) + 1 : 7;
   const before = c.actions.length;
+  // This analysis's findings start at its answer.
+  const from = Math.max(0, c.findings.map((x) => x.title).lastIndexOf('The answer'));
   const w = f.whatIf;
   if (w?.metric && w.effect && w.cost?.pays) {
     const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
@@ -88,11 +99,12 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
     c.actions.push({
       kind: 'EXTERNAL',
       title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
-      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}).`,
+      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}, at an ${w.effect.source} elasticity of ${w.effect.elasticity.toFixed(2)}, p10–p90 ${w.effect.elasticityInterval.p10.toFixed(2)}–${w.effect.elasticityInterval.p90.toFixed(2)}).`,
       targetType: 'External',
       targetId: lever,
       params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
       expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: w.effect.p10, p50: w.effect.p50, p90: w.effect.p90, method: ESTIMATE, ...(unit ? { unit } : {}) },
+      finding: cite(c, from, TITLES['what-if']),
     });
   }
   const bad = subject.upIsGood ? f.premise.change < 0 : f.premise.change > 0;
@@ -111,31 +123,40 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
         targetId: cause.metric!,
         params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${Math.round(-cause.contribution)} of ${subject.name} over ${days} days.` },
         expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: -Math.max(interval.p10, interval.p90), p50: -cause.contribution, p90: -Math.min(interval.p10, interval.p90), method: ESTIMATE, ...(unit ? { unit } : {}) },
+        finding: cite(c, from, TITLES.cause, cause.name),
       });
     }
   }
-  // A content version published on the day a bad move started → restore the version before it.
-  if (bad && f.premise.verdict !== 'within-normal' && f.changePoint) {
-    for (const aligned of f.events.filter((e) => e.changePoint === f.changePoint!.day)) {
-      const ref = /^content:([^:]+):([^:]+):v(\d+)$/.exec(aligned.event.ref ?? '');
-      if (!ref || Number(ref[3]) < 2) continue;
-      const [, siteKey, contentId, version] = ref as unknown as [string, string, string, string];
-      const change = f.premise.change;
-      c.actions.push({
-        kind: 'CONTENT_RESTORE',
-        title: `Restore version ${Number(version) - 1} of the content changed on ${f.changePoint.day}`,
-        rationale: `${aligned.event.title} on the day ${subject.name} started to ${change < 0 ? 'fall' : 'rise'} (${f.changePoint.day}); restoring the version before it undoes the change, if the change was the cause.`,
-        targetType: 'Content',
-        targetId: contentId,
-        params: { siteKey, version: Number(version) - 1 },
-        expectedImpact: {
-          metric: subject.name, horizon: days, horizonDays: days, p10: 0, p50: -change / 2, p90: -change,
-          method: 'if the version caused the move, restoring it wins the move back (p90); if it did not, nothing (p10); the midpoint in between', ...(unit ? { unit } : {}),
-        },
-      });
-    }
+  // The platform's own levers behind the move: content versions, crawl runs and healed selectors.
+  const reasons: string[] = [];
+  if (bad && f.premise.verdict !== 'within-normal') {
+    const levers = eventLevers({
+      finding: f,
+      targets: f.targets,
+      ctx: { subject: subject.name, change: f.premise.change, days, unit },
+      cite: (cause) => (cause ? cite(c, from, TITLES.cause, cause) : cite(c, from, TITLES.start)),
+    });
+    c.actions.push(...levers.actions);
+    reasons.push(...levers.reasons);
   }
   if (c.actions.length > before) return undefined;
-  if (w?.cost && !w.cost.pays) return `No change to ${w.metric} is proposed: it does not pay within the interval.`;
-  return undefined;
+  if (w?.cost && !w.cost.pays) reasons.unshift(`No change to ${w.metric} is proposed: it does not pay within the interval.`);
+  return reasons.length ? reasons.join(' ') : undefined;
+}
+
+/** What the engine said about the analysed subject's future: its forecast, and the lever of a what-if it estimated. */
+export interface AnalysedOutlook {
+  name: string;
+  forecast?: { day: string; p10: number; p50: number; p90: number }[];
+  whatIfLever?: string;
+}
+
+export function analysedOutlook(o: ToolOutcome): AnalysedOutlook | undefined {
+  const f = (o.data as AnalysisData).finding;
+  if (!f.subject) return undefined;
+  return {
+    name: f.subject.name,
+    ...(f.forecast ? { forecast: f.forecast.points } : {}),
+    ...(f.whatIf?.effect && f.whatIf.metric ? { whatIfLever: f.whatIf.metric } : {}),
+  };
 }

@@ -1,5 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
 import { figuresOf, ungroundedFigures } from '../domain/report.js';
+import { analyse } from '../engine/analyse.js';
+import { addDays } from '../engine/days.js';
+import { narrate } from '../engine/narrative.js';
+import { generateDaily } from '../engine/synthetic-series.js';
 import { composeReport, type ToolOutcome } from './compose-report.js';
 
 const lookup: ToolOutcome = {
@@ -58,7 +62,54 @@ describe('report composition', () => {
     expect(composeReport({ prompt: 'q', outcomes: [contents], contentAsked: false }).actions).toEqual([]);
   });
 
+  it('proposes publishing only the pages a question names, when it names any', () => {
+    const two: ToolOutcome = { ...contents, data: { siteKey: 'demo', contents: [...(contents.data as { contents: object[] }).contents, { contentId: 'c2', siteKey: 'demo', slug: 'about-us', title: 'About', status: 'PUBLISHED', publishedVersion: 1, latestVersion: 2, latestVersionStatus: 'DRAFT', publishedAt: null }] } };
+    const target = (prompt: string) => composeReport({ prompt, outcomes: [two], contentAsked: true }).actions.map((a) => a.targetId);
+    expect(target('Is the pricing page hurting conversion?')).toEqual(['c1']);
+    expect(target('Should the About us page change?')).toEqual(['c2']);
+    expect(target('Which pages wait to be published?')).toEqual(['c1', 'c2']);
+  });
+
+  it('proposes one change of a target once', () => {
+    const twice = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [contents, { ...contents, step: 11 }], contentAsked: true });
+    expect(twice.actions.map((a) => [a.kind, a.targetId])).toEqual([['CONTENT_PUBLISH', 'c1']]);
+  });
+
   it('reads figures as written, without years', () => {
     expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
+  });
+
+  it('states one forecast when the engine forecast the subject too, and draws no waterfall for a question only about the future', () => {
+    const now = Date.parse('2026-11-25T10:00:00Z');
+    const points = generateDaily({ start: addDays('2026-11-24', -199), days: 200, level: 900, seed: 17 });
+    const finding = analyse({ question: 'Where are renewals heading over the next 30 days?', catalog: [{ name: 'renewals' }], series: [{ name: 'renewals', labels: {}, points }], now });
+    expect(finding.forecast).toBeDefined();
+    const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
+    const tool: ToolOutcome = { ...forecast, step: 4, data: { ...(forecast.data as object), name: 'renewals' }, summary: 'renewals over the next 30 days' };
+    const { report } = composeReport({ prompt: finding.question, outcomes: [analysed, tool], contentAsked: false });
+    expect(report.findings.map((f) => f.title)).not.toContain('renewals forecast for the next 30 days');
+    expect(report.findings.filter((f) => f.title === 'Where it is heading')).toHaveLength(1);
+    expect(report.charts.map((c) => c.kind)).toEqual(['SERIES', 'FORECAST']);
+    const band = report.charts[1]!.band!;
+    expect(band).toHaveLength(finding.forecast!.points.length);
+    expect(band[0]).toEqual({ t: finding.forecast!.points[0]!.day, p10: finding.forecast!.points[0]!.p10, p50: finding.forecast!.points[0]!.p50, p90: finding.forecast!.points[0]!.p90 });
+  });
+
+  it('states the engine\'s what-if once: the simulation tool\'s own figures over another horizon go, its chart stays', () => {
+    const now = Date.parse('2026-11-25T10:00:00Z');
+    const spend = generateDaily({ start: addDays('2026-11-24', -199), days: 200, level: 1000, seed: 5, noise: 0.2 });
+    const income = spend.map((p) => ({ t: p.t, value: 20 * p.value ** 0.6 }));
+    const catalog = [{ name: 'fees', drivers: [{ metric: 'promo_spend' }] }, { name: 'promo_spend' }];
+    const finding = analyse({ question: 'What if we cut promo spend by 20%?', catalog, series: [{ name: 'fees', labels: {}, points: income }, { name: 'promo_spend', labels: {}, points: spend }], now });
+    expect(finding.whatIf?.effect).toBeDefined();
+    const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
+    const simulated: ToolOutcome = {
+      step: 4, tool: 'simulate_scenario', summary: 'fees under -20% promo_spend',
+      data: { target: 'fees', driver: 'promo_spend{channel=search}', changePercent: -20, horizon: 30, runs: 2000, elasticity: { value: 0.6, source: 'estimated' }, impact: { p10: -900, p50: -700, p90: -500 }, impactPercent: -4.1, baselineTotal: 17000, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
+    };
+    const { report } = composeReport({ prompt: finding.question, outcomes: [analysed, simulated], contentAsked: false });
+    expect(report.findings.filter((f) => f.title.includes('promo_spend →'))).toEqual([]);
+    expect(report.findings.filter((f) => f.title === 'What the change would do').length).toBeGreaterThan(0);
+    expect(report.charts.map((c) => c.kind)).toEqual(['SERIES', 'SIMULATION']);
   });
 });

@@ -1,17 +1,24 @@
-import type { Chart, Finding, ProposedAction, Report } from '../domain/report.js';
+import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
-import { analysisFindings, analysisProposals } from './analysis-findings.js';
-import { addEvidence, type Composed, type ToolOutcome } from './composed.js';
+import { checkedProposals } from '../domain/proposal-check.js';
+import type { Finding as EngineFinding } from '../engine/finding.js';
+import { analysisConfidence } from './analysis-confidence.js';
+import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
+import { budgetProposal } from './budget-proposal.js';
+import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
+import { segmentTable } from './segment-table.js';
 
 export type { ToolOutcome } from './composed.js';
 
 /**
  * Builds the report from what the tools returned, so every figure in it is copied from a tool
  * result (and checked: a model's judgment that cites a figure no tool produced is replaced by
- * the composed one). Proposed actions follow documented rules over the same results:
- * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE);
+ * the composed one). Proposed actions follow documented rules over the same results (the
+ * engine's findings: analysis-findings.ts), and every one passes domain/proposal-check.ts:
+ * - a budget whose month-end projection exceeds its allocation → raise it (BUDGET_CHANGE,
+ *   budget-proposal.ts);
  * - a content with a newer draft than its live version, when the question is about content
- *   → publish it (CONTENT_PUBLISH);
+ *   (and names its page, when it names any) → publish it (CONTENT_PUBLISH);
  * - a knowledge search that found nothing while the tenant has crawl jobs → run the closest
  *   one now (CRAWL_TRIGGER).
  * A model may propose further actions with the `propose_action` tool.
@@ -87,6 +94,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
   const hits = arr(d.hits);
   if (hits.length === 0) {
     c.findings.push({ title: 'No knowledge-base passage matches', detail: o.summary, evidence: [] });
+    const finding = citeAt(c, c.findings.length - 1);
     const job = arr(d.crawlJobs)[0];
     if (job) {
       c.actions.push({
@@ -97,6 +105,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
         targetId: String(job.jobId),
         params: { tenantId: String(job.tenantId ?? '') },
         expectedImpact: null,
+        ...(finding ? { finding } : {}),
       });
     }
     return;
@@ -110,32 +119,27 @@ function budgetFindings(c: Composed, o: ToolOutcome): void {
   for (const b of arr(d.budgets)) {
     const agent = String(b.agentCode);
     const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
-    const projected = num(b.projectedMonthUsd);
-    const allocated = num(b.allocatedUsd);
-    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${projected} by month end.`, evidence: [e] });
-    if (projected > allocated) {
-      const proposed = Math.ceil(projected * 1.2);
-      c.actions.push({
-        kind: 'BUDGET_CHANGE',
-        title: `Raise agent ${agent}'s monthly budget to $${proposed}`,
-        rationale: `At its current pace agent ${agent} spends $${projected} this month against $${b.allocatedUsd} allocated; with the hard limit on it would stop working before the month ends.`,
-        targetType: 'Agent',
-        targetId: agent,
-        params: { monthlyBudgetUsd: proposed, hardLimitEnabled: b.hardLimitEnabled === true },
-        expectedImpact: { metric: `llm.cost_usd{agent=${agent}}`, horizon: num(d.daysInMonth), p10: projected, p50: projected, p90: projected },
-      });
-    }
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.`, evidence: [e] });
+    const reading = { agentCode: agent, allocatedUsd: num(b.allocatedUsd), currentUsageUsd: num(b.currentUsageUsd), projectedMonthUsd: num(b.projectedMonthUsd), hardLimitEnabled: b.hardLimitEnabled === true };
+    const proposal = budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
+    if (proposal) c.actions.push(proposal);
   }
 }
 
-function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): void {
+/** The slug as a word of the question (`pricing`, `about-us` as "about us" or "about-us"). */
+const names = (prompt: string, slug: string) => new RegExp(`(^|[^a-z0-9])${slug.toLowerCase().replace(/[^a-z0-9]+/g, '[^a-z0-9]?')}($|[^a-z0-9])`).test(prompt.toLowerCase());
+
+function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean, prompt: string): void {
   const d = obj(o.data);
-  for (const item of arr(d.contents)) {
+  // A question that names pages is about those; one that names none, about every page.
+  const named = arr(d.contents).filter((item) => names(prompt, String(item.slug)));
+  for (const item of named.length ? named : arr(d.contents)) {
     const published = item.publishedVersion as number | null;
     const latest = num(item.latestVersion);
     if (item.latestVersionStatus !== 'DRAFT' || published === null || latest <= published) continue;
     const e = addEvidence(c, { kind: 'CONTENT', step: o.step, contentId: String(item.contentId), siteKey: String(item.siteKey), slug: String(item.slug), title: String(item.title) });
     c.findings.push({ title: `"${String(item.slug)}" has an unpublished draft`, detail: `Version ${latest} waits while version ${published} is live.`, evidence: [e] });
+    const finding = citeAt(c, c.findings.length - 1);
     if (contentAsked) {
       c.actions.push({
         kind: 'CONTENT_PUBLISH',
@@ -145,9 +149,36 @@ function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean): vo
         targetId: String(item.contentId),
         params: { siteKey: String(item.siteKey), version: latest },
         expectedImpact: null,
+        ...(finding ? { finding } : {}),
       });
     }
   }
+}
+
+/**
+ * One figure per question: when the engine forecast the subject or estimated the what-if too,
+ * the report states the engine's, which its answer quotes. The forecast and simulation tools'
+ * findings (their own fits and horizons, other figures) go; their charts stay, the forecast's
+ * taking the engine's band.
+ */
+function oneOutlook(c: Composed, engine: AnalysedOutlook): void {
+  const duplicate = (f: Finding) => f.evidence.some((i) => {
+    const e = c.evidence[i] as { kind?: string; metric?: string; driver?: string } | undefined;
+    if (e?.metric !== engine.name) return false;
+    return (e.kind === 'FORECAST' && engine.forecast !== undefined) || (e.kind === 'SIMULATION' && e.driver?.replace(/\{.*\}$/, '') === engine.whatIfLever);
+  });
+  c.findings = c.findings.filter((f) => !duplicate(f));
+  for (const chart of c.charts) {
+    if (engine.forecast && chart.kind === 'FORECAST' && chart.title === `${engine.name} forecast`) chart.band = engine.forecast.map((p) => ({ t: p.day, p10: p.p10, p50: p.p50, p90: p.p90 }));
+  }
+}
+
+/** A proposal's finding where it is now (findings left out since shift the rest); none when it was left out. */
+function recited(c: Composed, a: ProposedAction): ProposedAction {
+  if (!a.finding) return a;
+  const index = c.findings.findIndex((f) => f.title === a.finding!.title && f.detail === a.finding!.detail);
+  const { finding, ...rest } = a;
+  return index < 0 ? rest : { ...rest, finding: { ...finding, index } };
 }
 
 /** What the model proposed through `propose_action` (already validated by the tool). */
@@ -156,6 +187,7 @@ function modelProposals(c: Composed, o: ToolOutcome): void {
   if (proposal.kind) c.actions.push(proposal as unknown as ProposedAction);
 }
 
+/** Without the engine's analysis (a report from the single tools only): grounded in how many kinds of evidence. */
 function confidence(c: Composed): Report['confidence'] {
   const kinds = new Set(c.evidence.map((e) => e.kind));
   const value = Math.min(0.9, 0.3 + 0.15 * kinds.size);
@@ -195,12 +227,19 @@ export interface ComposeInput {
 
 export function composeReport(input: ComposeInput): { report: Report; actions: ProposedAction[]; ungrounded: string[] } {
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
+  const tables: SegmentTable[] = [];
   let history: Chart['history'] = [];
   let analysed: string | undefined;
+  let outlook: AnalysedOutlook | undefined;
+  let engineConfidence: Report['confidence'] | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
+        outlook = analysedOutlook(o);
+        engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
+        const table = segmentTable(o);
+        if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
         const none = analysisProposals(c, o);
         if (none) {
@@ -214,11 +253,19 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'simulate_scenario': simulationFinding(c, o, history); break;
       case 'search_knowledge': knowledgeFinding(c, o); break;
       case 'read_budgets': budgetFindings(c, o); break;
-      case 'read_content': contentFindings(c, o, input.contentAsked); break;
+      case 'read_content': contentFindings(c, o, input.contentAsked, input.prompt); break;
       case 'propose_action': modelProposals(c, o); break;
       default: break;
     }
   }
+  if (outlook) oneOutlook(c, outlook);
+  // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts);
+  // one change of a target is proposed once (the first, from the analysis, cites the most).
+  const seen = new Set<string>();
+  const once = c.actions.filter((a) => !seen.has(`${a.kind}|${a.targetId}`) && !!seen.add(`${a.kind}|${a.targetId}`));
+  const { kept, refused } = checkedProposals(once.map((a) => recited(c, a)), c.findings.length);
+  c.actions = kept;
+  for (const why of refused) c.findings.push({ title: 'A proposal was left out', detail: why, evidence: [] });
   // A report that found no lever says so, instead of leaving the reader to wonder.
   if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
     const none = 'Nothing is proposed: no finding points at a content version, a budget, a crawl or a declared lever that a change would move.';
@@ -230,7 +277,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const ungrounded = said ? ungroundedFigures(said, sources) : [];
   const useModel = said.length >= 20 && ungrounded.length === 0;
   const modelConfidence = num(input.model?.confidence);
-  const ownConfidence = confidence(c);
+  const ownConfidence = engineConfidence ?? confidence(c);
   const report: Report = {
     judgment: useModel ? said : composedJudgment(input.prompt, c, analysed),
     judgmentSource: useModel ? 'model' : 'composed',
@@ -241,6 +288,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
         ? { value: modelConfidence, reason: input.model.confidenceReason }
         : ownConfidence,
     charts: c.charts,
+    segmentTables: tables,
   };
   return { report, actions: c.actions, ungrounded };
 }

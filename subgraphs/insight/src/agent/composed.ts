@@ -1,4 +1,4 @@
-import type { Chart, Evidence, Finding, ProposedAction } from '../domain/report.js';
+import type { Chart, Evidence, Finding, ProposalFinding, ProposedAction } from '../domain/report.js';
 
 /** A report being composed from tool outcomes: findings, their evidence, charts and proposals. */
 export interface Composed {
@@ -19,4 +19,23 @@ export interface ToolOutcome {
   tool: string;
   data: unknown;
   summary: string;
+}
+
+/**
+ * The finding a proposal follows from, as it cites it: the last finding titled `title` (whose
+ * detail contains `naming`, when given) at or after `from`, else the finding at `from`.
+ */
+export function cite(c: Composed, from: number, title: string, naming?: string): ProposalFinding | undefined {
+  let index = -1;
+  for (let i = c.findings.length - 1; i >= from && index < 0; i--) {
+    const f = c.findings[i]!;
+    if (f.title === title && (naming === undefined || f.detail.includes(naming))) index = i;
+  }
+  return citeAt(c, index < 0 ? from : index);
+}
+
+/** The finding at `index` as a proposal cites it. */
+export function citeAt(c: Composed, index: number): ProposalFinding | undefined {
+  const f = c.findings[index];
+  return f ? { index, title: f.title, detail: f.detail } : undefined;
 }

@@ -2,7 +2,7 @@ import { SvcError, type Logger } from '@svc/kit';
 import { describeFailure, type FailureReason } from '../domain/job.js';
 import type { Job, NewStep, Step } from '../domain/job-records.js';
 import type { ProposedAction, Report } from '../domain/report.js';
-import { TOOLS, toolNamed } from '../tools/index.js';
+import { TOOLS, toolNamed } from '../tools/agent-tools.js';
 import { openAiTool, type ToolContext } from '../tools/tool.js';
 import { composeReport, type ModelJudgment, type ToolOutcome } from './compose-report.js';
 import { BudgetRefusal, type ChatMessage, type ModelPort, type ToolCall } from './model.js';

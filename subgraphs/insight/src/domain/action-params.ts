@@ -24,9 +24,47 @@ export const ACTION_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
   }).loose(),
 };
 
+const siteKey = z.string({ error: 'siteKey is required and must be a string' }).min(1, 'siteKey must not be empty');
+const version = (name: string) => z.number({ error: `${name} must be a number` }).int(`${name} must be a whole number`).min(1, `${name} must be at least 1`);
+const texts = z.record(z.string(), z.string().nullable());
+
+/**
+ * What a proposal of the other kinds must carry before a reviewer sees it. Their execution leaves
+ * the checks to the target subgraph (`actionParamProblems` passes them), but a proposal, from the
+ * report's rules or a model, is refused here when it is incomplete, so a reviewer never approves
+ * a change that cannot run.
+ */
+export const PROPOSAL_PARAMS: Partial<Record<ActionKind, z.ZodType>> = {
+  // Spread into setBudget's input as it is: only its members.
+  BUDGET_CHANGE: z.object({
+    monthlyBudgetUsd: z.number({ error: 'monthlyBudgetUsd is required and must be a number' }).positive('monthlyBudgetUsd must be above 0').max(1_000_000, 'monthlyBudgetUsd must be at most 1000000'),
+    hardLimitEnabled: z.boolean({ error: 'hardLimitEnabled must be true or false' }).optional(),
+    alertThresholdPercent: z.number().min(1).max(100).optional(),
+  }).strict(),
+  CONTENT_PUBLISH: z.object({ siteKey, version: version('version') }).loose(),
+  CONTENT_DRAFT_UPDATE: z.object({
+    siteKey,
+    input: z.object({ title: z.string().min(1).optional(), fields: texts.optional(), seo: texts.optional() }, { error: 'input is required: the draft\'s new title, fields or seo' })
+      .strict()
+      .refine((i) => i.title !== undefined || Object.keys(i.fields ?? {}).length > 0 || Object.keys(i.seo ?? {}).length > 0, 'input must change the title, a field or an seo member'),
+    baseVersion: version('baseVersion').optional(),
+  }).loose(),
+  CRAWL_SELECTOR_CHANGE: z.object({
+    selectors: z.record(z.string(), z.string().min(1), { error: 'selectors is required: an object of selector strings' }).refine((s) => Object.keys(s).length > 0, 'selectors must not be empty'),
+  }).loose(),
+};
+
 /** What is wrong with an action's parameters, in words naming each field; empty when nothing is. */
 export function actionParamProblems(kind: ActionKind, params: unknown): string[] {
-  const schema = ACTION_PARAMS[kind];
+  return problemsOf(ACTION_PARAMS[kind], params);
+}
+
+/** The same, for a proposal: the execution checks and the completeness a reviewer relies on. */
+export function proposalParamProblems(kind: ActionKind, params: unknown): string[] {
+  return [...problemsOf(ACTION_PARAMS[kind], params), ...problemsOf(PROPOSAL_PARAMS[kind], params)];
+}
+
+function problemsOf(schema: z.ZodType | undefined, params: unknown): string[] {
   if (!schema) return [];
   const parsed = schema.safeParse(params);
   return parsed.success ? [] : parsed.error.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message));

@@ -75,3 +75,53 @@ export function paramsHash(kind: ActionKind, targetId: string, params: unknown):
 }
 
 export const DEFAULT_ACTION_TTL_HOURS = 72;
+
+export interface Decision {
+  reviewedBy: string;
+  reviewerSubject: string;
+  /** The reviewer's tenants and sites when deciding: an execution never acts beyond them. */
+  reviewerGrants: { tenants: readonly string[] | '*'; sites: readonly string[] | '*' } | null;
+  comment: string | null;
+  decidedAt: Date;
+}
+
+/** A proposed action as stored: the proposal, its decision and its outcome. */
+export interface Action {
+  id: string;
+  tenantId: string;
+  jobId: string;
+  kind: ActionKind;
+  title: string;
+  rationale: string;
+  targetType: TargetType;
+  targetId: string;
+  params: Record<string, unknown>;
+  paramsHash: string;
+  expectedImpact: ExpectedImpact | null;
+  /** Whether the change can be undone, and how (the proposal's, else its kind's). */
+  undoable: boolean;
+  undo: string;
+  /** The report finding it follows from (null for proposals stored before findings were cited). */
+  finding: ProposalFinding | null;
+  status: ActionStatus;
+  proposedAt: Date;
+  expiresAt: Date;
+  decision: Decision | null;
+  outcome: Record<string, unknown> | null;
+  executedAt: Date | null;
+  executionAttempts: number;
+}
+
+/** The finding a proposal follows from: its index in the report's findings, and its words. */
+export interface ProposalFinding {
+  index: number;
+  title: string;
+  detail: string;
+}
+
+/** The outcome of carrying an action out in its target service. */
+export interface ExecutionOutcome {
+  ok: boolean;
+  /** What the target reported: its new version or state, or the error. */
+  detail: Record<string, unknown>;
+}

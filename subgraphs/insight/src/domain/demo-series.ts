@@ -8,7 +8,10 @@ import type { Labels, Point } from './metric.js';
  * bursts and drives sessions (elasticities 0.25 search, 0.12 social, 0.05 display), sessions
  * times conversion rate (orders ÷ sessions) times average order value (revenue ÷ orders) is
  * revenue, day by day and over any period, and
- * everything has a trend, a weekly and a yearly season, and noise.
+ * everything has a trend, a weekly and a yearly season, and noise. Newsletter sign-ups stand
+ * apart. Seeded, the story (kit's `demoStory`) plants two falls last week, each on the day a
+ * page version went live: the conversion rate from Tuesday (pricing), sign-ups from Friday
+ * (newsletter page).
  */
 
 export interface DemoSeries {
@@ -19,7 +22,17 @@ export interface DemoSeries {
 }
 
 export const DEMO_DAYS = 730;
-export const DEMO_CHANNELS = { search: { base: 1200, elasticity: 0.25 }, social: { base: 700, elasticity: 0.12 }, display: { base: 400, elasticity: 0.05 } } as const;
+
+/**
+ * The falls the demo's story plants (kit's `demoStory`): from the day a page version went live,
+ * the conversion rate (pricing) and newsletter sign-ups (newsletter page) drop by these factors.
+ */
+export interface DemoFalls {
+  conversionFrom: Date;
+  signupsFrom: Date;
+}
+export const DEMO_FALLS = { conversion: 0.78, signups: 0.6 } as const;
+export const DEMO_CHANNELS = { search: { base: 600, elasticity: 0.25 }, social: { base: 700, elasticity: 0.12 }, display: { base: 400, elasticity: 0.05 } } as const;
 
 const DAY = 86_400_000;
 /** Weekly shape, Monday first: a shop sells most on Monday and least on Saturday. */
@@ -34,9 +47,12 @@ const round = (value: number, digits: number) => Number(value.toFixed(digits));
 
 /**
  * The demo series ending on the UTC day before `end` (so "last week" is real in a demo),
- * `DEMO_DAYS` days long. `random` is a seeded uniform source.
+ * `DEMO_DAYS` days long. `random` is a seeded uniform source; `falls` plants the story's falls.
  */
-export function demoSeries(end: Date, random: () => number): DemoSeries[] {
+export function demoSeries(end: Date, random: () => number, falls?: DemoFalls): DemoSeries[] {
+  const from = (d: Date | undefined) => (d ? Math.floor(d.getTime() / DAY) * DAY : Number.POSITIVE_INFINITY);
+  const conversionFrom = from(falls?.conversionFrom);
+  const signupsFrom = from(falls?.signupsFrom);
   const last = Math.floor(end.getTime() / DAY) * DAY - DAY;
   const first = last - (DEMO_DAYS - 1) * DAY;
   const channels = Object.keys(DEMO_CHANNELS) as (keyof typeof DEMO_CHANNELS)[];
@@ -66,7 +82,7 @@ export function demoSeries(end: Date, random: () => number): DemoSeries[] {
       drive *= Math.max(ratio / trend, 0.05) ** elasticity;
     }
     const visits = 4000 * trend * weekday * yearly * drive * (1 + 0.04 * gaussian(random));
-    const rate = 0.031 * (1 + 0.05 * Math.sin((2 * Math.PI * (i + 330)) / 365.25)) * (1 + 0.03 * gaussian(random));
+    const rate = 0.031 * (1 + 0.05 * Math.sin((2 * Math.PI * (i + 330)) / 365.25)) * (1 + 0.03 * gaussian(random)) * (t >= conversionFrom ? DEMO_FALLS.conversion : 1);
     const orderValue = round(62 * (1 + 0.02 * gaussian(random)), 2);
     // Whole orders; the rate and the order value are what the counts say, so that revenue is
     // sessions × conversion rate × average order value day by day and over any period.
@@ -79,6 +95,14 @@ export function demoSeries(end: Date, random: () => number): DemoSeries[] {
     orderValues.push({ t, value: sales / placed });
     revenue.push({ t, value: sales });
   }
+  // Newsletter sign-ups: drawn after the shop's figures, so adding them changed none of those.
+  const signups: Point[] = [];
+  for (let i = 0; i < DEMO_DAYS; i++) {
+    const t = first + i * DAY;
+    const weekday = WEEKDAY[(new Date(t).getUTCDay() + 6) % 7]!;
+    const trend = 1 + (0.35 * i) / DEMO_DAYS;
+    signups.push({ t, value: Math.max(0, Math.round(140 * trend * weekday * (1 + 0.06 * gaussian(random)) * (t >= signupsFrom ? DEMO_FALLS.signups : 1))) });
+  }
   return [
     { name: 'revenue', labels: {}, unit: 'USD', points: revenue },
     { name: 'sessions', labels: {}, unit: 'visits', points: sessions },
@@ -86,6 +110,7 @@ export function demoSeries(end: Date, random: () => number): DemoSeries[] {
     { name: 'conversion_rate', labels: {}, unit: 'ratio', points: conversion },
     { name: 'average_order_value', labels: {}, unit: 'USD', points: orderValues },
     ...channels.map((c) => ({ name: 'ad_spend', labels: { channel: c }, unit: 'USD', points: spend[c]! })),
+    { name: 'newsletter_signups', labels: {}, unit: 'sign-ups', points: signups },
   ];
 }
 
@@ -123,4 +148,8 @@ export const DEMO_DEFINITIONS: { name: string; definition: MetricDefinition }[] 
     definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: { ratio: { numerator: 'revenue', denominator: 'orders' } }, upIsGood: true, synonyms: ['aov', 'basket size', 'order value'], description: 'Revenue per order' },
   },
   { name: 'ad_spend', definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: 'sum', upIsGood: false, synonyms: ['advertising', 'ad costs', 'marketing spend'], description: 'Advertising spend per channel (search, social, display) per day' } },
+  {
+    name: 'newsletter_signups',
+    definition: { unit: { kind: 'count', noun: 'sign-ups' }, aggregation: 'sum', upIsGood: true, synonyms: ['signups', 'sign-ups', 'subscribers', 'newsletter subscriptions'], description: 'Newsletter sign-ups per day, from the newsletter page' },
+  },
 ];

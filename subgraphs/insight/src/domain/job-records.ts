@@ -1,5 +1,4 @@
 import type { Role } from '@svc/kit';
-import type { ActionKind, ActionStatus, ExpectedImpact, TargetType } from './action.js';
 import type { JobStatus, StepKind } from './job.js';
 import type { Report } from './report.js';
 
@@ -57,36 +56,3 @@ export interface Step {
 
 export type NewStep = Omit<Step, 'jobId' | 'seq' | 'startedAt' | 'detail' | 'toolName' | 'toolCallId' | 'toolArgs' | 'result' | 'resultSummary' | 'status' | 'durationMs' | 'tokens' | 'costUsd'> &
   Partial<Pick<Step, 'detail' | 'toolName' | 'toolCallId' | 'toolArgs' | 'result' | 'resultSummary' | 'status' | 'durationMs' | 'tokens' | 'costUsd'>> & { startedAt?: Date };
-
-export interface Decision {
-  reviewedBy: string;
-  reviewerSubject: string;
-  /** The reviewer's tenants and sites when deciding: an execution never acts beyond them. */
-  reviewerGrants: { tenants: readonly string[] | '*'; sites: readonly string[] | '*' } | null;
-  comment: string | null;
-  decidedAt: Date;
-}
-
-export interface Action {
-  id: string;
-  tenantId: string;
-  jobId: string;
-  kind: ActionKind;
-  title: string;
-  rationale: string;
-  targetType: TargetType;
-  targetId: string;
-  params: Record<string, unknown>;
-  paramsHash: string;
-  expectedImpact: ExpectedImpact | null;
-  /** Whether the change can be undone, and how (the proposal's, else its kind's). */
-  undoable: boolean;
-  undo: string;
-  status: ActionStatus;
-  proposedAt: Date;
-  expiresAt: Date;
-  decision: Decision | null;
-  outcome: Record<string, unknown> | null;
-  executedAt: Date | null;
-  executionAttempts: number;
-}

@@ -1,4 +1,6 @@
-import type { ActionKind, ExpectedImpact, TargetType } from './action.js';
+import type { ActionKind, ExpectedImpact, ProposalFinding, TargetType } from './action.js';
+
+export type { ProposalFinding } from './action.js';
 
 /** Where a finding's figures come from; `step` is the job step holding the tool result. */
 export type Evidence =
@@ -37,6 +39,57 @@ export interface Chart {
   bars?: { label: string; value: number; kind: 'start' | 'cause' | 'remainder' | 'end'; text: string }[];
 }
 
+/** A period of a segment table: its first and last day, and as a reader sees it (`Mon 9 – Sun 15 Nov`). */
+export interface TablePeriod {
+  from: string;
+  to: string;
+  text: string;
+}
+
+/** One row of a segment table: a segment the engine found, or (last) what the segments leave unexplained. */
+export interface SegmentRow {
+  kind: 'SEGMENT' | 'REMAINDER';
+  /** The segment's labels as `k=v, k=v`; `unexplained` for the remainder. */
+  label: string;
+  /** Empty for the remainder. */
+  labels: Record<string, string>;
+  /** The segment's value in the comparison period and in the period (null for the remainder). */
+  before: number | null;
+  after: number | null;
+  /** Its part of the subject's change, in the subject's unit. */
+  contribution: number;
+  /** contribution ÷ the subject's change. */
+  share: number;
+  /** Adtributor's explanatory power and surprise as the engine computed them (null for the remainder). */
+  explanatoryPower: number | null;
+  surprise: number | null;
+  /** Each figure as the report prints it (unit and locale); null where the figure is. */
+  text: { before: string | null; after: string | null; contribution: string; share: string; explanatoryPower: string | null; surprise: string | null };
+}
+
+/**
+ * The drill-down of a change through the subject's labels: the segments the engine's attribution
+ * found, ranked by the size of their contribution, and the unexplained rest as the last row, so
+ * the contributions and the rest add up to the change.
+ */
+export interface SegmentTable {
+  title: string;
+  /** The job step holding the analysis. */
+  step: number;
+  metric: string;
+  unit: string | null;
+  /** How the segments were found: `adtributor`, `adtributor+drill-down` or `combination-search`. */
+  method: string;
+  /** What before and after are: each segment's `TOTAL` (an additive metric) or its own `RATIO`. */
+  values: 'TOTAL' | 'RATIO';
+  period: TablePeriod;
+  comparison: TablePeriod;
+  /** The subject's change over the period; the shares are of it. */
+  change: number;
+  changeText: string;
+  rows: SegmentRow[];
+}
+
 export interface Report {
   judgment: string;
   /** `model` when the model's own judgment passed the grounding check, else `composed` from the findings. */
@@ -45,6 +98,8 @@ export interface Report {
   evidence: Evidence[];
   confidence: { value: number; reason: string };
   charts: Chart[];
+  /** Drill-down tables of segments, one per analysis that found segments (absent on reports stored before them). */
+  segmentTables?: SegmentTable[];
 }
 
 export interface ProposedAction {
@@ -59,7 +114,10 @@ export interface ProposedAction {
   undoable?: boolean | undefined;
   /** How to undo it, in words (default: the kind's). */
   undo?: string | undefined;
+  /** The report finding it follows from. */
+  finding?: ProposalFinding | undefined;
 }
+
 
 /**
  * The figures of a text: numbers as written (1,234.5 → 1234.5; 12% → 12). Used by the

@@ -64,4 +64,25 @@ describe('analyse', () => {
     expect(f.formula).toBeUndefined();
     expect(f.notes).toContain('the formula\'s factors units, price have no data for the periods, so the formula was not applied');
   });
+
+  it('does not offer a ratio factor\'s own numerator or denominator as a candidate that moved at the same time', () => {
+    // takings = visits × buy_rate, buy_rate = buys ÷ visits: buys moves with takings by construction.
+    const visits = (i: number) => 1000 + 100 * Math.sin(i);
+    const buys = (i: number) => (i >= 39 ? 80 : 50) + 5 * Math.cos(i);
+    const catalog = [
+      { name: 'takings', formula: { product: ['visits', 'buy_rate'] } },
+      { name: 'buy_rate', aggregation: { ratio: { numerator: 'buys', denominator: 'visits' } } },
+      { name: 'visits' }, { name: 'buys' }, { name: 'weather_index' },
+    ];
+    const series = [
+      flat('takings', {}, '2026-10-01', 48, (i) => visits(i) * (buys(i) / visits(i))),
+      flat('visits', {}, '2026-10-01', 48, visits),
+      flat('buys', {}, '2026-10-01', 48, buys),
+      flat('weather_index', {}, '2026-10-01', 48, (i) => (i >= 39 ? 9 : 3) + Math.sin(3 * i)),
+    ];
+    const f = analyse({ question: 'why did takings rise last week', catalog, series, now });
+    expect(f.status).toBe('analysed');
+    expect(f.candidates.map((c) => c.metric)).not.toContain('buys');
+    expect(f.candidates.map((c) => c.metric)).toContain('weather_index');
+  });
 });

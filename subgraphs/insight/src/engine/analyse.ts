@@ -7,6 +7,7 @@ import { aggregate, dailyValues, ratioScale } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
 import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
+import { namedScope, scopedSeries, scopeText } from './scope.js';
 import { rankCauses } from './causes.js';
 import { changeStart } from './change-point.js';
 import { addDays, daysBetween } from './days.js';
@@ -164,7 +165,7 @@ export function analyse(input: AnalysisInput): Finding {
   const seed = input.seed ?? 1;
   const now = typeof input.now === 'number' ? input.now : input.now.getTime();
   const defs = catalogOf(input.catalog);
-  const book = new SeriesBook(input.series);
+  let book = new SeriesBook(input.series);
   const labelValues = new Map([...defs.keys()].map((n) => [n, book.labelValues(n)]));
   const reading = readQuestion(input.question, defs.values(), labelValues);
   const base = {
@@ -181,10 +182,22 @@ export function analyse(input: AnalysisInput): Finding {
   if (subject.kind === 'unknown') {
     return { ...base, status: 'unknown-metric', available: subject.available, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
   }
-  const def = defs.get(subject.name)!;
+  let def = defs.get(subject.name)!;
   const notes: string[] = [];
   if (def.defaulted.length) notes.push(`${def.name}: ${def.defaulted.join(', ')} not declared, defaults used`);
-  const info = { name: def.name, how: subject.how, others: subject.others.map((o) => o.name), unit: def.unit, aggregation: def.aggregation, upIsGood: def.upIsGood, defaulted: def.defaulted };
+  // A question about part of the metric ("mobile bookings"): the analysis runs on that part.
+  const numerator = ratioParts(def.aggregation)?.numerator;
+  const scope = namedScope(reading.subjectText, def, { ...def.labelValues, ...labelValues.get(def.name), ...(numerator ? labelValues.get(numerator) : {}) });
+  if (Object.keys(scope).length) {
+    book = new SeriesBook(scopedSeries(input.series, def, scope));
+    notes.push(`the question names ${scopeText(scope)}: ${def.name} was analysed for that part only`);
+    if (def.formula) {
+      notes.push(`${def.name}'s formula relates whole metrics, so it was not applied to ${scopeText(scope)}`);
+      const { formula: _whole, ...rest } = def;
+      def = rest;
+    }
+  }
+  const info = { name: def.name, ...(Object.keys(scope).length ? { scope } : {}), how: subject.how, others: subject.others.map((o) => o.name), unit: def.unit, aggregation: def.aggregation, upIsGood: def.upIsGood, defaulted: def.defaulted };
   if (subject.others.length) notes.push(`the question also matched ${info.others.join(', ')}; ${def.name} was taken (${subject.how} match)`);
   const span = book.span();
   const periods = choosePeriods(input.question, { now, ...(span.last ? { lastDataDay: span.last } : {}), ...(span.first ? { firstDataDay: span.first } : {}) });
@@ -208,8 +221,12 @@ export function analyse(input: AnalysisInput): Finding {
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
   const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
-  const parts = ratioParts(def.aggregation);
-  if (parts) related.add(parts.numerator).add(parts.denominator);
+  // A ratio among them (the subject, a factor, a driver) relates its numerator and denominator
+  // too: they are the subject's own parts, not candidates that "moved at the same time".
+  for (const name of [...related]) {
+    const parts = ratioParts(defs.get(name)?.aggregation ?? 'sum');
+    if (parts) related.add(parts.numerator).add(parts.denominator);
+  }
   const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
   const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);

@@ -55,7 +55,7 @@ describe('answerFirstSentence', () => {
         { view: 'segment', name: 'region=eu', labels: { region: 'eu' }, contribution: -5000, share: 0.915 },
       ],
     };
-    expect(answerFirstSentence(f)).toBe('order_value fell 8.2 % over Mon 9 – Sun 15 Nov, from $66,582 to $61,120 against the week before, below its expected range of $64,000 to $67,000; the change started Wed 11 Nov, when "price list 12 published" happened; the largest part, −$4,900 (90 % of the change), comes from basket, concentrated in region=eu (92 %).');
+    expect(answerFirstSentence(f)).toBe('order_value fell 8.2 % over Mon 9 – Sun 15 Nov, from $66,582 to $61,120 against the week before, below its expected range of $64,000 to $67,000; the change started Wed 11 Nov, the day of "price list 12 published"; the largest part, −$4,900 (90 % of the change), comes from basket, concentrated in region=eu (92 %).');
   });
 
   it('compares a day with the same weekday a week before, and says when there is no data', () => {

@@ -6,6 +6,7 @@
  * cause is a factor or a driver, the segment the change is concentrated in.
  */
 import type { Finding } from './finding.js';
+import { subjectName } from './scope.js';
 import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
 import type { Period } from './periods.js';
 
@@ -30,7 +31,7 @@ export function answerFirstSentence(f: Finding): string {
   }
   const s = f.subject!;
   const periods = f.periods!;
-  if (f.status === 'no-data' || !f.premise) return `${s.name} has no data ${periodWords(periods.period, locale)} or the period before it, so it could not be analysed.`;
+  if (f.status === 'no-data' || !f.premise) return `${subjectName(s)} has no data ${periodWords(periods.period, locale)} or the period before it, so it could not be analysed.`;
   const p = f.premise;
   const v = (x: number) => formatValue(x, s.unit, locale);
   const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
@@ -45,29 +46,29 @@ export function answerFirstSentence(f: Finding): string {
   if (!f.intents.includes('why') && !f.claimed) {
     if (f.intents.includes('forecast') && f.forecast) {
       const fc = f.forecast;
-      return `${s.name} is expected at ${v(fc.p50)} from ${formatDay(fc.from, locale)} to ${formatDay(fc.to, locale)} (p10–p90 ${v(fc.p10)} to ${v(fc.p90)}), after it ${move} ${when}.`;
+      return `${subjectName(s)} is expected at ${v(fc.p50)} from ${formatDay(fc.from, locale)} to ${formatDay(fc.to, locale)} (p10–p90 ${v(fc.p10)} to ${v(fc.p90)}), after it ${move} ${when}.`;
     }
     if (f.intents.includes('what-if') && f.whatIf) {
       const w = f.whatIf;
-      if (!w.effect) return `${w.metric ?? 'The lever named'} is not a declared driver of ${s.name} and no elasticity could be estimated, so "${w.text}" has no estimate.`;
-      return `"${w.text}" would change ${s.name} by ${formatDelta(w.effect.p50, s.unit, locale)} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}).`;
+      if (!w.effect) return `${w.metric ?? 'The lever named'} is not a declared driver of ${subjectName(s)} and no elasticity could be estimated, so "${w.text}" has no estimate.`;
+      return `"${w.text}" would change ${subjectName(s)} by ${formatDelta(w.effect.p50, s.unit, locale)} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}).`;
     }
   }
   if (p.verdict === 'false-premise') {
     const claim = p.claimed === 'down' ? 'fall' : 'rise';
-    return `${s.name} did not ${claim} ${when}: it ${move}, ${figures}.`;
+    return `${subjectName(s)} did not ${claim} ${when}: it ${move}, ${figures}.`;
   }
   if (p.verdict === 'within-normal') {
     const normal = p.position === 'inside' ? `within its normal range for the period (expected ${band}, p10–p90)` : `${p.position} its expected range (${band}, p10–p90), so not an unusual ${p.claimed === 'up' ? 'rise' : 'fall'}`;
-    return `${s.name} ${move} ${when}, ${figures}, which is ${normal}.`;
+    return `${subjectName(s)} ${move} ${when}, ${figures}, which is ${normal}.`;
   }
   const outside = p.band ? `, ${p.position} its expected range of ${band}` : '';
-  const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, when "${f.events[0].event.title}" happened` : ''}` : '';
+  const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, ${f.events[0].offsetDays === 0 ? 'the day of' : f.events[0].offsetDays > 0 ? 'a day before' : 'a day after'} "${f.events[0].event.title}"` : ''}` : '';
   const top = f.causes[0];
   const cause = top
     ? `; the largest part, ${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change), comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
     : '';
   const where = f.primaryView !== 'segment' ? f.causes.find((c) => c.view === 'segment') : undefined;
   const concentrated = where ? `, concentrated in ${where.name} (${formatShare(where.share, locale)})` : '';
-  return `${s.name} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;
+  return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;
 }

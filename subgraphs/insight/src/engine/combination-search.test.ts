@@ -15,6 +15,7 @@ describe('searchCombinations', () => {
     const leaves = combinations({ a: ['a1', 'a2', 'a3'], b: ['b1', 'b2', 'b3'], c: ['c1', 'c2'] }).map((labels) => ({ labels, before: 100, after: labels.a === 'a2' && labels.c === 'c1' ? 40 : 100 }));
     const causes = searchCombinations(new LeafTable(leaves));
     expect(causes.map((c) => [c.labels, c.contribution, c.share, c.before, c.after])).toEqual([[{ a: 'a2', c: 'c1' }, -180, 1, 300, 120]]);
+    expect(causes[0]!.value).toEqual({ before: 300, after: 120 });
   });
 
   it('names nothing when every leaf moved alike', () => {

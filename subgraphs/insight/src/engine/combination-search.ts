@@ -143,6 +143,7 @@ export function searchCombinations(table: LeafTable): Segment[] {
         labels,
         before: s.before,
         after: s.after,
+        value: table.valuesOf(s),
         contribution,
         share: shareOf(contribution, table.change),
         explanatoryPower: shareOf(contribution, table.change),

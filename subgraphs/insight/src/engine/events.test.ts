@@ -24,6 +24,11 @@ describe('alignEvents', () => {
     ]);
   });
 
+  it('names an event posted twice once, and keeps two different events of the same day', () => {
+    const twice = [...events, { at: '2026-11-12T15:00:00Z', kind: 'content.published', title: 'pricing page v7 published', ref: 'v7' }, { at: '2026-11-12T16:00:00Z', kind: 'deploy', title: 'deploy 43' }];
+    expect(alignEvents(twice, ['2026-11-12']).map((a) => a.event.title)).toEqual(['pricing page v7 published', 'deploy 43', 'deploy 42']);
+  });
+
   it('returns nothing without change points, and refuses an event without a time', () => {
     expect(alignEvents(events, [])).toEqual([]);
     expect(() => eventDay({ at: 'soon', kind: 'x', title: 'bad' })).toThrow('event "bad" has no valid time: "soon"');

@@ -29,11 +29,18 @@ export function eventDay(e: EngineEvent): string {
   return dayOf(t);
 }
 
-/** Events within a day of any of the change points, nearest first. */
+/**
+ * Events within a day of any of the change points, nearest first. The same event posted twice
+ * (same day, kind, title and ref) is named once.
+ */
 export function alignEvents(events: readonly EngineEvent[], changePoints: readonly string[]): AlignedEvent[] {
   const out: AlignedEvent[] = [];
+  const seen = new Set<string>();
   for (const event of events) {
     const day = eventDay(event);
+    const key = JSON.stringify([day, event.kind, event.title, event.ref ?? null]);
+    if (seen.has(key)) continue;
+    seen.add(key);
     let best: AlignedEvent | undefined;
     for (const cp of changePoints) {
       const offsetDays = daysBetween(cp, day);

@@ -36,6 +36,8 @@ export interface Cause {
 
 export interface SubjectInfo {
   name: string;
+  /** The part of the metric the question names (label values), when it names one. */
+  scope?: Record<string, string>;
   how: MatchHow | 'lever-target';
   /** Other metrics the question matched, best first. */
   others: string[];
@@ -59,11 +61,12 @@ export interface ForecastSummary {
 
 export interface WhatIfOutcome extends WhatIf {
   /** The subject's expected change over a period like the analysed one, p10–p90, when the lever is a driver of the subject. */
-  effect?: { p10: number; p50: number; p90: number; elasticity: number; source: 'declared' | 'estimated' };
+  effect?: { p10: number; p50: number; p90: number; elasticity: number; elasticityInterval: { p10: number; p90: number }; source: 'declared' | 'estimated' };
   /**
    * When the lever is money in the subject's currency: the lever's spend over the period, the
    * extra spend the change means, the effect per unit of it (p10–p90), and whether it pays
-   * within the interval (a cut pays when even the p90 loss is smaller than the saving).
+   * within the interval: effect − increment > 0 at p10 (a cut pays when even its largest loss,
+   * the p10 effect, is smaller than the saving).
    */
   cost?: { periodSpend: number; increment: number; return: { p10: number; p50: number; p90: number }; pays: boolean };
 }

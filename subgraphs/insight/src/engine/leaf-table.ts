@@ -33,9 +33,12 @@ export class LeafTable {
   /** The observed change of the subject (of the ratio, for a ratio). */
   readonly change: number;
   readonly #scale: number;
+  /** A ratio's unit factor (100 for a percent), as the subject's own value is scaled. */
+  readonly unitScale: number;
 
   constructor(leaves: readonly SegmentLeaf[], scale = 1) {
     this.size = leaves.length;
+    this.unitScale = scale;
     const dims = new Set<string>();
     for (const l of leaves) for (const k of Object.keys(l.labels)) dims.add(k);
     this.dimensions = [...dims].sort();
@@ -95,6 +98,13 @@ export class LeafTable {
   contributionOf(sums: { before: number; after: number; denBefore: number; denAfter: number }): number {
     if (!this.isRatio) return sums.after - sums.before;
     return this.rawRatio(sums.after - sums.before, sums.denAfter - sums.denBefore) * this.#scale;
+  }
+
+  /** A set's own value in the subject's unit before and after: its sums, or for a ratio its numerator ÷ denominator (0 over an empty denominator). */
+  valuesOf(sums: { before: number; after: number; denBefore: number; denAfter: number }): { before: number; after: number } {
+    if (!this.isRatio) return { before: sums.before, after: sums.after };
+    const ratio = (n: number, d: number) => (d !== 0 ? (n / d) * this.unitScale : 0);
+    return { before: ratio(sums.before, sums.denBefore), after: ratio(sums.after, sums.denAfter) };
   }
 
   /** Adtributor's surprise of a set with these sums (for a ratio, numerator's plus denominator's). */

@@ -6,6 +6,7 @@
  * metric's unit and the locale.
  */
 import { answerFirstSentence } from './answer.js';
+import { subjectName } from './scope.js';
 import type { Finding } from './finding.js';
 import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
 
@@ -29,11 +30,11 @@ export function narrate(f: Finding): Narrative {
   const p = f.premise;
   if (p.band && p.position) {
     const where = p.position === 'inside' ? 'inside' : p.position === 'below' ? 'below' : 'above';
-    statements.push({ topic: 'range', text: `From the history before the period, ${f.subject.name} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
+    statements.push({ topic: 'range', text: `From the history before the period, ${subjectName(f.subject)} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
   }
   if (f.changePoint) {
-    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `${e.event.title} (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? '+' : ''}${e.offsetDays} day` : ''})`);
-    statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `, when ${events.join('; ')} happened` : ''}.` });
+    const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `"${e.event.title}" (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? 'the day after' : 'the day before'}` : ''})`);
+    statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `; on the timeline then: ${events.join('; ')}` : ''}.` });
   }
   if (p.observed !== 'flat' && f.causes.length > 0) {
     for (const c of f.causes.slice(0, MAX_CAUSES)) {
@@ -46,24 +47,24 @@ export function narrate(f: Finding): Narrative {
       text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
     });
   } else if (p.observed !== 'flat' && p.verdict !== 'within-normal') {
-    statements.push({ topic: 'remainder', text: `No declared formula, driver or label of ${f.subject.name} explains the change: all of ${d(p.change)} is unexplained.` });
+    statements.push({ topic: 'remainder', text: `No declared formula, driver or label of ${subjectName(f.subject)} explains the change: all of ${d(p.change)} is unexplained.` });
   }
   for (const c of f.candidates.slice(0, 3)) {
     const text = c.reason === 'change-point' && c.day
       ? `${c.metric} moved at the same time (its level shifted on ${formatDay(c.day, locale)})`
       : c.lagDays
-        ? `${c.metric} moves ${c.lagDays} day${c.lagDays === 1 ? '' : 's'} ahead of ${f.subject.name}${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`
-        : `${c.metric} moves with ${f.subject.name} day by day${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`;
+        ? `${c.metric} moves ${c.lagDays} day${c.lagDays === 1 ? '' : 's'} ahead of ${subjectName(f.subject)}${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`
+        : `${c.metric} moves with ${subjectName(f.subject)} day by day${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`;
     statements.push({ topic: 'candidate', text: `${text}; that is a lead to check, not a proven cause.` });
   }
   if (f.forecast) {
-    statements.push({ topic: 'forecast', text: `If nothing changes, ${f.subject.name} is expected at ${v(f.forecast.p50)} (p10 ${v(f.forecast.p10)}, p90 ${v(f.forecast.p90)}) from ${formatDay(f.forecast.from, locale)} to ${formatDay(f.forecast.to, locale)}.` });
+    statements.push({ topic: 'forecast', text: `If nothing changes, ${subjectName(f.subject)} is expected at ${v(f.forecast.p50)} (p10 ${v(f.forecast.p10)}, p90 ${v(f.forecast.p90)}) from ${formatDay(f.forecast.from, locale)} to ${formatDay(f.forecast.to, locale)}.` });
   }
   if (f.whatIf?.effect && f.whatIf.metric) {
     const e = f.whatIf.effect;
     statements.push({
       topic: 'what-if',
-      text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${f.subject.name} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}.`,
+      text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${subjectName(f.subject)} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}.`,
     });
     const cost = f.whatIf.cost;
     if (cost) {

@@ -9,7 +9,7 @@ describe('whatIfEffect', () => {
 
   it('applies a declared elasticity: value × ((1 + change)^e − 1)', () => {
     const w = whatIfEffect({ text: 'increase couriers by 21%', change: 0.21, metric: 'couriers', labels: {} }, subject, 1000, undefined, undefined, '2026-11-15', 1);
-    expect(w.effect).toEqual({ p10: expect.closeTo(100, 9), p50: expect.closeTo(100, 9), p90: expect.closeTo(100, 9), elasticity: 0.5, source: 'declared' });
+    expect(w.effect).toEqual({ p10: expect.closeTo(100, 9), p50: expect.closeTo(100, 9), p90: expect.closeTo(100, 9), elasticity: 0.5, elasticityInterval: { p10: 0.5, p90: 0.5 }, source: 'declared' });
   });
 
   it('gives no effect without an elasticity, or for a cut of 100 % or more', () => {
@@ -17,6 +17,28 @@ describe('whatIfEffect', () => {
     expect(whatIfEffect(other, subject, 1000, undefined, undefined, '2026-11-15', 1)).toEqual(other);
     const all = { text: 'cut couriers by 100%', change: -1, metric: 'couriers', labels: {} };
     expect(whatIfEffect(all, subject, 1000, undefined, undefined, '2026-11-15', 1).effect).toBeUndefined();
+  });
+});
+
+describe('whatIfEffect: cost and return of money levers', () => {
+  const eur = { kind: 'currency', code: 'EUR' } as const;
+  const income = withDefaults({ name: 'partner_income', unit: eur, drivers: [{ metric: 'commission', elasticity: 0.8 }] });
+  const lever = { def: withDefaults({ name: 'commission', unit: eur }), from: '2026-11-09' };
+  const spend = new Map(['2026-11-09', '2026-11-10', '2026-11-11', '2026-11-12', '2026-11-13', '2026-11-14', '2026-11-15'].map((d) => [d, 100]));
+  const ask = (change: number) => ({ text: `change commission by ${change * 100}%`, change, metric: 'commission', labels: {} });
+
+  it('a cut that loses more than it saves does not pay', () => {
+    const w = whatIfEffect(ask(-0.2), income, 10_000, undefined, spend, '2026-11-15', 1, lever);
+    expect(w.effect!.p50).toBeCloseTo(10_000 * (0.8 ** 0.8 - 1), 6);
+    expect(w.cost).toEqual({ periodSpend: 700, increment: -140, return: expect.anything(), pays: false });
+    expect(w.cost!.return.p50).toBeCloseTo(w.effect!.p50 / -140, 9);
+  });
+
+  it('a cut that saves more than it loses pays, and so does a raise that brings back more than it costs', () => {
+    expect(whatIfEffect(ask(-0.2), income, 100, undefined, spend, '2026-11-15', 1, lever).cost!.pays).toBe(true);
+    const raise = whatIfEffect(ask(0.1), income, 10_000, undefined, spend, '2026-11-15', 1, lever);
+    expect([raise.cost!.increment, raise.cost!.pays]).toEqual([expect.closeTo(70, 9), true]);
+    expect(whatIfEffect(ask(0.1), income, 500, undefined, spend, '2026-11-15', 1, lever).cost!.pays).toBe(false);
   });
 });
 

@@ -29,7 +29,8 @@ export function forecastAhead(daily: readonly { day: string; value: number }[], 
  * The what-if's effect on the subject over a period like the analysed one (p10–p90 over the
  * elasticity's interval), and when the lever is money in the subject's currency its cost and
  * return: the lever's spend in the period × the change, the effect per unit spent, and whether
- * it pays (the p10 effect exceeds the extra spend).
+ * it pays: the effect net of the extra spend is positive even at p10 (a raise gains more than
+ * it costs; a cut, whose increment is a saving, loses less than it saves).
  */
 export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, subjectDaily: Daily | undefined, leverDaily: Daily | undefined, until: string, seed: number, lever?: { def: MetricDef; from: string } | undefined): WhatIfOutcome {
   const spec = subject.drivers.find((d) => d.metric === whatIf.metric);
@@ -40,7 +41,7 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
   if (!e || !(value > 0) || !(1 + whatIf.change > 0)) return { ...whatIf };
   const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
   const [a, b] = [effect(e.p10), effect(e.p90)];
-  const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, source: e.source } };
+  const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, elasticityInterval: { p10: Math.min(e.p10, e.p90), p90: Math.max(e.p10, e.p90) }, source: e.source } };
   const sameMoney = lever && lever.def.unit.kind === 'currency' && subject.unit.kind === 'currency' && lever.def.unit.code === subject.unit.code;
   if (sameMoney && leverDaily) {
     let spent = 0;
@@ -48,7 +49,7 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
     const increment = spent * whatIf.change;
     if (spent > 0 && increment !== 0) {
       const fx = outcome.effect!;
-      outcome.cost = { periodSpend: spent, increment, return: { p10: fx.p10 / increment, p50: fx.p50 / increment, p90: fx.p90 / increment }, pays: increment > 0 ? fx.p10 > increment : fx.p90 < increment };
+      outcome.cost = { periodSpend: spent, increment, return: { p10: fx.p10 / increment, p50: fx.p50 / increment, p90: fx.p90 / increment }, pays: fx.p10 > increment };
     }
   }
   return outcome;

@@ -57,7 +57,7 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
     expect(f.candidates).toEqual([]);
     expect(f.remainder.share).toBe(1);
     expect(f.notes).toContain('1 event(s) without a valid time were left out');
-    expect(answerFirstSentence(f)).toMatch(/^signups fell 1\d\.\d % over Mon 9 – Sun 15 Nov, .*; the change started Thu 12 Nov, when "pricing page version 7 published" happened\.$/);
+    expect(answerFirstSentence(f)).toMatch(/^signups fell 1\d\.\d % over Mon 9 – Sun 15 Nov, .*; the change started Thu 12 Nov, the day of "pricing page version 7 published"\.$/);
   });
 
   it('an undeclared series that moved the same day is a low-confidence candidate, never a cause', () => {

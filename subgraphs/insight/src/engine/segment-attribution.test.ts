@@ -18,6 +18,7 @@ describe('attributeSegments: Adtributor', () => {
     ]);
     const eu = r.dimensions[0]!.segments[0]!;
     expect([eu.before, eu.after, eu.contribution, eu.explanatoryPower]).toEqual([200, 150, -50, 1]);
+    expect(eu.value).toEqual({ before: 200, after: 150 });
     expect(eu.surprise).toBeCloseTo(jsTerm(200 / 700, 150 / 650), 15);
     expect(eu.surprise).toBeCloseTo(0.0014640, 6);
     expect(r.dimensions[1]!.segments[0]!.surprise).toBeCloseTo(0.0003845, 6);
@@ -28,6 +29,12 @@ describe('attributeSegments: Adtributor', () => {
     expect(r.method).toBe('adtributor+drill-down');
     expect(r.causes.map((c) => [c.labels, c.contribution, c.share])).toEqual([[{ region: 'eu', device: 'ios' }, -50, 1]]);
     expect(r.remainder).toBe(0);
+  });
+
+  it('drills down to a child holding most of its parent when the change is all in it (a 60/40 split)', () => {
+    const r = attributeSegments([leaf('eu', 'ios', 120, 48), leaf('eu', 'web', 80, 80), leaf('us', 'ios', 240, 240), leaf('us', 'web', 160, 160), leaf('apac', 'ios', 60, 60), leaf('apac', 'web', 40, 40)]);
+    expect(r.method).toBe('adtributor+drill-down');
+    expect(r.causes.map((c) => [c.labels, c.contribution])).toEqual([[{ region: 'eu', device: 'ios' }, -72]]);
   });
 
   it('keeps the first level when the change is spread over the second', () => {
@@ -55,6 +62,9 @@ describe('attributeSegments: Adtributor', () => {
     expect(r.change).toBeCloseTo(85 / 4000 - 100 / 4000, 15);
     expect(r.causes.map((c) => c.labels)).toEqual([{ device: 'android' }]);
     expect(r.causes[0]!.contribution).toBeCloseTo(r.change, 15);
+    // The segment's own ratio, in the subject's unit (a percent scales by 100).
+    expect(r.causes[0]!.value).toEqual({ before: 0.03, after: 0.015 });
+    expect(attributeSegments(ratio, { scale: 100 }).causes[0]!.value).toEqual({ before: 3, after: 1.5 });
   });
 });
 
@@ -77,7 +87,8 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
     expect(Math.abs(r.remainder)).toBeLessThan(0.02 * Math.abs(r.change));
   });
 
-  it('handles 25,000 leaves of 4 labels well under a second', () => {
+  // Its time is measured in bench/insight-engine.js, not asserted here.
+  it('finds a province × ISP pair among 25,000 leaves of 4 labels', () => {
     const big = { dc: ['d1', 'd2', 'd3', 'd4', 'd5'], province: Array.from({ length: 25 }, (_, i) => `p${i}`), isp: Array.from({ length: 10 }, (_, i) => `i${i}`), channel: Array.from({ length: 20 }, (_, i) => `c${i}`) };
     const random = seededRandom(9);
     const leaves = combinations(big).map((labels) => {
@@ -86,11 +97,8 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
       return { labels, before, after: before * (hit ? 0.3 : 1 + 0.02 * (random() - 0.5)) };
     });
     expect(leaves.length).toBe(25_000);
-    const started = performance.now();
     const r = attributeSegments(leaves);
-    const ms = performance.now() - started;
     expect(r.causes[0]!.labels).toEqual({ province: 'p7', isp: 'i3' });
     expect(r.causes[0]!.share).toBeGreaterThan(0.95);
-    expect(ms).toBeLessThan(1000);
   });
 });

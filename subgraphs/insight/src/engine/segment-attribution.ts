@@ -30,7 +30,7 @@ export const ADTRIBUTOR = {
   /** A set must explain at least this much more of the change than its share of the comparison value (a dimension unrelated to the change explains as much as it weighs). */
   minConcentration: 0.25,
   /** A second level replaces its parent only when it holds at most this share of the parent's comparison value. */
-  maxChildBaseShare: 0.5,
+  maxChildBaseShare: 0.8,
 } as const;
 
 export interface DimensionSet {
@@ -109,6 +109,7 @@ export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly
         labels: { ...fixed, [dimension]: r.value },
         before: r.s.before,
         after: r.s.after,
+        value: table.valuesOf(r.s),
         contribution: r.contribution,
         share: shareOf(r.contribution, table.change),
         explanatoryPower: r.ep,

@@ -4,6 +4,12 @@ export interface Segment {
   /** The additive measure (a ratio's numerator) in the comparison period and in the period. */
   before: number;
   after: number;
+  /**
+   * The segment's own value in the subject's unit, before and after: its total for an additive
+   * metric, its own ratio (numerator ÷ denominator, scaled like the subject) for a ratio.
+   * Absent on findings written before it existed.
+   */
+  value?: { before: number; after: number };
   /** In the subject's unit: the part of the subject's change this segment accounts for. */
   contribution: number;
   /** contribution ÷ the subject's change. */

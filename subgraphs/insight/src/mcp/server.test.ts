@@ -5,7 +5,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { InMemoryTransport } from '@modelcontextprotocol/sdk/inMemory.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { createLogger } from '@svc/kit';
-import { MCP_TOOLS } from '../tools/index.js';
+import { MCP_TOOLS } from '../tools/mcp-tools.js';
 import { createInsightMcpServer } from './server.js';
 
 // The server against a fake router: what it sends, and how each failure reads. The real
@@ -63,9 +63,9 @@ afterAll(async () => {
 describe('the insight MCP server', () => {
   it('offers exactly the MCP tools of the analysis, described as they are', async () => {
     const { tools } = await session.client.listTools();
-    expect(tools.map((t) => t.name).sort()).toEqual(Object.keys(MCP_TOOLS).sort());
+    expect(tools.map((t) => t.name).sort()).toEqual(MCP_TOOLS.map((t) => t.name).sort());
     for (const tool of tools) {
-      expect(tool.description).toBe(MCP_TOOLS[tool.name]!.description);
+      expect(tool.description).toBe(MCP_TOOLS.find((t) => t.name === tool.name)!.description);
       expect(tool.outputSchema).toMatchObject({ type: 'object' });
     }
   });
@@ -111,6 +111,40 @@ describe('the insight MCP server', () => {
     } finally {
       await nowhere.close();
     }
+  });
+
+  it('declares a definition with the defineMetric mutation, and says what was declared', async () => {
+    const record = { name: 'signups', definition: { unit: { kind: 'count', noun: 'signups' }, aggregation: 'sum', upIsGood: true }, updatedAt: '2026-11-20T10:00:00.000Z', updatedBy: 'ana' };
+    answer = { status: 200, body: JSON.stringify({ data: { defineMetric: record } }) };
+    const result = await session.call('svcinsight_define_metric', { name: 'signups', definition: record.definition });
+    expect(result.isError).toBeFalsy();
+    expect(result.structuredContent).toEqual(record);
+    expect(text(result)).toBe('signups is defined (unit, aggregation, upIsGood), by ana at 2026-11-20T10:00:00.000Z; the next analysis reads it, and svcinsight_list_metrics shows it with the metric\'s series.');
+    const sent = requests.at(-1)!;
+    expect(sent.headers.authorization).toBe('Bearer the-token');
+    expect(sent.body).toMatchObject({ operationName: 'InsightMcpDefineMetric', variables: { name: 'signups', definition: record.definition } });
+    expect(sent.body.query).toContain('defineMetric(name: $name, definition: $definition)');
+  });
+
+  it.each([
+    [{ name: 'signups', definition: { unit: { kind: 'currency', code: 'usd' } } }, /ISO 4217 currency code.* at definition\.unit\.code/],
+    [{ name: 'signups', definition: { drivers: [{ metric: 'ad_spend', lagDays: 1.5 }] } }, /whole number of days at definition\.drivers\[0\]\.lagDays/],
+    [{ name: 'signups', definition: { formula: { product: ['signups', 'visits'] } } }, /may not be "signups" itself at definition\.formula\.product\[0\]/],
+    [{ name: 'signups', definition: { colour: 'red' } }, /colour/],
+  ])('refuses a bad definition without calling the router, naming the field (%j)', async (args, expected) => {
+    const before = requests.length;
+    const result = await session.call('svcinsight_define_metric', args);
+    expect(result.isError).toBe(true);
+    expect(text(result)).toMatch(/svcinsight_define_metric/);
+    expect(text(result)).toMatch(expected);
+    expect(requests.length).toBe(before);
+  });
+
+  it('explains that declaring a definition needs the analyst role', async () => {
+    answer = graphqlError('FORBIDDEN', 'This operation needs one of the roles: admin, analyst');
+    const result = await session.call('svcinsight_define_metric', { name: 'signups', definition: {} });
+    expect(result.isError).toBe(true);
+    expect(text(result)).toBe('The platform refused svcinsight_define_metric: This operation needs one of the roles: admin, analyst. SVC_TOKEN must carry the analyst role.');
   });
 
   it('asks for SVC_TOKEN without calling the router', async () => {

@@ -1,6 +1,6 @@
 import type { SvcContext } from '@svc/kit';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
-import type { ActionService } from '../service/actions.js';
+import type { ActionService } from '../service/action-proposals.js';
 import { ActionProposal } from './job-types.js';
 import { actionView } from './views.js';
 

@@ -1,7 +1,7 @@
 import type { SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
-import type { ActionService } from '../service/actions.js';
+import type { ActionService } from '../service/action-proposals.js';
 import type { JobService } from '../service/jobs.js';
 import { ActionProposal, InsightJob, InsightJobPage, JobStep } from './job-types.js';
 import { actionView, jobView, stepView } from './views.js';

@@ -85,6 +85,52 @@ export class Finding {
   @Field(() => [Int], { description: 'Indexes into the report\'s evidence.' }) evidence!: number[];
 }
 
+@ObjectType({ description: 'A period of a segment table.' })
+export class TablePeriod {
+  @Field(() => String, { description: 'First day, ISO date.' }) from!: string;
+  @Field(() => String, { description: 'Last day, ISO date.' }) to!: string;
+  @Field(() => String, { description: 'As a reader sees it, e.g. `Mon 9 – Sun 15 Nov`.' }) text!: string;
+}
+
+@ObjectType({ description: 'Each figure of a segment row as the report prints it (unit and locale); null where the figure is.' })
+export class SegmentRowText {
+  @Field(() => String, { nullable: true }) before!: string | null;
+  @Field(() => String, { nullable: true }) after!: string | null;
+  @Field(() => String) contribution!: string;
+  @Field(() => String) share!: string;
+  @Field(() => String, { nullable: true }) explanatoryPower!: string | null;
+  @Field(() => String, { nullable: true }) surprise!: string | null;
+}
+
+@ObjectType({ description: 'A segment the engine found, or (the last row) what the segments leave unexplained.' })
+export class SegmentRow {
+  @Field(() => String, { description: 'SEGMENT or REMAINDER' }) kind!: string;
+  @Field(() => String, { description: 'The labels as `k=v, k=v`; `unexplained` for the remainder.' }) label!: string;
+  @Field(() => GraphQLJSONObject, { description: 'The segment\'s labels; empty for the remainder.' }) labels!: Record<string, string>;
+  @Field(() => Float, { nullable: true, description: 'The segment\'s value in the comparison period, in the subject\'s unit (its own ratio for a ratio metric).' }) before!: number | null;
+  @Field(() => Float, { nullable: true, description: 'The segment\'s value in the period.' }) after!: number | null;
+  @Field(() => Float, { description: 'Its part of the subject\'s change, in the subject\'s unit.' }) contribution!: number;
+  @Field(() => Float, { description: 'contribution ÷ the subject\'s change.' }) share!: number;
+  @Field(() => Float, { nullable: true, description: 'Adtributor\'s explanatory power, within the scope the segment was chosen in (the whole, or its parent segment).' }) explanatoryPower!: number | null;
+  @Field(() => Float, { nullable: true, description: 'Adtributor\'s surprise (Jensen-Shannon divergence of its share before and after).' }) surprise!: number | null;
+  @Field(() => SegmentRowText) text!: SegmentRowText;
+}
+
+@ObjectType({ description: 'The drill-down of a change through the subject\'s labels: segments ranked by contribution, then the unexplained rest; the rows add up to the change.' })
+export class SegmentTable {
+  @Field(() => String) title!: string;
+  @Field(() => Int, { description: 'The job step holding the analysis.' }) step!: number;
+  @Field(() => String) metric!: string;
+  @Field(() => String, { nullable: true }) unit!: string | null;
+  @Field(() => String, { description: 'adtributor, adtributor+drill-down or combination-search' }) method!: string;
+  @Field(() => String, { description: 'TOTAL (each segment\'s total) or RATIO (each segment\'s own ratio)' }) values!: string;
+  @Field(() => TablePeriod) period!: TablePeriod;
+  @Field(() => TablePeriod) comparison!: TablePeriod;
+  @Field(() => Float, { description: 'The subject\'s change; the shares are of it.' }) change!: number;
+  @Field(() => String) changeText!: string;
+  @Field(() => [SegmentRow]) rows!: SegmentRow[];
+}
+
 @ObjectType({ description: 'The report of a completed job. Every figure in it comes from a tool result.' })
 export class InsightReport {
   @Field(() => String) judgment!: string;
@@ -94,6 +140,7 @@ export class InsightReport {
   @Field(() => Float, { description: '0 to 1' }) confidence!: number;
   @Field(() => String) confidenceReason!: string;
   @Field(() => [GraphQLJSONObject], { description: 'Series (with the analysed period and event markers), forecasts (p10/p50/p90 band), what-ifs, and the waterfall of a change (bars: start, causes, unexplained, end) to draw.' }) charts!: Record<string, unknown>[];
+  @Field(() => [SegmentTable], { description: 'Drill-down tables of segments, one per analysis whose attribution through labels found segments; empty otherwise.' }) segmentTables!: SegmentTable[];
 }
 
 @ObjectType()
@@ -106,6 +153,13 @@ export class ExpectedImpact {
   @Field(() => String, { nullable: true, description: 'How it was estimated, in words.' }) method!: string | null;
   @Field(() => Int, { nullable: true, description: 'The horizon in days.' }) horizonDays!: number | null;
   @Field(() => String, { nullable: true, description: 'The unit of p10-p90 (USD, sessions, %).' }) unit!: string | null;
+}
+
+@ObjectType({ description: 'The report finding a proposal follows from.' })
+export class ProposalFinding {
+  @Field(() => Int, { description: 'Its index in the report\'s findings.' }) index!: number;
+  @Field(() => String) title!: string;
+  @Field(() => String) detail!: string;
 }
 
 @ObjectType({ description: 'The one decision on an action.' })
@@ -132,6 +186,7 @@ export class ActionProposal {
   @Field(() => ExpectedImpact, { nullable: true }) expectedImpact!: ExpectedImpact | null;
   @Field(() => Boolean, { description: 'Whether the change can be undone.' }) undoable!: boolean;
   @Field(() => String, { description: 'How to undo it (or why it cannot be).' }) undo!: string;
+  @Field(() => ProposalFinding, { nullable: true, description: 'The report finding it follows from (null for proposals stored before findings were cited).' }) finding!: ProposalFinding | null;
   @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED. An EXTERNAL action stays APPROVED while its hand-off is PENDING (outcome.deliveryStatus) and is EXECUTED once the operator webhook accepted it.' }) status!: string;
   @Field(() => String) proposedAt!: string;
   @Field(() => String) expiresAt!: string;

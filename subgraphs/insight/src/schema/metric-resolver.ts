@@ -3,7 +3,7 @@ import { SvcError } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, Mutation, Query, Resolver } from 'type-graphql';
 import type { MetricService } from '../service/metrics.js';
-import { MCP_TOOLS } from '../tools/index.js';
+import { INSIGHT_TOOLS } from '../tools/mcp-tools.js';
 import type { ToolContext } from '../tools/tool.js';
 import { callerOf } from './caller.js';
 import { MetricIngestResult, MetricInfo, MetricSeries, ToolOutput } from './metric-types.js';
@@ -44,8 +44,8 @@ export class MetricResolver {
 
   @Query(() => ToolOutput, { description: 'Runs one analysis tool (svcinsight_list_metrics, _lookup_metric, _forecast, _simulate): what the MCP server calls.' })
   async insightTool(@Arg('name', () => String) name: string, @Arg('arguments', () => GraphQLJSONObject) args: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ToolOutput> {
-    const tool = MCP_TOOLS[name];
-    if (!tool) throw new SvcError('BAD_USER_INPUT', `No tool ${JSON.stringify(name)}; available: ${Object.keys(MCP_TOOLS).join(', ')}`, { errors: [{ pointer: '/name', detail: 'unknown tool' }] });
+    const tool = INSIGHT_TOOLS.find((t) => t.name === name)?.tool;
+    if (!tool) throw new SvcError('BAD_USER_INPUT', `No tool ${JSON.stringify(name)}; available: ${INSIGHT_TOOLS.map((t) => t.name).join(', ')}`, { errors: [{ pointer: '/name', detail: 'unknown tool' }] });
     const parsed = tool.input.safeParse(args);
     if (!parsed.success) {
       throw new SvcError('BAD_USER_INPUT', `Invalid arguments for ${name}: ${parsed.error.issues.map((i) => `${i.path.join('.')}: ${i.message}`).join('; ')}`, {

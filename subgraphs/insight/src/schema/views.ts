@@ -1,4 +1,5 @@
-import type { Action, Job, Step } from '../domain/job-records.js';
+import type { Action } from '../domain/action.js';
+import type { Job, Step } from '../domain/job-records.js';
 import type { Evidence as EvidenceRecord } from '../domain/report.js';
 import type { ActionProposal, Evidence, InsightJob, JobStep } from './job-types.js';
 
@@ -38,6 +39,7 @@ export function jobView(job: Job): InsightJob {
           confidence: r.confidence.value,
           confidenceReason: r.confidence.reason,
           charts: r.charts as unknown as Record<string, unknown>[],
+          segmentTables: r.segmentTables ?? [],
         }
       : null,
     error: job.error,
@@ -80,6 +82,7 @@ export function actionView(a: Action): ActionProposal {
     expectedImpact: a.expectedImpact ? { ...a.expectedImpact, method: a.expectedImpact.method ?? null, horizonDays: a.expectedImpact.horizonDays ?? null, unit: a.expectedImpact.unit ?? null } : null,
     undoable: a.undoable,
     undo: a.undo,
+    finding: a.finding,
     status: a.status,
     proposedAt: a.proposedAt.toISOString(),
     expiresAt: a.expiresAt.toISOString(),

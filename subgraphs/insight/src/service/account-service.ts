@@ -16,6 +16,8 @@ export interface AccountServiceDeps {
   maxLifetimeSeconds: number;
   /** SVC_ADMIN_USERNAME: its password comes from the configuration. */
   configuredAdmin: string;
+  /** The password check (kit's argon2id `verifyPassword`); tests count its calls. */
+  verify?: typeof verifyPassword;
 }
 
 // Verifying against a throwaway hash keeps unknown usernames as slow as wrong passwords.
@@ -24,6 +26,7 @@ const DUMMY_HASH = hashPassword('not-a-real-password');
 /** Login, a person's own password change, and the configured admin account. The admin API is manage-users.ts. */
 export function createAccountService(deps: AccountServiceDeps) {
   const { accounts, throttle, sessions, log } = deps;
+  const verify = deps.verify ?? verifyPassword;
   return {
     /**
      * Creates the configured admin account, or sets its password when the configured one changed
@@ -31,7 +34,7 @@ export function createAccountService(deps: AccountServiceDeps) {
      */
     async ensureAdmin(username: string, password: string): Promise<void> {
       const existing = await accounts.find(username);
-      if (existing && (await verifyPassword(password, existing.passwordHash))) return;
+      if (existing && (await verify(password, existing.passwordHash))) return;
       const passwordHash = await hashPassword(password);
       if (existing) {
         const notBefore = await sessions.endSessions(username);
@@ -60,7 +63,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (me.subject === deps.configuredAdmin) throw new SvcError('CONFLICT', `The account ${me.subject} is the configured admin (SVC_ADMIN_USERNAME): its password can change only through SVC_ADMIN_PASSWORD`);
       const pass = await throttle.enter(me.subject, clientIp);
       const account = await accounts.find(me.subject);
-      const ok = account ? await verifyPassword(currentPassword, account.passwordHash) : (await verifyPassword(currentPassword, await DUMMY_HASH), false);
+      const ok = account ? await verify(currentPassword, account.passwordHash) : (await verify(currentPassword, await DUMMY_HASH), false);
       if (!account || account.disabled) {
         await pass.failed();
         throw new SvcError('FORBIDDEN', `${me.subject} is not a local account of this platform: its password is kept where its token was issued`);
@@ -85,7 +88,7 @@ export function createAccountService(deps: AccountServiceDeps) {
       const pass = await throttle.enter(name, clientIp);
       const account = await accounts.find(name);
       // The same work whatever is wrong: unknown, disabled, or a wrong password.
-      const ok = account ? await verifyPassword(secret, account.passwordHash) : (await verifyPassword(secret, await DUMMY_HASH), false);
+      const ok = account ? await verify(secret, account.passwordHash) : (await verify(secret, await DUMMY_HASH), false);
       if (!account || !ok || account.disabled) {
         await pass.failed();
         log.warn({ username: name.slice(0, 64) }, 'login failed');

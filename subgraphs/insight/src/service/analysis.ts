@@ -1,10 +1,13 @@
 import { SvcError } from '@svc/kit';
 import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
-import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
+import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
+import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
 import { plan, type SeriesRequest } from '../engine/plan.js';
-import type { SeriesData } from '../engine/series.js';
+import { SeriesBook, type SeriesData } from '../engine/series.js';
+import { dailyValues } from '../engine/aggregate.js';
+import { scopedSeries } from '../engine/scope.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -21,6 +24,8 @@ export interface AnalysisDeps {
   catalog: (caller: Caller) => Promise<EngineEntry[]>;
   /** The tenant's events in a window (stored and the platform's own); default none. */
   events?: (caller: Caller, from: number, to: number) => Promise<EngineEvent[]>;
+  /** What a bad move's events and pages point at, as it is now (sources/event-targets.ts); default none. */
+  targets?: (caller: Caller, finding: Finding) => Promise<Targets | undefined>;
   now?: () => number;
   /** Series read at once. Default 6. */
   parallelReads?: number;
@@ -62,7 +67,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
     catalog: (caller: Caller) => catalogFor(caller),
 
     /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
-    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
+    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding & { targets?: Targets }; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
       const catalog = await catalogFor(caller);
       const at = now();
       const p = plan(question, catalog, at);
@@ -100,15 +105,24 @@ export function createAnalysisService(deps: AnalysisDeps) {
         return [];
       }) : [];
       const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
-      // The subject's last 120 days, for the report's chart (read on its own when the engine only needed its parts, as for a ratio).
-      const subject = finding.subject?.name;
-      let points = series.find((s) => s.name === subject && Object.keys(s.labels).length === 0)?.points;
-      if (!points && subject) {
-        const [chart] = await read({ metric: subject, role: 'subject', shape: 'total', from: new Date(at - 120 * DAY).toISOString().slice(0, 10), to: new Date(at - DAY).toISOString().slice(0, 10) });
-        points = chart?.points;
-      }
-      const history = (points ?? []).slice(-120).map((pt) => ({ t: new Date(pt.t).toISOString().slice(0, 10), value: pt.value }));
-      return { finding, reads: requests.length, failedReads, history };
+      // The levers the proposals may name, as they are now: read after the engine, for its events only.
+      const targets = deps.targets ? await deps.targets(caller, finding).catch((error: unknown) => {
+        if (!(error instanceof SvcError)) throw error;
+        failedReads.push(`what the events point at: ${error.message}`);
+        return undefined;
+      }) : undefined;
+      // The subject's last 120 days, for the report's chart: a ratio day by day from the parts the
+      // engine read (it may have no series of its own), anything else its total; for a question
+      // about part of it (a scope), that part's.
+      // Only the totals it needs go into the book: the leaves stay with the engine's thread.
+      const subject = finding.subject ? defs.get(finding.subject.name) : undefined;
+      const parts = subject ? ratioParts(subject.aggregation) : undefined;
+      const needed = new Set(subject ? (parts ? [parts.numerator, parts.denominator] : [subject.name]) : []);
+      const scope = finding.subject?.scope;
+      const own = subject && scope ? scopedSeries(series.filter((x) => needed.has(x.name)), subject, scope) : series;
+      const totals = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
+      const history = subject ? dailyValues(subject, new SeriesBook(totals)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
+      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length, failedReads, history };
     },
   };
 }

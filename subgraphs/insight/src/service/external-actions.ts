@@ -1,10 +1,9 @@
 import { postWebhook, webhookRetryDelayMs, type Logger, type OutboundHttp } from '@svc/kit';
 import { actionParamProblems } from '../domain/action-params.js';
-import type { Action } from '../domain/job-records.js';
+import type { Action, ExecutionOutcome } from '../domain/action.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { ExternalStore } from '../store/external-store.js';
 import type { SettingsStore } from '../store/settings-store.js';
-import type { ExecutionOutcome } from './analysis-worker.js';
 
 export interface OperatorWebhookSettings {
   /** First retry delay; each further one doubles. */

@@ -22,6 +22,7 @@ describe('the catalog the analysis reads', () => {
     expect(unitOfText('ratio')).toEqual({ kind: 'ratio' });
     expect(unitOfText('%')).toEqual({ kind: 'percent' });
     expect(unitOfText('visits')).toEqual({ kind: 'count', noun: 'visits' });
+    for (const plain of ['count', 'Counts', 'number', '#', '1']) expect(unitOfText(plain)).toEqual({ kind: 'count' });
     expect(unitOfText(null)).toBeUndefined();
   });
 
@@ -39,6 +40,24 @@ describe('the catalog the analysis reads', () => {
       { name: 'signups', upIsGood: true, drivers: [{ metric: 'api.errors', lagDays: 1 }], unit: { kind: 'count', noun: 'signups' }, labels: ['plan', 'region'], labelValues: { plan: ['free', 'pro'], region: ['eu'] }, description: 'New accounts' },
     ]);
     await expect(catalog.catalogEntries(caller(['editor']))).rejects.toThrow('roles');
+  });
+
+  it('derives a declared ratio without series of its own from its numerator and denominator, with the labels both carry', async () => {
+    const catalog = catalogWith(
+      [
+        { name: 'returns', labels: { country: 'br', channel: 'web' }, unit: 'returns', source: 'store' },
+        { name: 'returns', labels: { country: 'mx', channel: 'app' }, unit: 'returns', source: 'store' },
+        { name: 'sales_count', labels: { country: 'br' }, unit: 'sales', source: 'store' },
+        { name: 'sales_count', labels: { country: 'mx' }, unit: 'sales', source: 'store' },
+      ],
+      [
+        stored('return_rate', { aggregation: { ratio: { numerator: 'returns', denominator: 'sales_count' } }, upIsGood: false }),
+        stored('gift_rate', { aggregation: { ratio: { numerator: 'gifts', denominator: 'sales_count' } } }),
+      ],
+    );
+    const entries = await catalog.catalogEntries(caller(['analyst']));
+    expect(entries.map((e) => e.name)).toEqual(['return_rate', 'returns', 'sales_count']);
+    expect(entries[0]).toEqual({ name: 'return_rate', aggregation: { ratio: { numerator: 'returns', denominator: 'sales_count' } }, upIsGood: false, unit: { kind: 'ratio' }, labels: ['country'], labelValues: { country: ['br', 'mx'] } });
   });
 
   it('lists at most a bounded number of values per label', async () => {

@@ -17,15 +17,20 @@ export type DescribedEntry = CatalogEntry & { description?: string };
 /** Label values listed per label in an entry; a label with more is listed by its first values. */
 export const LABEL_VALUES_LISTED = 200;
 
+/** Unit texts that only say "a number": printed with no noun. */
+const PLAIN_NUMBER = /^(?:counts?|numbers?|num|qty|quantity|total|amount|value|none|#|1|n)$/i;
+
 /**
  * A series' unit text as an engine unit: a three-letter ISO code is a currency, `ratio` a
- * fraction, `percent` or `%` percent points, anything else a count of that noun (`visits`).
+ * fraction, `percent` or `%` percent points, a word that only says "a number" (`count`,
+ * `number`, `qty`, `#`, `1`) a plain count, anything else a count of that noun (`visits`).
  */
 export function unitOfText(unit: string | null | undefined): Unit | undefined {
   if (!unit) return undefined;
   if (/^[A-Z]{3}$/.test(unit)) return { kind: 'currency', code: unit };
   if (unit === 'ratio') return { kind: 'ratio' };
   if (unit === 'percent' || unit === '%') return { kind: 'percent' };
+  if (PLAIN_NUMBER.test(unit.trim())) return { kind: 'count' };
   return { kind: 'count', noun: unit };
 }
 
@@ -60,7 +65,9 @@ export function createCatalogService(deps: CatalogServiceDeps) {
      * Prometheus): its declared definition merged with what the series show (label names, label
      * values, a unit from the series' unit text when none is declared). The engine's
      * `withDefaults` decides the rest. A definition of a name with no series is left out (the
-     * engine then says the metric is unknown rather than inventing figures).
+     * engine then says the metric is unknown rather than inventing figures), except a ratio whose
+     * numerator and denominator both have series: it is derived from them (Σ numerator ÷
+     * Σ denominator, day by day and over a period), with the labels both parts carry.
      */
     async catalogEntries(caller: Caller): Promise<CatalogEntry[]> {
       requireRole(caller.principal, 'analyst', 'reviewer');
@@ -79,6 +86,15 @@ export function createCatalogService(deps: CatalogServiceDeps) {
           entry.labels.set(label, values);
         }
         known.set(s.name, entry);
+      }
+      for (const [name, definition] of definitions) {
+        const aggregation = definition.aggregation;
+        if (known.has(name) || !aggregation || typeof aggregation !== 'object') continue;
+        const num = known.get(aggregation.ratio.numerator);
+        const den = known.get(aggregation.ratio.denominator);
+        if (!num || !den) continue;
+        const labels = new Map([...num.labels].filter(([label]) => den.labels.has(label)));
+        known.set(name, { unit: 'ratio', labels, synonyms: new Set() });
       }
       return [...known.entries()]
         .sort(([a], [b]) => a.localeCompare(b))

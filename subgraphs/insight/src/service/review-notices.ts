@@ -1,5 +1,5 @@
 import { postWebhook, webhookRetryDelayMs, type Logger } from '@svc/kit';
-import type { Action } from '../domain/job-records.js';
+import type { Action } from '../domain/action.js';
 import type { ActionStore } from '../store/action-store.js';
 import type { NoticeStore } from '../store/notice-store.js';
 

@@ -1,6 +1,6 @@
 import { isUuid, type MikroORM } from '@svc/kit';
 import type { ActionStatus } from '../domain/action.js';
-import type { Action } from '../domain/job-records.js';
+import type { Action } from '../domain/action.js';
 import { toAction, type Row } from './rows.js';
 
 export interface DecisionInput {

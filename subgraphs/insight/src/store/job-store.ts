@@ -146,9 +146,9 @@ export function createJobStore(orm: MikroORM) {
         for (const a of actions) {
           const id = randomUUID();
           await tx.execute(
-            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, expires_at)
-             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, now() + make_interval(hours => ?) from insight.job j where j.id = ?`,
-            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, options.ttlHours, jobId],
+            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, finding, expires_at)
+             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?) from insight.job j where j.id = ?`,
+            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, jobId],
           );
           ids.push(id);
         }

@@ -256,6 +256,13 @@ create index timeline_event_tenant_at on insight.timeline_event (tenant_id, at);
   }
 }
 
+/** A proposal cites the report finding it follows from (index, title and words), null before. */
+class ActionFinding extends Migration {
+  override up(): void {
+    this.addSql('alter table insight.action add column finding jsonb;');
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -265,4 +272,5 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0006_account_admin', class: AccountAdmin },
   { name: '0007_metric_catalog_and_events', class: MetricCatalogAndEvents },
   { name: '0008_external_actions', class: ExternalActions },
+  { name: '0009_action_finding', class: ActionFinding },
 ];

@@ -1,6 +1,7 @@
 import { reversibilityOf, type ActionKind, type ActionStatus, type ExpectedImpact, type TargetType } from '../domain/action.js';
 import type { JobStatus, StepKind } from '../domain/job.js';
-import type { Action, Authority, Decision, Job, Step } from '../domain/job-records.js';
+import type { Action, Decision, ProposalFinding } from '../domain/action.js';
+import type { Authority, Job, Step } from '../domain/job-records.js';
 import type { Report } from '../domain/report.js';
 
 /** Row mappers: database rows of the `insight` schema to domain records. */
@@ -71,6 +72,7 @@ export function toAction(r: Row): Action {
     expectedImpact: r.expected_impact ? json<ExpectedImpact>(r.expected_impact) : null,
     undoable: typeof r.undoable === 'boolean' ? r.undoable : reversibilityOf(r.kind as ActionKind).undoable,
     undo: typeof r.undo === 'string' ? r.undo : reversibilityOf(r.kind as ActionKind).undo,
+    finding: r.finding ? json<ProposalFinding>(r.finding) : null,
     status: r.status as ActionStatus,
     proposedAt: new Date(String(r.proposed_at)),
     expiresAt: new Date(String(r.expires_at)),

@@ -1,6 +1,13 @@
 import { z } from 'zod';
 import { AGGREGATIONS, type Point } from '../domain/metric.js';
+import { analysisMcpTool, type McpTool } from './mcp-tool.js';
+import { labelsSchema } from './output-shapes.js';
 import { defineTool, fig, labelsArg, labelText } from './tool.js';
+
+/**
+ * One metric over a window: the analysis agent's tool `lookup_metric` and, over MCP,
+ * `svcinsight_lookup_metric` (the same code, run on the insight service).
+ */
 
 const DAY = 86_400_000;
 
@@ -71,3 +78,38 @@ export const lookupMetric = defineTool({
     return { data, summary: parts.length ? `${parts.join('. ')}.` : `No series of ${args.name} matches.` };
   },
 });
+
+const statsSchema = z.object({
+  points: z.number().int().describe('Buckets in the window.'),
+  total: z.number(),
+  mean: z.number(),
+  min: z.number().nullable().describe('null when the window has no points.'),
+  max: z.number().nullable().describe('null when the window has no points.'),
+  first: z.number().describe('Value of the first bucket.'),
+  last: z.number().describe('Value of the last bucket.'),
+  lastWeekTotal: z.number().optional().describe('Step 1d, 14+ days, not a ratio: sum of the last 7 days.'),
+  previousWeekTotal: z.number().optional().describe('Sum of the 7 days before those.'),
+  lastWeekMean: z.number().optional().describe('Step 1d, 14+ days, a ratio: mean of the last 7 days.'),
+  previousWeekMean: z.number().optional().describe('Mean of the 7 days before those.'),
+  weekOverWeekChangePercent: z.number().optional().describe('Last week against the week before, in percent.'),
+  lastWeekFrom: z.string().optional().describe('First day of the last week (YYYY-MM-DD).'),
+});
+
+const outputSchema = {
+  name: z.string(),
+  step: z.string().describe('The bucket: 1h, 1d or 1w.'),
+  series: z
+    .array(
+      z.object({
+        labels: labelsSchema,
+        unit: z.string().nullable(),
+        source: z.string().describe('store, platform or prometheus.'),
+        stats: statsSchema,
+        points: z.array(z.object({ t: z.string().describe('Bucket start: YYYY-MM-DD for 1d, else an ISO time.'), value: z.number() })),
+      }),
+    )
+    .describe('Every series of the metric matching the labels.'),
+};
+
+/** MCP tool `svcinsight_lookup_metric`: the agent's lookup_metric, run on the insight service. */
+export const lookupMetricMcpTool: McpTool = analysisMcpTool(lookupMetric, { name: 'svcinsight_lookup_metric', title: 'Look up a metric', outputSchema });

@@ -1,4 +1,5 @@
 import { hasRole, SvcError, type Logger } from '@svc/kit';
+import { contentRef, crawlJobRef } from '../../domain/event-ref.js';
 import type { TimelineEvent } from '../../domain/timeline-event.js';
 import type { GraphCall } from '../graph-call.js';
 import type { Caller } from './metric-source.js';
@@ -64,7 +65,7 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
         for (const v of c.versions) {
           const at = timeOf(v.publishedAt);
           if (!(at >= from && at < to)) continue;
-          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: `content:${c.siteKey}:${c.id}:v${v.version}`, source: 'platform' });
+          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: contentRef(c.siteKey, c.id, v.version), source: 'platform' });
         }
       }
     }
@@ -81,9 +82,9 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
         if (!(at >= from && at < to)) continue;
         if (run.status === 'FAILED') {
           const why = run.error ? `: ${run.error.slice(0, PLATFORM_EVENT_LIMITS.errorText)}` : '';
-          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title: `Crawl job "${job.jobName}" run failed${why}`, ref: `crawl-job:${job.jobId}:execution:${run.executionId}`, source: 'platform' });
+          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title: `Crawl job "${job.jobName}" run failed${why}`, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
         } else if (run.selfHealingOccurred) {
-          out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: `crawl-job:${job.jobId}`, source: 'platform' });
+          out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: crawlJobRef(job.jobId), source: 'platform' });
         }
       }
     }

@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { analysisMcpTool, type McpTool } from './mcp-tool.js';
+import { bandPointSchema, quantilesSchema } from './output-shapes.js';
 import { defineTool, fig, labelsArg, labelText } from './tool.js';
+
+/**
+ * A what-if simulation: the analysis agent's tool `simulate_scenario` and, over MCP,
+ * `svcinsight_simulate` (the same code, run on the insight service; the agent is not offered `elasticity`).
+ */
 
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 
@@ -51,3 +58,26 @@ export const simulateScenario = defineTool({
     };
   },
 });
+
+
+const outputSchema = {
+  target: z.string().describe('The simulated metric with its labels, e.g. revenue.'),
+  driver: z.string().describe('The changed metric with its labels, e.g. ad_spend{channel=search}.'),
+  changePercent: z.number(),
+  horizon: z.number().int().describe('Days simulated.'),
+  seed: z.number().int().describe('The random seed: the same seed gives the same result.'),
+  runs: z.number().int().describe('Monte Carlo runs.'),
+  elasticity: z.object({
+    value: z.number(),
+    standardError: z.number(),
+    source: z.enum(['estimated', 'given']).describe('Estimated from history, or given in the call.'),
+  }),
+  baselineTotal: z.number().describe('The target over the horizon without the change (forecast median).'),
+  total: quantilesSchema.describe('The target over the horizon with the change.'),
+  impact: quantilesSchema.describe('total minus baselineTotal.'),
+  impactPercent: z.number().nullable().describe('The median impact in percent of the baseline; null when the baseline is 0.'),
+  band: z.array(bandPointSchema).describe('The target with the change, per day.'),
+};
+
+/** MCP tool `svcinsight_simulate`: the agent's simulate_scenario, run on the insight service. */
+export const simulateMcpTool: McpTool = analysisMcpTool(simulateScenario, { name: 'svcinsight_simulate', title: 'Simulate a what-if scenario', outputSchema });

@@ -1,5 +1,12 @@
 import { z } from 'zod';
+import { analysisMcpTool, type McpTool } from './mcp-tool.js';
+import { bandPointSchema, labelsSchema, quantilesSchema } from './output-shapes.js';
 import { defineTool, fig, labelsArg, labelText } from './tool.js';
+
+/**
+ * Forecasting a metric: the analysis agent's tool `forecast_metric` and, over MCP,
+ * `svcinsight_forecast` (the same code, run on the insight service).
+ */
 
 const day = (t: number) => new Date(t).toISOString().slice(0, 10);
 
@@ -33,3 +40,20 @@ export const forecastMetric = defineTool({
     };
   },
 });
+
+
+const outputSchema = {
+  name: z.string(),
+  labels: labelsSchema,
+  model: z.string().describe('The fitted model, e.g. MSTL(7)+AutoETS.'),
+  horizon: z.number().int().describe('Days forecast.'),
+  calibration: z.number().describe('Factor the band was widened by after backtesting (1 = none).'),
+  combinedSeries: z.number().int().describe('How many series matching the labels were summed.'),
+  total: quantilesSchema.describe('The forecast summed over the horizon.'),
+  previousPeriodTotal: z.number().describe('The actual total of the last `horizon` days.'),
+  history: z.array(z.object({ t: z.string().describe('Day (YYYY-MM-DD).'), value: z.number() })).describe('Up to the last 90 days of actuals.'),
+  forecast: z.array(bandPointSchema).describe('One entry per day ahead.'),
+};
+
+/** MCP tool `svcinsight_forecast`: the agent's forecast_metric, run on the insight service. */
+export const forecastMcpTool: McpTool = analysisMcpTool(forecastMetric, { name: 'svcinsight_forecast', title: 'Forecast a metric', outputSchema });

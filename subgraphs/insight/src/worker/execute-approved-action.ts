@@ -1,9 +1,16 @@
-import { SvcError, type Logger, type Principal } from '@svc/kit';
-import type { ActionKind } from '../domain/action.js';
+import { SvcError, type Agenda, type Logger, type Principal } from '@svc/kit';
+import type { Action, ActionKind, ExecutionOutcome } from '../domain/action.js';
 import { actionParamProblems } from '../domain/action-params.js';
-import type { Action } from '../domain/job-records.js';
-import type { ExecutionOutcome } from './analysis-worker.js';
-import type { GraphCall } from './graph-call.js';
+import type { GraphCall } from '../service/graph-call.js';
+import type { ActionStore } from '../store/action-store.js';
+import { type AgendaJob, EXECUTE_APPROVED_ACTION, type WorkerSettings } from './analysis-queue.js';
+
+/** An EXTERNAL action's hand-off (service/external-actions.ts): recorded with the action, its outcome follows the delivery. */
+export interface HandOff {
+  handOff(action: Action): Promise<ExecutionOutcome | undefined>;
+  deliver(actionId: string): Promise<{ retryAt?: Date }>;
+  overdue(graceMs: number): Promise<string[]>;
+}
 
 export interface ExecutorDeps {
   call: GraphCall;
@@ -133,4 +140,39 @@ export function createActionExecutor(deps: ExecutorDeps) {
       return { ok: false, detail: { error: error.message, code: error.code } };
     }
   };
+}
+
+export interface ExecuteApprovedActionDeps {
+  actions: ActionStore;
+  /** Carries an action out through the router (createActionExecutor). */
+  execute(action: Action): Promise<ExecutionOutcome>;
+  /** EXTERNAL actions go to the tenant's operator webhook instead of `execute`. */
+  external?: HandOff | undefined;
+  settings: WorkerSettings;
+  log: Logger;
+}
+
+/**
+ * The `insight.execute-action` job: carries one approved action out, once (the store hands an
+ * action to one execution at a time, and the outcome is recorded once), and records the outcome
+ * on the action. An EXTERNAL action is handed off instead; its delivery records the outcome.
+ * Call before agenda.start().
+ */
+export function defineExecuteApprovedAction(agenda: Agenda, deps: ExecuteApprovedActionDeps): void {
+  const { actions, settings, log } = deps;
+
+  async function executeOne(actionId: string): Promise<void> {
+    const action = await actions.beginExecution(actionId);
+    if (!action) return;
+    const outcome = action.kind === 'EXTERNAL' && deps.external ? await deps.external.handOff(action) : await deps.execute(action);
+    if (!outcome) return; // handed off: the delivery records the outcome
+    const recorded = await actions.recordOutcome(actionId, outcome.ok ? 'EXECUTED' : 'EXECUTION_FAILED', outcome.detail);
+    log.info({ actionId, kind: action.kind, target: action.targetId, ok: outcome.ok, attempt: action.executionAttempts }, recorded ? 'action executed' : 'action outcome already recorded');
+  }
+
+  agenda.define(EXECUTE_APPROVED_ACTION, async (job: AgendaJob<{ actionId: string }>) => executeOne(job.attrs.data.actionId), {
+    concurrency: settings.concurrency,
+    lockLimit: settings.concurrency,
+    lockLifetime: settings.lockLifetimeMs,
+  });
 }

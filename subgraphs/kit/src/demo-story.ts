@@ -1,0 +1,35 @@
+/**
+ * The embedded demo's story, shared by the services that seed it (insight seeds the shop's
+ * figures, cms its pages; neither reads the other), so what the figures show lines up with what
+ * the pages record. Everything happens in the last complete ISO week (Monday to Sunday) before
+ * the seeding day, the week "last week" reads:
+ * - Tuesday 09:30 UTC: version 2 of the `pricing` page goes live, and the shop's conversion
+ *   falls from that day on (so revenue falls too);
+ * - Friday 10:00 UTC: version 2 of the `newsletter` page goes live with a weaker call to action,
+ *   and newsletter sign-ups fall from that day on; on Saturday an editor starts a draft
+ *   (version 3) that still carries the weaker call to action.
+ * The two days are three apart, so neither change lines up with the other's fall.
+ * An analysis finds each fall, the page version published on its day, and proposes to restore
+ * the version before it (pricing) or to put it back in the waiting draft (newsletter).
+ */
+export interface DemoStory {
+  /** Monday of the week, `YYYY-MM-DD`. */
+  week: string;
+  pricingChange: Date;
+  newsletterChange: Date;
+  newsletterDraft: Date;
+}
+
+const DAY = 86_400_000;
+
+export function demoStory(seededAt: Date): DemoStory {
+  const today = Math.floor(seededAt.getTime() / DAY) * DAY;
+  const weekday = (new Date(today).getUTCDay() + 6) % 7;
+  const monday = today - (weekday + 7) * DAY;
+  return {
+    week: new Date(monday).toISOString().slice(0, 10),
+    pricingChange: new Date(monday + DAY + 9.5 * 3_600_000),
+    newsletterChange: new Date(monday + 4 * DAY + 10 * 3_600_000),
+    newsletterDraft: new Date(monday + 5 * DAY + 14 * 3_600_000),
+  };
+}
