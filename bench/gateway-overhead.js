@@ -667,10 +667,13 @@ async function profilePlatform(run) {
 
 async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: silent }) {
   const dist = join(ROOT, 'subgraphs/llm/dist/src');
-  let budgetModule, keyModule, migrations, limiterModules;
+  let budgetModule, keyModule, stores, leaseTtlMs, migrations, limiterModules;
   try {
     budgetModule = await import(pathToFileURL(join(dist, 'service/budget-service.js')).href);
     keyModule = await import(pathToFileURL(join(dist, 'service/key-service.js')).href);
+    leaseTtlMs = (await import(pathToFileURL(join(dist, 'service/budget-leases.js')).href)).LEASE_TTL_MS;
+    stores = {};
+    for (const name of ['alert-store', 'budget-store', 'key-store', 'lease-store', 'usage-store']) Object.assign(stores, await import(pathToFileURL(join(dist, `store/${name}.js`)).href));
     migrations = (await import(pathToFileURL(join(dist, 'store/migrations.js')).href)).LLM_MIGRATIONS;
     limiterModules = {
       windows: await import(pathToFileURL(join(dist, 'store/rate-window-redis.js')).href),
@@ -683,8 +686,10 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
   const orm = await openDatabase({ url: dbUrl, schema: 'llm', entities: [], migrations, poolMax, log: silent });
   const cache = createCache({ redisUrl: REDIS_URL, prefix: `${redisPrefix}components:` });
   try {
-    const budgets = budgetModule.createBudgetService(orm, { enqueue: async () => {} }, silent);
-    const keys = keyModule.createKeyService(orm, MASTER_KEY, silent);
+    // The stores as llm-subgraph.ts builds them, the lease TTL at its default.
+    const budgetStores = { budgets: stores.createBudgetStore(orm), usage: stores.createUsageStore(orm), alerts: stores.createAlertStore(orm), leases: stores.createLeaseStore(orm, { ttlMs: leaseTtlMs }) };
+    const budgets = budgetModule.createBudgetService(budgetStores, { enqueue: async () => {} }, silent);
+    const keys = keyModule.createKeyService(stores.createKeyStore(orm), MASTER_KEY, silent);
     const usage = { kind: 'chat', requestedModel: 'fast-track', model: 'bench-model', deployment: 'fake', promptTokens: 8, completionTokens: 1, costUsd: 0.00003, cached: false, outcome: 'ok' };
     const completion = JSON.stringify({ id: 'chatcmpl-bench', object: 'chat.completion', created: 1_700_000_000, model: 'bench-model', choices: [{ index: 0, message: { role: 'assistant', content: 'pong' }, finish_reason: 'stop' }], usage: { prompt_tokens: 8, completion_tokens: 1, total_tokens: 9 } });
     const perRequest = async () => {

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createLogger, openDatabase, type MikroORM } from '@svc/kit';
 import { createBudgetService, type BudgetService } from '@svc/llm/service/budget-service';
 import { LLM_MIGRATIONS } from '@svc/llm/store/migrations';
+import { budgetStores } from './support/budget-stores.js';
 import { createTestDatabase } from './support/services.js';
 
 let db: Awaited<ReturnType<typeof createTestDatabase>>;
@@ -12,7 +13,7 @@ beforeAll(async () => {
   db = await createTestDatabase();
   const log = createLogger({ level: 'silent' });
   orm = await openDatabase({ url: db.url, schema: 'llm', entities: [], migrations: LLM_MIGRATIONS, poolMax: 20, log });
-  budgets = createBudgetService(orm, { enqueue: async () => undefined }, log);
+  budgets = createBudgetService(budgetStores(orm), { enqueue: async () => undefined }, log);
 });
 afterAll(async () => {
   await budgets?.drain();

@@ -4,6 +4,7 @@ import { createBudgetService, type BudgetService } from '@svc/llm/service/budget
 import { createBudgetStore } from '@svc/llm/store/budget-store';
 import { LLM_MIGRATIONS } from '@svc/llm/store/migrations';
 import pg from 'pg';
+import { budgetStores } from './support/budget-stores.js';
 import { createTestDatabase } from './support/services.js';
 
 /**
@@ -23,7 +24,7 @@ const orms: MikroORM[] = [];
 async function instance(name: string, leaseTtlMs?: number): Promise<BudgetService> {
   const orm = await openDatabase({ url: db.url, schema: 'llm', entities: [], migrations: LLM_MIGRATIONS, poolMax: 10, log });
   orms.push(orm);
-  return createBudgetService(orm, { enqueue: async () => undefined }, log, { instance: name, leaseTtlMs });
+  return createBudgetService(budgetStores(orm, leaseTtlMs), { enqueue: async () => undefined }, log, { instance: name });
 }
 
 async function money(agentCode: string) {

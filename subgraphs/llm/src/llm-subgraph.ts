@@ -8,7 +8,7 @@ import { createModelRouter } from './routing/model-router.js';
 import { AgentLimitsResolver, GatewayResolver } from './schema/gateway-resolver.js';
 import { createAlertDelivery } from './service/alert-delivery.js';
 import { createAlertUrlCheck } from './service/alert-url-check.js';
-import { createBudgetService, type AlertQueue } from './service/budget-service.js';
+import { createBudgetService } from './service/budget-service.js';
 import { createCallerCheck } from './service/caller-check.js';
 import { createChatService } from './service/chat-service.js';
 import { createEmbeddingService } from './service/embedding-service.js';
@@ -16,10 +16,17 @@ import type { GatewayServices } from './service/gateway-services.js';
 import { createKeyService } from './service/key-service.js';
 import { createGatewayMetrics } from './service/metrics.js';
 import { createRateLimiter } from './service/rate-limiter.js';
+import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
+import { createAlertStore } from './store/alert-store.js';
+import { createBudgetStore } from './store/budget-store.js';
+import { createKeyStore } from './store/key-store.js';
+import { createLeaseStore } from './store/lease-store.js';
+import { LLM_MIGRATIONS } from './store/migrations.js';
 import { createRedisRateWindows } from './store/rate-window-redis.js';
 import { createMemoryRateWindows } from './store/rate-window-store.js';
-import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
-import { LLM_MIGRATIONS } from './store/migrations.js';
+import { createUsageStore } from './store/usage-store.js';
+import { createBudgetAlertJob } from './worker/budget-alert.js';
+import { startExpiredLeaseSweep } from './worker/charge-expired-leases.js';
 
 export interface LlmOptions {
   databaseUrl: string;
@@ -45,8 +52,6 @@ export interface LlmOptions {
   leaseTtlSeconds: number;
   env: Record<string, string | undefined>;
 }
-
-const ALERT_JOB = 'llm.budget-alert';
 
 function parts(services?: GatewayServices): SchemaParts {
   return {
@@ -91,17 +96,19 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'llm', entities: [], migrations: LLM_MIGRATIONS, poolMax: options.poolMax, log });
   const cache = createCache({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
   const jobs = await createJobs({ url: options.databaseUrl, name: `${options.workerName}:llm`, log });
-  const alerts: AlertQueue = { enqueue: async (agentCode, period, event) => void (await jobs.agenda.now(ALERT_JOB, { agentCode, period, event })) };
+  const alertJob = createBudgetAlertJob(jobs.agenda);
   // Lease renewals have a connection of their own: under load they never wait behind settlements.
   const renewals = new pg.Pool({ connectionString: options.databaseUrl, max: 1, connectionTimeoutMillis: 5000 });
   renewals.on('error', (error) => log.warn({ reason: error.message }, 'lease renewal connection lost; reconnecting on the next renewal'));
-  const budgets = createBudgetService(orm, alerts, log, { instance: options.workerName, leaseTtlMs: options.leaseTtlSeconds * 1000, renewals });
+  const alertStore = createAlertStore(orm);
+  const budgetStores = { budgets: createBudgetStore(orm), usage: createUsageStore(orm), alerts: alertStore, leases: createLeaseStore(orm, { ttlMs: options.leaseTtlSeconds * 1000, renewals }) };
+  const budgets = createBudgetService(budgetStores, alertJob.queue, log, { instance: options.workerName });
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
-  const keys = createKeyService(orm, options.masterKey, log);
+  const keys = createKeyService(createKeyStore(orm), options.masterKey, log);
   const callers = createCallerCheck(keys);
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
-  const alertDelivery = createAlertDelivery(orm, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
+  const alertDelivery = createAlertDelivery(alertStore, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
   // Rate windows in Redis are shared by every instance on it; without Redis they are this process's.
   const limiter = createRateLimiter(options.redisUrl ? createRedisRateWindows(options.redisUrl, options.redisPrefix, log) : createMemoryRateWindows(), log);
   const created = Math.floor(Date.now() / 1000);
@@ -117,14 +124,9 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),
     }),
   };
-  jobs.agenda.define(ALERT_JOB, async (job: { attrs: { data: { agentCode: string; period: string; event: string } } }) => {
-    const outcome = await alertDelivery.deliver(job.attrs.data);
-    if (outcome.retryAt) await jobs.agenda.schedule(outcome.retryAt, ALERT_JOB, job.attrs.data);
-  });
+  alertJob.define(alertDelivery);
   await jobs.agenda.start();
-  await budgets.sweepExpired();
-  const sweeper = setInterval(() => void budgets.sweepExpired().catch((error: unknown) => log.error({ err: error }, 'reservation sweep failed')), Math.min(60_000, options.leaseTtlSeconds * 1000));
-  sweeper.unref();
+  const stopSweep = await startExpiredLeaseSweep(budgets, Math.min(60_000, options.leaseTtlSeconds * 1000), log);
 
   const { schema } = await buildSubgraphSdl(parts(services));
   const openAi = openAiHandler(services, options.maxBodyBytes, log);
@@ -162,7 +164,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
       return (await keys.create(agentCode, name)).key;
     },
     async close() {
-      clearInterval(sweeper);
+      stopSweep();
       await server.close();
       await budgets.drain();
       await renewals.end();

@@ -42,6 +42,27 @@ export interface Reservation {
 
 const micro = (usd: number) => Math.round(usd * 1e6) / 1e6;
 
+/** What the hard limit weighs: the month's allocation, and what is spent and held against it. */
+export interface HardLimitState {
+  hardLimitEnabled: boolean;
+  allocatedUsd: number;
+  spentUsd: number;
+  reservedUsd: number;
+}
+
+/** Money is counted in micro-dollars and float sums of it drift by ~1e-17: a nano-dollar over is still within. */
+const WITHIN_USD = 1e-9;
+
+/**
+ * The hard limit: may `amountUsd` more be held against this budget? Always when the limit is off;
+ * else only while what is spent, what is held (every instance's leases) and the new hold
+ * together stay within the allocation. store/lease-store.ts (`grow`) applies it to the period
+ * row it has locked, so concurrent holds are weighed one after another.
+ */
+export function admits(budget: HardLimitState, amountUsd: number): boolean {
+  return !budget.hardLimitEnabled || budget.spentUsd + budget.reservedUsd + amountUsd <= budget.allocatedUsd + WITHIN_USD;
+}
+
 /** The budget of stored amounts; what remains never goes below 0. */
 export function budgetOf(stored: { agentCode: string; allocatedUsd: number; spentUsd: number; reservedUsd: number; alertThresholdPercent: number; hardLimitEnabled: boolean; alertWebhookUrl: string | null }): Budget {
   const { allocatedUsd, spentUsd, reservedUsd } = stored;

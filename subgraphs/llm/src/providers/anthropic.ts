@@ -1,7 +1,7 @@
 /**
  * Provider for the Anthropic Messages API. Translation lives in `anthropic-translate.ts`; the HTTP
- * transport, timeouts and error classification are those of the OpenAI-compatible provider
- * (429, 408, 5xx including 529 "overloaded" are retryable; Retry-After is honoured).
+ * transport, timeouts and error classification are the shared upstream ones (upstream-http.ts:
+ * 429, 408, 5xx including 529 "overloaded" are retryable; Retry-After is honoured).
  *
  * URL: `<baseUrl>/v1/messages`, or `<baseUrl>/messages` when the base URL already ends in `/v1`.
  * Headers: `x-api-key`, `anthropic-version` (default 2023-06-01).
@@ -9,7 +9,7 @@
  */
 import { UpstreamError, type Provider } from '../domain/openai-types.js';
 import { AnthropicStreamTranslator, fromAnthropicResponse, toAnthropicRequest, type AnthropicResponse, type AnthropicStreamEvent } from './anthropic-translate.js';
-import { joinUrl, parseJsonData, postJson, postSse } from './openai-compatible.js';
+import { joinUrl, parseJsonData, postJson, postSse } from './upstream-http.js';
 
 export interface AnthropicOptions {
   /** Default `https://api.anthropic.com`. */

@@ -2,7 +2,8 @@ import { afterAll, beforeAll, beforeEach, describe, expect, it } from '@jest/glo
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { UpstreamError, type ChatCompletionChunk, type Provider, type UpstreamChatRequest } from '../domain/openai-types.js';
-import { chatBody, createOpenAiCompatibleProvider, errorKindOf, joinUrl, parseRetryAfter } from './openai-compatible.js';
+import { chatBody, createOpenAiCompatibleProvider } from './openai-compatible.js';
+import { joinUrl } from './upstream-http.js';
 
 interface Seen {
   method: string;
@@ -325,26 +326,5 @@ describe('openai-compatible provider: embeddings', () => {
     expect(seen[0]!.url).toBe('/v1/embeddings');
     expect(seen[0]!.body).toEqual({ model: 'text-embedding-3-small', input: ['a', 'b', 'c'] });
     expect(result).toEqual({ vectors: [[0, 0.5], [1, 1.5], [2, 2.5]], promptTokens: 7 });
-  });
-});
-
-describe('helpers', () => {
-  it('parses Retry-After as seconds, HTTP date or retry-after-ms', () => {
-    const now = Date.parse('2025-01-01T00:00:00Z');
-    expect(parseRetryAfter(new Headers({ 'retry-after': '2' }), now)).toBe(2000);
-    expect(parseRetryAfter(new Headers({ 'retry-after': '1.5' }), now)).toBe(1500);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Wed, 01 Jan 2025 00:00:30 GMT' }), now)).toBe(30000);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'Tue, 31 Dec 2024 00:00:00 GMT' }), now)).toBe(0);
-    expect(parseRetryAfter(new Headers({ 'retry-after': 'soon' }), now)).toBeUndefined();
-    expect(parseRetryAfter(new Headers({ 'retry-after-ms': '250', 'retry-after': '9' }), now)).toBe(250);
-    expect(parseRetryAfter(new Headers(), now)).toBeUndefined();
-  });
-
-  it('keeps only the upstream error\'s identifiers, never its message (it may quote the prompt)', () => {
-    expect(errorKindOf('{"error":{"type":"invalid_request_error","code":"context_length_exceeded","message":"Your prompt: secret plans"}}')).toBe('invalid_request_error/context_length_exceeded');
-    expect(errorKindOf('{"type":"error","error":{"type":"overloaded_error","message":"b"}}')).toBe('overloaded_error');
-    expect(errorKindOf('{"error":"echo: secret plans"}')).toBeUndefined();
-    expect(errorKindOf('{"error":{"type":"has spaces: secret plans"}}')).toBeUndefined();
-    expect(errorKindOf('plain secret plans')).toBeUndefined();
   });
 });

@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
-import type { Logger, MikroORM, OutboundHttp } from '@svc/kit';
+import type { Logger, OutboundHttp } from '@svc/kit';
 import { ALERT_MAX_ATTEMPTS, alertRetryDelayMs, type AlertKey } from '../domain/budget-alert.js';
-import { createAlertStore } from '../store/alert-store.js';
+import type { AlertStore } from '../store/alert-store.js';
 
 /** `X-Svc-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`, with the timestamp in `X-Svc-Timestamp`. */
 export function signAlert(secret: string, timestamp: string, body: string): string {
@@ -12,8 +12,7 @@ export function signAlert(secret: string, timestamp: string, body: string): stri
  * Posts stored budget alerts to their agent's webhook, signed with `secret`, through the SSRF
  * guard (`http`): an address that is not allowed is a failed attempt.
  */
-export function createAlertDelivery(orm: MikroORM, http: Pick<OutboundHttp, 'fetch'>, secret: string, retryBaseMs: number, log: Logger) {
-  const alerts = createAlertStore(orm);
+export function createAlertDelivery(alerts: AlertStore, http: Pick<OutboundHttp, 'fetch'>, secret: string, retryBaseMs: number, log: Logger) {
   return {
     /** Posts one stored alert; returns when to retry, if it should. */
     async deliver(key: AlertKey): Promise<{ retryAt?: Date }> {

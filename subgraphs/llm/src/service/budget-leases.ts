@@ -47,8 +47,8 @@ interface Lease {
 
 /**
  * Hard budgets without a database round trip per request. An instance grows a lease on an
- * agent's period budget in one statement (under the hard limit, so several instances sharing one
- * database never overspend) and admits requests against it in memory; near the limit a lease
+ * agent's period budget in one transaction (as far as the hard limit admits, domain/budget.ts,
+ * on the locked period row, so several instances sharing one database never overspend) and admits requests against it in memory; near the limit a lease
  * grows by single requests only, so one instance admits exactly as many requests as fit.
  * Answers are settled in batches after they have gone (one transaction: spending, lease, ledger).
  * Leases unused for `idleMs`, and all of them on a graceful stop, are given back. A process that

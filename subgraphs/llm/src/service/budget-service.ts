@@ -1,37 +1,44 @@
 import { hostname } from 'node:os';
-import type pg from 'pg';
-import { checkIdempotencyKey, openAiErrors, type Logger, type MikroORM } from '@svc/kit';
+import { checkIdempotencyKey, openAiErrors, type Logger } from '@svc/kit';
 import type { Agent } from '../domain/agent.js';
 import { parseBudgetChange, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
 import { budgetRecord, pastThreshold } from '../domain/budget-status.js';
 import { periodBounds, periodOf } from '../domain/period.js';
 import type { UsageEntry, UsageFilter, UsageRow } from '../domain/usage.js';
-import { createAlertStore } from '../store/alert-store.js';
-import { createBudgetStore } from '../store/budget-store.js';
-import { createLeaseStore } from '../store/lease-store.js';
-import { createLeaseBook, LEASE_TTL_MS } from './budget-leases.js';
-import { createUsageStore } from '../store/usage-store.js';
+import type { AlertStore } from '../store/alert-store.js';
+import type { BudgetStore } from '../store/budget-store.js';
+import type { LeaseStore } from '../store/lease-store.js';
+import type { UsageStore } from '../store/usage-store.js';
+import { createLeaseBook } from './budget-leases.js';
 import { createBudgetAlerts, type AlertQueue } from './budget-alerts.js';
 
 export type { AlertQueue } from './budget-alerts.js';
 
+/** The stores the budget service works on, built by the wiring (llm-subgraph.ts). */
+export interface BudgetStores {
+  budgets: BudgetStore;
+  usage: UsageStore;
+  alerts: AlertStore;
+  /** Its TTL is also how long this instance's leases live unrenewed. */
+  leases: LeaseStore;
+}
+
 /**
  * Money never leaks: before an upstream call the worst-case cost is held against this
- * instance's lease on the agent's period budget (see budget-leases.ts: leases grow with one
- * conditional UPDATE under the hard limit), then settled to the actual cost in batches after
- * the answer, or released.
+ * instance's lease on the agent's period budget (see budget-leases.ts: leases grow in one
+ * transaction on the locked period row, as far as the hard limit admits, domain/budget.ts),
+ * then settled to the actual cost in batches after the answer, or released.
  */
-export function createBudgetService(orm: MikroORM, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string; leaseTtlMs?: number; renewals?: pg.Pool } = {}) {
+export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log: Logger, options: { clock?: () => Date; instance?: string } = {}) {
   const clock = options.clock ?? (() => new Date());
-  const budgets = createBudgetStore(orm);
-  const usage = createUsageStore(orm);
-  const alerts = createBudgetAlerts({ budgets, alerts: createAlertStore(orm), queue, log, clock });
+  const { budgets, usage } = stores;
+  const alerts = createBudgetAlerts({ budgets, alerts: stores.alerts, queue, log, clock });
   const recording = new Set<Promise<unknown>>();
   const leases = createLeaseBook({
-    store: createLeaseStore(orm, { ttlMs: options.leaseTtlMs ?? LEASE_TTL_MS, renewals: options.renewals }),
+    store: stores.leases,
     instance: options.instance ?? `${hostname()}:${process.pid}`,
     log,
-    ttlMs: options.leaseTtlMs,
+    ttlMs: stores.leases.ttlMs,
     onSettled: (spent) => {
       if (pastThreshold(budgetRecord(spent.agentCode, spent.allocatedUsd, spent.spentUsd, spent.alertThresholdPercent))) {
         void alerts.raise(spent.agentCode, spent.period, 'THRESHOLD_CROSSED').catch((error: unknown) => log.warn({ reason: (error as Error).message }, 'could not raise a budget alert'));

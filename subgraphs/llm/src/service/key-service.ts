@@ -1,10 +1,10 @@
 import { randomBytes, randomUUID, timingSafeEqual } from 'node:crypto';
-import { openAiErrors, parseInput, type Logger, type MikroORM, type SvcError } from '@svc/kit';
+import { openAiErrors, parseInput, type Logger, type SvcError } from '@svc/kit';
 import { apiKeyRequestSchema, rateLimitsChangeSchema } from '../contract.js';
 import { AGENT_CODE } from '../domain/agent-code.js';
 import type { RateLimits } from '../domain/rate-limits.js';
 import { hashKey, KEY_PREFIX, keyPrefixOf, type AgentCaller, type ApiKey, type Caller } from '../domain/api-key.js';
-import { createKeyStore } from '../store/key-store.js';
+import type { KeyStore } from '../store/key-store.js';
 
 /** How long a verified key is trusted without asking the database again. */
 export const KEY_CACHE_MS = 10_000;
@@ -17,9 +17,8 @@ function invalidKey(): SvcError {
  * Virtual keys: `sk-svc-` + 32 random bytes, shown once, stored as SHA-256, each bound to
  * one agent. The master key (SVCLLM_MASTER_KEY) administers budgets and keys.
  */
-export function createKeyService(orm: MikroORM, masterKey: string, log: Logger, now: () => number = Date.now) {
+export function createKeyService(keys: KeyStore, masterKey: string, log: Logger, now: () => number = Date.now) {
   const master = Buffer.from(hashKey(masterKey), 'hex');
-  const keys = createKeyStore(orm);
   // Verified keys, by hash. A revocation clears this process's entry at once; other replicas
   // notice within KEY_CACHE_MS. last_used_at is refreshed at most once a minute per key.
   // Limits travel with the verified key: a change clears this process's entries at once, other

@@ -1,5 +1,6 @@
 import type { MikroORM } from '@svc/kit';
 import type pg from 'pg';
+import { admits } from '../domain/budget.js';
 import type { UsageEntry } from '../domain/usage.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
 
@@ -52,9 +53,13 @@ export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewa
   const ttl = `clock_timestamp() + ${Math.max(1, Math.round(options.ttlMs))} * interval '1 millisecond'`;
 
   return {
+    /** How long a lease lives unrenewed, ms: then the sweep charges it in full. */
+    ttlMs: options.ttlMs,
+
     /**
-     * Adds `amountUsd` to the lease (creating it when `fresh`), unless the hard limit would be
-     * passed (or the period row is missing: 'refused'), or an existing lease is gone ('gone').
+     * Adds `amountUsd` to the lease (creating it when `fresh`), unless the hard limit does not
+     * admit it (domain/budget.ts, `admits`, on the period row locked here) or the period row is
+     * missing ('refused'), or an existing lease is gone ('gone').
      */
     async grow(lease: LeaseKey, amountUsd: number, fresh: boolean): Promise<GrowOutcome> {
       return orm.em.fork().transactional(async (tx) => {
@@ -66,7 +71,8 @@ export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewa
         );
         if (!period) return 'refused';
         if (!fresh && !(await tx.execute<unknown[]>('select 1 from llm.budget_lease where id = ? for update', [lease.id])).length) return 'gone';
-        if (period.hard_limit_enabled === true && num(period.spent_usd) + num(period.reserved_usd) + amountUsd > num(period.monthly_budget_usd) + 1e-9) return 'refused';
+        const budget = { hardLimitEnabled: period.hard_limit_enabled === true, allocatedUsd: num(period.monthly_budget_usd), spentUsd: num(period.spent_usd), reservedUsd: num(period.reserved_usd) };
+        if (!admits(budget, amountUsd)) return 'refused';
         await tx.execute('update llm.budget_period set reserved_usd = reserved_usd + ? where agent_code = ? and period = ?', [amountUsd, lease.agentCode, lease.period]);
         if (fresh) {
           await tx.execute(`insert into llm.budget_lease (id, agent_code, period, instance, amount_usd, expires_at) values (?, ?, ?, ?, ?, ${ttl})`, [lease.id, lease.agentCode, lease.period, lease.instance, amountUsd]);

@@ -1,36 +1,15 @@
+import { countrySpecs, isValidIBAN } from 'ibantools';
 import { isAlnum } from './finder.js';
 
 /** Bank account and card numbers, each accepted only when its check digits are right. */
 
 // --- IBAN ---------------------------------------------------------------------------------------
 
-/** IBAN lengths per country (SWIFT IBAN registry). */
-const IBAN_LENGTHS: Readonly<Record<string, number>> = {
-  AD: 24, AE: 23, AL: 28, AT: 20, AZ: 28, BA: 20, BE: 16, BG: 22, BH: 22, BR: 29, BY: 28, CH: 21, CR: 22, CY: 28, CZ: 24,
-  DE: 22, DK: 18, DO: 28, EE: 20, EG: 29, ES: 24, FI: 18, FO: 18, FR: 27, GB: 22, GE: 22, GI: 23, GL: 18, GR: 27, GT: 28,
-  HR: 21, HU: 28, IE: 22, IL: 23, IQ: 23, IS: 26, IT: 27, JO: 30, KW: 30, KZ: 20, LB: 28, LC: 32, LI: 21, LT: 20, LU: 20,
-  LV: 21, MC: 27, MD: 24, ME: 22, MK: 19, MR: 27, MT: 31, MU: 30, NL: 18, NO: 15, PK: 24, PL: 28, PS: 29, PT: 25, QA: 29,
-  RO: 24, RS: 22, SA: 24, SC: 31, SE: 24, SI: 19, SK: 24, SM: 27, ST: 25, SV: 28, TL: 23, TN: 24, TR: 26, UA: 29, VA: 22,
-  VG: 24, XK: 20,
-};
-
-/** ISO 7064 mod 97-10 over an upper-case alphanumeric string (letters count as 10..35). */
-export function mod97(s: string): number {
-  let r = 0;
-  for (const ch of s) {
-    const code = ch.charCodeAt(0);
-    r = code >= 65 ? (r * 100 + (code - 55)) % 97 : (r * 10 + (code - 48)) % 97;
-  }
-  return r;
-}
-
-function isValidIban(compact: string): boolean {
-  const iban = compact.toUpperCase();
-  if (!/^[A-Z]{2}\d{2}[A-Z0-9]{11,30}$/.test(iban)) return false;
-  const expected = IBAN_LENGTHS[iban.slice(0, 2)];
-  if (expected !== undefined && iban.length !== expected) return false;
-  return mod97(iban.slice(4) + iban.slice(0, 4)) === 1;
-}
+/**
+ * Whether a compact IBAN is one: the country's length and BBAN format, the mod-97 check digits
+ * and, where a country has them, the national check digits (ibantools, after the SWIFT registry).
+ */
+const isValidIban = (compact: string): boolean => isValidIBAN(compact.toUpperCase());
 
 const IBAN_START_RE = /(?<![\p{L}\p{N}_])([A-Za-z]{2})(\d{2})/gu;
 const ALNUM_ASCII = /[A-Za-z0-9]/;
@@ -42,8 +21,8 @@ export function findIbans(work: string): [number, number][] {
   while ((m = re.exec(work)) !== null) {
     const start = m.index;
     const country = m[1].toUpperCase();
-    // Unknown countries only in upper case, to keep random words with digits out.
-    if (IBAN_LENGTHS[country] === undefined && m[1] !== country) continue;
+    // Letters that name no IBAN country: not an IBAN, however it goes on.
+    if (!countrySpecs[country]?.chars) continue;
     /** Possible ends: [end index in work, compact text up to there]. */
     const ends: [number, string][] = [];
     let compact = country + m[2];
@@ -67,7 +46,7 @@ export function findIbans(work: string): [number, number][] {
     }
     for (let i = ends.length - 1; i >= 0; i--) {
       const [end, text] = ends[i];
-      if (text.length >= 15 && text.length <= 34 && isValidIban(text)) {
+      if (isValidIban(text)) {
         found.push([start, end]);
         re.lastIndex = end;
         break;

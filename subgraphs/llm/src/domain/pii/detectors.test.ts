@@ -52,6 +52,8 @@ describe('maskPii: IBANs (mod-97 checked)', () => {
     'AT61 1904 3002 3457 3201',
     'BE68 5390 0754 7034',
     'de89 3704 0044 0532 0130 00',
+    'om81 0180 0000 0129 9123 456',
+    'RU0304452522540817810538091310419',
   ])('masks %s', (value) => expectMaskedAs(value, 'IBAN'));
 
   it('does not mask an IBAN with wrong check digits', () => {
@@ -63,6 +65,16 @@ describe('maskPii: IBANs (mod-97 checked)', () => {
     expectUntouched('DE89 3704');
     // NL IBANs have 18 characters; this one is padded with a group and fails mod-97 as well.
     expectUntouched('NL91 ABNA 0417 1643 0012 34');
+  });
+
+  it('does not take mod-97-valid text that is no IBAN of its country for one (ibantools checks the BBAN)', () => {
+    // Belgium's national check digits (the last two) are wrong; the IBAN's own are right. Its
+    // digits are still a phone number's shape, and masked as one.
+    expect(maskInSentence('BE41 5390 0754 7035')).toBe('Contact BE41 [PHONE_1] today.');
+    // A German BBAN is digits only.
+    expectUntouched('IBAN DE05 3704 0044 0532 0130 0A please');
+    // XX is no IBAN country.
+    expectUntouched('IBAN XX42 1234 5678 9012 34 please');
   });
 
   it('stops at the end of the IBAN when more groups follow', () => {

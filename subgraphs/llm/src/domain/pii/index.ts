@@ -24,5 +24,6 @@
  *    arguments that are not valid JSON are masked as plain text. Only `content` and `tool_calls`
  *    of a message are masked (not e.g. `name`).
  */
-export { createPiiVault, createStreamUnmasker, PiiMaskingError, unmaskPii, type PiiKind, type PiiVault } from './vault.js';
+export { createPiiVault, PiiMaskingError, type PiiKind, type PiiVault } from './vault.js';
 export { maskMessages, maskPii } from './mask.js';
+export { createStreamUnmasker, unmaskPii } from './unmask.js';
