@@ -1,22 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { SvcError, type Principal } from '@svc/kit';
+import { callerOf, routerOf } from './test-support.js';
+import { SvcError } from '@svc/kit';
 import type { Finding } from '../../engine/finding.js';
-import type { GraphCall } from '../graph-call.js';
 import { eventTargets } from './event-targets.js';
 
-const caller = (principal: Partial<Principal> = {}) => ({ principal: { subject: 'ana', roles: ['analyst', 'editor'], tenants: ['acme'], sites: ['shop'], ...principal } as Principal, tenantId: 'acme', headers: {} });
+const caller = callerOf;
 const headers = async () => ({ authorization: 'Bearer t' });
 
-function routerOf(answers: Record<string, (variables: Record<string, unknown>) => unknown>) {
-  const calls: string[] = [];
-  const call: GraphCall = async <T>(operation: string, variables: Record<string, unknown>) => {
-    calls.push(`${operation} ${JSON.stringify(variables)}`);
-    const answer = answers[operation];
-    if (!answer) throw new Error(`unexpected ${operation}`);
-    return answer(variables) as T;
-  };
-  return { call, calls };
-}
 
 const fall = (events: Finding['events'], causes: Finding['causes'] = []): Finding => ({
   question: 'q', status: 'analysed', intents: ['why'], drivers: [], causes, events, candidates: [], notes: [], locale: 'en-US',

@@ -1,23 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { SvcError, type Principal } from '@svc/kit';
-import type { GraphCall } from '../graph-call.js';
+import { callerOf, routerOf } from './test-support.js';
+import { SvcError } from '@svc/kit';
 import { platformEvents } from './platform-events.js';
 
 const FROM = Date.UTC(2026, 10, 1);
 const TO = Date.UTC(2026, 10, 15);
-const caller = (principal: Partial<Principal>) => ({ principal: { subject: 'ana', roles: ['analyst', 'editor'], tenants: ['acme'], sites: ['shop'], ...principal } as Principal, tenantId: 'acme', headers: {} });
+const caller = callerOf;
 
-/** A router that answers each operation from a table (a function of the variables), recording the calls. */
-function routerOf(answers: Record<string, (variables: Record<string, unknown>) => unknown>) {
-  const calls: string[] = [];
-  const call: GraphCall = async <T>(operation: string, variables: Record<string, unknown>) => {
-    calls.push(`${operation} ${JSON.stringify(variables)}`);
-    const answer = answers[operation];
-    if (!answer) throw new Error(`unexpected ${operation}`);
-    return answer(variables) as T;
-  };
-  return { call, calls };
-}
 
 const contents = () => ({
   contents: [{
@@ -53,16 +42,26 @@ describe('the platform\'s events', () => {
     expect(events[2]!.title).toBe('Version 2 of "pricing" (site shop) published');
   });
 
-  it('reads the sites of a token that grants every site, and skips what the caller may not read', async () => {
+  it('reads, for a token that grants every site, only the site named like the tenant', async () => {
     const all = routerOf({
-      InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'blog' }] }),
+      InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'acme' }, { siteKey: 'blog' }] }),
+      InsightContentVersions: (v) => ({ contents: contents().contents.map((c) => ({ ...c, siteKey: String(v.siteKey) })) }),
+      InsightCrawlRunJobs: () => ({ crawlJobs: [] }),
+    });
+    const events = await platformEvents({ call: all.call, headers }).between(caller({ sites: '*' }), FROM, TO);
+    expect(events.map((e) => e.ref)).toEqual(['content:acme:c1:v2']);
+    expect([...all.calls].sort()).toEqual(['InsightContentVersions {"siteKey":"acme"}', 'InsightCrawlRunJobs {}', 'InsightSites {}']);
+  });
+
+  it('skips what the caller may not read', async () => {
+    const some = routerOf({
       InsightContentVersions: (v) => { if (v.siteKey === 'blog') throw new SvcError('FORBIDDEN', 'no'); return contents(); },
       InsightCrawlRunJobs: () => { throw new SvcError('FORBIDDEN', 'This operation needs one of the roles: admin, crawler'); },
     });
-    const events = await platformEvents({ call: all.call, headers }).between(caller({ sites: '*' }), FROM, TO);
+    const events = await platformEvents({ call: some.call, headers }).between(caller({ sites: ['shop', 'blog'] }), FROM, TO);
     expect(events.map((e) => e.ref)).toEqual(['content:shop:c1:v2']);
     // The two families are read at the same time: the order between them is not fixed.
-    expect([...all.calls].sort()).toEqual(['InsightContentVersions {"siteKey":"blog"}', 'InsightContentVersions {"siteKey":"shop"}', 'InsightCrawlRunJobs {}', 'InsightSites {}']);
+    expect([...some.calls].sort()).toEqual(['InsightContentVersions {"siteKey":"blog"}', 'InsightContentVersions {"siteKey":"shop"}', 'InsightCrawlRunJobs {}']);
 
     const analyst = routerOf({ InsightCrawlRunJobs: () => ({ crawlJobs: [] }) });
     expect(await platformEvents({ call: analyst.call, headers }).between(caller({ roles: ['analyst'] }), FROM, TO)).toEqual([]);
