@@ -7,7 +7,8 @@ const inlineJson = (value: unknown) => JSON.stringify(value).replace(/</g, '\\u0
 /**
  * GraphiQL from its npm package: the landing page works without a CDN or internet. It opens on
  * `tabs` (schema/operations/graphiql.graphql: real operations of this platform, each explained)
- * with the headers pane showing where the token goes.
+ * with the headers pane showing where the token goes. Its fetcher corrects a stale operation
+ * name GraphiQL sends right after a tab switch (see the script).
  */
 export function landingPageRoutes(graphqlPath: string, tabs: GraphiqlTab[] = []): Route[] {
   const html = `<!doctype html>
@@ -25,7 +26,18 @@ export function landingPageRoutes(graphqlPath: string, tabs: GraphiqlTab[] = [])
   <script src="/assets/react-dom.production.min.js"></script>
   <script src="/assets/graphiql.min.js"></script>
   <script>
-    const fetcher = GraphiQL.createFetcher({ url: ${JSON.stringify(graphqlPath)} });
+    const base = GraphiQL.createFetcher({ url: ${JSON.stringify(graphqlPath)} });
+    // GraphiQL can send the previous tab's operation name for a moment after a tab switch or an
+    // edit (its React state lags its editor's parse): a name the document does not define is
+    // replaced by the document's own when it defines one operation name or none.
+    const definedNames = (query) => [...query.replace(/#[^\\n]*/g, '').matchAll(/\\b(?:query|mutation|subscription)\\s+([_A-Za-z][_0-9A-Za-z]*)/g)].map((m) => m[1]);
+    const fetcher = (params, options) => {
+      if (params && params.operationName && typeof params.query === 'string') {
+        const names = definedNames(params.query);
+        if (!names.includes(params.operationName) && names.length <= 1) params = { ...params, operationName: names[0] || null };
+      }
+      return base(params, options);
+    };
     ReactDOM.createRoot(document.getElementById('graphiql')).render(
       React.createElement(GraphiQL, {
         fetcher,

@@ -85,6 +85,29 @@ describe('the analysis with a real model', () => {
     expect(job.report.judgment).toMatch(/revenue/);
   });
 
+  it('stores a proposal the model makes with propose_action, linked to the finding it names; a bad one comes back to the model as an error', async () => {
+    let tries = 0;
+    const { job } = await run((r) => {
+      if (forcedTool(r) || r.tool_choice !== 'auto') return wellBehaved(r);
+      tries += 1;
+      if (tries === 1) return { toolCall: { name: 'propose_action', arguments: JSON.stringify({ kind: 'CONTENT_RESTORE', title: 'Restore it', rationale: 'It fell.', target_id: 'c-1', params_json: '{"siteKey":"demo"}' }) } };
+      if (tries === 2) {
+        return { toolCall: { name: 'propose_action', arguments: JSON.stringify({
+          kind: 'EXTERNAL', title: 'Pause the spring discount', rationale: 'Conversion fell the week the discount ended.', target_id: 'spring_discount',
+          params_json: JSON.stringify({ lever: 'spring_discount', change: { metric: 'discount_rate', changePercent: -100 }, summary: 'Pause the spring discount.' }),
+          impact_metric: 'revenue', impact_horizon_days: 7, impact_p10: 100, impact_p50: 500, impact_p90: 900, impact_method: 'the model\'s guess', follows_from: 'When it started',
+        }) } };
+      }
+      return wellBehaved(r);
+    });
+    expect(job.status).toBe('COMPLETED');
+    const refused = job.steps.find((s: { toolName: string; resultSummary: string }) => s.toolName === 'propose_action' && /failed/.test(s.resultSummary));
+    expect(refused.resultSummary).toMatch(/The proposal was not made: params\.version: /);
+    const made = job.actions.find((a: { kind: string; targetId: string }) => a.kind === 'EXTERNAL' && a.targetId === 'spring_discount');
+    expect(made).toMatchObject({ status: 'PROPOSED', params: { lever: 'spring_discount' }, expectedImpact: { metric: 'revenue', p10: 100, p50: 500, p90: 900 }, finding: { title: 'When it started' } });
+    expect(job.actions.some((a: { targetId: string }) => a.targetId === 'c-1')).toBe(false);
+  });
+
   it('replaces a judgment with figures no tool produced by the composed one, and says why', async () => {
     const { job } = await run((r) => (judging(r) ? { content: JSON.stringify({ judgment: 'Revenue collapsed by 97.3 % to $1,234,567 because of the weather.', confidence: 0.99, confidenceReason: 'sure' }) } : wellBehaved(r)));
     expect(job.status).toBe('COMPLETED');

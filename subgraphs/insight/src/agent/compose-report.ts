@@ -181,10 +181,20 @@ function recited(c: Composed, a: ProposedAction): ProposedAction {
   return index < 0 ? rest : { ...rest, finding: { ...finding, index } };
 }
 
-/** What the model proposed through `propose_action` (already validated by the tool). */
+/**
+ * What the model proposed through `propose_action` (checked by the tool, and again with the
+ * others before it is stored), linked to the finding it names: a finding's title, else the first
+ * whose detail holds its words.
+ */
 function modelProposals(c: Composed, o: ToolOutcome): void {
-  const proposal = obj(obj(o.data).proposal);
-  if (proposal.kind) c.actions.push(proposal as unknown as ProposedAction);
+  const d = obj(o.data);
+  const proposal = obj(d.proposal);
+  if (!proposal.kind) return;
+  const named = typeof d.followsFrom === 'string' ? d.followsFrom.trim().toLowerCase() : '';
+  const index = named ? c.findings.findIndex((f) => f.title.toLowerCase() === named) : -1;
+  const at = index >= 0 ? index : named ? c.findings.findIndex((f) => f.detail.toLowerCase().includes(named)) : -1;
+  const finding = at >= 0 ? { index: at, title: c.findings[at]!.title, detail: c.findings[at]!.detail } : undefined;
+  c.actions.push({ ...(proposal as unknown as ProposedAction), ...(finding ? { finding } : {}) });
 }
 
 /** Without the engine's analysis (a report from the single tools only): grounded in how many kinds of evidence. */
