@@ -317,6 +317,13 @@ describe('the analysis dashboard', () => {
     expect((await log.boundingBox())!.y).toBeGreaterThan(boxes['first action card']!.y + boxes['first action card']!.height);
     await log.locator(':scope > summary').click();
     expect(await page.locator('ol.steps').isVisible()).toBe(false);
+    // A reviewer approves the analysis's content proposal from its card, and it runs once.
+    const pick = job.actions.find((a: { kind: string }) => a.kind.startsWith('CONTENT_')) ?? job.actions[0];
+    const chosen = page.locator(`.actions article.card[data-action="${pick.actionId}"]`);
+    await chosen.getByRole('button', { name: 'Approve' }).click();
+    await chosen.locator('.badge.EXECUTED').waitFor({ timeout: 30_000 });
+    const decided = (await db.query('select status, reviewed_by from insight.action where id = $1', [pick.actionId])).rows[0];
+    expect(decided).toEqual({ status: 'EXECUTED', reviewed_by: 'admin' });
     await page.context().close();
   });
 
