@@ -43,8 +43,8 @@ describe('the demo\'s proposals', () => {
     const f = engineFinding(job);
     expect(f.premise).toMatchObject({ verdict: 'confirmed', observed: 'down' });
     expect(f.events.map((e: { event: { ref: string } }) => e.event.ref)).toEqual([`content:demo:${pricing.id}:v2`]);
-    const kinds = job.actions.map((a: { kind: string }) => a.kind).sort();
-    expect(kinds).toEqual(['CONTENT_RESTORE', 'EXTERNAL']);
+    // In the report's order: the lever behind the fall first, the what-if's hand-off after it.
+    expect(job.actions.map((a: { kind: string }) => a.kind)).toEqual(['CONTENT_RESTORE', 'EXTERNAL']);
     const restore = job.actions.find((a: { kind: string }) => a.kind === 'CONTENT_RESTORE');
     expect(restore).toMatchObject({ targetId: pricing.id, params: { siteKey: 'demo', version: 1 }, finding: { title: 'When it started' }, expectedImpact: { metric: 'revenue', unit: 'USD', horizonDays: 7 } });
     const external = job.actions.find((a: { kind: string }) => a.kind === 'EXTERNAL');

@@ -95,21 +95,6 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   const from = Math.max(0, c.findings.map((x) => x.title).lastIndexOf('The answer'));
   const reasons: string[] = [];
   const w = f.whatIf;
-  if (w?.metric && w.effect && w.cost?.pays) {
-    const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
-    const lever = `${w.metric}${labels ? `{${labels}}` : ''}`;
-    const percent = Math.round(w.change * 1000) / 10;
-    c.actions.push({
-      kind: 'EXTERNAL',
-      title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
-      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}, at an ${w.effect.source} elasticity of ${w.effect.elasticity.toFixed(2)}, p10–p90 ${w.effect.elasticityInterval.p10.toFixed(2)}–${w.effect.elasticityInterval.p90.toFixed(2)}).`,
-      targetType: 'External',
-      targetId: lever,
-      params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
-      expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: w.effect.p10, p50: w.effect.p50, p90: w.effect.p90, method: ESTIMATE, ...(unit ? { unit } : {}) },
-      finding: cite(c, from, TITLES['what-if']),
-    });
-  }
   const bad = subject.upIsGood ? f.premise.change < 0 : f.premise.change > 0;
   if (bad && f.premise.verdict !== 'within-normal') {
     for (const cause of f.causes.filter((x) => x.view === 'driver' && x.metric && Math.sign(x.contribution) === Math.sign(f.premise!.change)).slice(0, 1)) {
@@ -145,6 +130,22 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
     });
     c.actions.push(...levers.actions);
     reasons.push(...levers.reasons);
+  }
+  // The what-if's hand-off last: the levers behind the move answer the question's "why" first.
+  if (w?.metric && w.effect && w.cost?.pays) {
+    const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
+    const lever = `${w.metric}${labels ? `{${labels}}` : ''}`;
+    const percent = Math.round(w.change * 1000) / 10;
+    c.actions.push({
+      kind: 'EXTERNAL',
+      title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
+      rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}, at an ${w.effect.source} elasticity of ${w.effect.elasticity.toFixed(2)}, p10–p90 ${w.effect.elasticityInterval.p10.toFixed(2)}–${w.effect.elasticityInterval.p90.toFixed(2)}).`,
+      targetType: 'External',
+      targetId: lever,
+      params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
+      expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: w.effect.p10, p50: w.effect.p50, p90: w.effect.p90, method: ESTIMATE, ...(unit ? { unit } : {}) },
+      finding: cite(c, from, TITLES['what-if']),
+    });
   }
   if (c.actions.length > before) return undefined;
   if (w?.cost && !w.cost.pays) reasons.unshift(`No change to ${w.metric} is proposed: it does not pay within the interval.`);

@@ -143,12 +143,13 @@ export function createJobStore(orm: MikroORM) {
         if (!row) return undefined;
         await tx.execute(STATUS_STEP, [jobId, finalSeq, 'Completed', null, 'COMPLETED']);
         const ids: string[] = [];
-        for (const a of actions) {
+        for (const [position, a] of actions.entries()) {
           const id = randomUUID();
+          // One microsecond apart, so a job's actions list in the report's order (proposed_at, id).
           await tx.execute(
-            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, finding, expires_at)
-             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?) from insight.job j where j.id = ?`,
-            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, jobId],
+            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, finding, expires_at, proposed_at)
+             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?), now() + make_interval(secs => ? / 1000000.0) from insight.job j where j.id = ?`,
+            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, position, jobId],
           );
           ids.push(id);
         }
