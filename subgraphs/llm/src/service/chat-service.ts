@@ -13,6 +13,7 @@ import type { AgentCaller } from '../domain/api-key.js';
 import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
+import { withDeadline } from './deadline.js';
 import { limitScopes, type RateLimiter, type RateTicket, type ResponseMeta } from './rate-limiter.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
@@ -65,13 +66,16 @@ function unmaskCompletion(completion: ChatCompletion, vault: PiiVault): ChatComp
   };
 }
 
-/** Replays a stored completion as the chunks a stream would have produced. */
+/** The longest one upstream attempt at a whole (not streamed) answer may take, whatever the provider's own timeout, ms. */
+const ANSWER_DEADLINE_MS = 10 * 60_000;
+
 /** A completion id unique to one answer (OpenAI's shape: `chatcmpl-` and a random suffix). */
 const completionId = () => `chatcmpl-${randomUUID().replace(/-/g, '')}`;
 
 /** The answer as this response: its own id and the current time (a cache hit is a new answer too). */
 const fresh = (completion: ChatCompletion): ChatCompletion => ({ ...completion, id: completionId(), created: Math.floor(Date.now() / 1000) });
 
+/** Replays a stored completion as the chunks a stream would have produced. */
 async function* replay(completion: ChatCompletion, includeUsage: boolean): AsyncGenerator<ChatCompletionChunk> {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
   const choice = completion.choices[0];
@@ -253,7 +257,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
       let answered: { result: ChatCompletion; deployment: Deployment };
       try {
-        answered = await router.withFallback(p.targets, (d) => d.provider.chat(upstreamRequest(p, d), AbortSignal.timeout(10 * 60_000)), (d, e) => {
+        answered = await router.withFallback(p.targets, (d) => withDeadline(ANSWER_DEADLINE_MS, (signal) => d.provider.chat(upstreamRequest(p, d), signal)), (d, e) => {
           metrics.fallback(d.name);
           log.warn({ deployment: d.name, status: e.status, err: e.message }, 'deployment failed; trying the next');
         });

@@ -8,6 +8,7 @@ import type { BudgetService } from './budget-service.js';
 import type { AgentCaller } from '../domain/api-key.js';
 import type { GatewayMetrics } from './metrics.js';
 import { limitScopes, type RateLimiter, type ResponseMeta } from './rate-limiter.js';
+import { withDeadline } from './deadline.js';
 
 export interface EmbeddingsResponse {
   object: 'list';
@@ -39,7 +40,7 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       }
       let result;
       try {
-        result = await deployment.provider.embed(deployment.model, request.input, AbortSignal.timeout(120_000), request.dimensions);
+        result = await withDeadline(120_000, (signal) => deployment.provider.embed(deployment.model, request.input, signal, request.dimensions));
         // Never ignore a parameter silently: a model that cannot give the size asked for is the caller's 400.
         const size = result.vectors[0]?.length;
         if (request.dimensions !== undefined && size !== request.dimensions) {
