@@ -1,4 +1,4 @@
-import type { Logger } from '@svc/kit';
+import { writeCoalescer, type Logger } from '@svc/kit';
 import { Redis } from 'ioredis';
 import { WINDOW_BUCKETS, type Refusal } from '../domain/rate-limits.js';
 import { createMemoryRateWindows, type RateWindowStore, type ScopeUse } from './rate-window-store.js';
@@ -128,6 +128,8 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     if (!up) log.info({ dependency: 'redis' }, 'redis reachable again: rate limits shared again');
     up = true;
   });
+  // Settlements are not awaited on a request's path: those of one turn leave in one write.
+  const coalesce = writeCoalescer(redis);
   const key = (scope: string, part: 'r' | 't' | 'c') => `${prefix}llm:rl:{${scope}}:${part}`;
   // The first requests after a start wait for the connection (at most its timeout) instead of
   // counting in this process alone while it is being made.
@@ -175,6 +177,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
       const args = [scopes.length, member, second, estimate, actual, ...scopes.flatMap(({ limits: l }) => [l.tokensPerMinute === null ? 0 : 1, l.maxConcurrent === null ? 0 : 1])];
       if (counted.delete(member)) return fallback.settle(scopes, member, second, estimate, actual);
       // A failure leaves the estimate counted until its bucket drops and the request in flight until its TTL.
+      coalesce();
       await attempt(() => scripts.svcRateSettle(keys.length, ...keys, ...args));
     },
 
