@@ -1,7 +1,7 @@
 /**
  * The HTTP transport the upstream providers share (OpenAI-compatible, Anthropic), over undici:
- * whole answers with `undici.request` (its global dispatcher keeps a keep-alive pool per upstream
- * origin, and writes a request's head and body in one go, without fetch's web-stream machinery on
+ * whole answers with `undici.request` (on the providers' own agent, a keep-alive pool per upstream
+ * origin; it writes a request's head and body in one go, without fetch's web-stream machinery on
  * the hot path); streams are read from its body as server-sent events.
  *
  * - Timeouts: for `postJson` `timeoutMs` bounds the whole exchange; for `postSse` it bounds the
@@ -13,7 +13,14 @@
  *   AbortError `DOMException` unless the caller gave another reason), never as an UpstreamError.
  *   Upstream error bodies are never passed on (they may quote the prompt): only their identifiers.
  */
-import { request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/**
+ * The providers' own keep-alive pools (one per upstream origin), from the undici this package
+ * depends on. Without it `request` uses the process's global dispatcher, which is Node's bundled
+ * (older) undici once anything in the process has called `fetch`; this one costs less per request.
+ */
+const upstreamAgent = new Agent();
 import { UpstreamError } from '../domain/openai-types.js';
 import { parseSse, type SseEvent } from '../domain/sse.js';
 import { callerAbortError } from './caller-abort.js';
@@ -38,7 +45,7 @@ export interface UpstreamCall {
 
 /** POSTs the call's JSON body; an answer that is not 2xx becomes the upstream's HTTP error (its body read for the error's kind only). */
 async function postUpstream(call: UpstreamCall, accept: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal });
+  const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal, dispatcher: upstreamAgent });
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
   throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
