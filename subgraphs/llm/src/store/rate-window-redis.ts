@@ -17,21 +17,38 @@ local sec = tonumber(t[1])
 local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
 local oldest = sec - ${WINDOW_BUCKETS - 1}
 local n, need, member, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
+-- One pass over a window: what it counts and its oldest counted bucket (-1 when empty); stale
+-- buckets are deleted. Nothing is allocated unless there is something stale.
 local function use(key)
   local all = redis.call('HGETALL', key)
-  local used, buckets, stale = 0, {}, {}
+  local used, first, stale = 0, -1, nil
   for i = 1, #all, 2 do
-    local b, v = tonumber(all[i]), tonumber(all[i + 1])
-    if b < oldest then stale[#stale + 1] = all[i] elseif v ~= 0 then used = used + v; buckets[#buckets + 1] = {b, v} end
+    local b = tonumber(all[i])
+    if b < oldest then
+      if not stale then stale = {} end
+      stale[#stale + 1] = all[i]
+    else
+      local v = tonumber(all[i + 1])
+      if v ~= 0 then
+        used = used + v
+        if first < 0 or b < first then first = b end
+      end
+    end
   end
-  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
-  table.sort(buckets, function(a, b) return a[1] < b[1] end)
-  return used, buckets
+  if stale then redis.call('HDEL', key, unpack(stale)) end
+  return used, first, all
 end
-local function wait(used, buckets, limit, amount)
+-- How long until amount fits under limit: 0 now, -1 never; only a refusal needs the buckets in order.
+local function wait(used, all, limit, amount)
   if amount > limit then return -1 end
   local excess = used + amount - limit
   if excess <= 0 then return 0 end
+  local buckets = {}
+  for i = 1, #all, 2 do
+    local b, v = tonumber(all[i]), tonumber(all[i + 1])
+    if b >= oldest and v ~= 0 then buckets[#buckets + 1] = {b, v} end
+  end
+  table.sort(buckets, function(a, b) return a[1] < b[1] end)
   for _, b in ipairs(buckets) do
     excess = excess - b[2]
     if excess <= 0 then return math.max(1, (b[1] + ${WINDOW_BUCKETS}) * 1000 - now) end
@@ -44,16 +61,14 @@ for i = 1, n do
   local rpm, tpm, conc = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
   local ru, ro, tu, to, inflight = 0, -1, 0, -1, 0
   if rpm >= 0 then
-    local used, buckets = use(KEYS[k + 1])
-    ru = used
-    if buckets[1] then ro = buckets[1][1] end
-    if not refusal then local w = wait(used, buckets, rpm, 1); if w ~= 0 then refusal = {i, 1, used, 1, w} end end
+    local used, first, all = use(KEYS[k + 1])
+    ru, ro = used, first
+    if not refusal then local w = wait(used, all, rpm, 1); if w ~= 0 then refusal = {i, 1, used, 1, w} end end
   end
   if tpm >= 0 then
-    local used, buckets = use(KEYS[k + 2])
-    tu = used
-    if buckets[1] then to = buckets[1][1] end
-    if not refusal then local w = wait(used, buckets, tpm, need); if w ~= 0 then refusal = {i, 2, used, need, w} end end
+    local used, first, all = use(KEYS[k + 2])
+    tu, to = used, first
+    if not refusal then local w = wait(used, all, tpm, need); if w ~= 0 then refusal = {i, 2, used, need, w} end end
   end
   if conc >= 0 then
     redis.call('ZREMRANGEBYSCORE', KEYS[k + 3], '-inf', now)
