@@ -138,7 +138,8 @@ export function createChatService(deps: ChatServiceDeps) {
     targets: Deployment[];
     messages: ChatMessage[];
     vault?: PiiVault;
-    cacheKey?: string;
+    /** Where the answer is cached: the key itself, or (cacheBypass) how to compute it when the answer is stored. */
+    cacheKey?: string | (() => string);
     cacheStatus: CacheStatus;
     cached?: ChatCompletion;
   }
@@ -150,8 +151,9 @@ export function createChatService(deps: ChatServiceDeps) {
     const messages = vault ? maskOrFail(request.messages, vault) : request.messages;
     // piiStrict answers are never cached: they would have to be stored unmasked.
     if (request.piiStrict) return { request, routeReason: route.reason, targets: route.targets, messages, vault, cacheStatus: 'BYPASS' };
-    const cacheKey = chatCacheKey(agentCode, { ...request, model: request.model });
-    if (request.cacheBypass) return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey, cacheStatus: 'BYPASS' };
+    // Nothing is read for cacheBypass: its key is hashed when the answer is stored, after the answer went out.
+    if (request.cacheBypass) return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey: () => chatCacheKey(agentCode, request), cacheStatus: 'BYPASS' };
+    const cacheKey = chatCacheKey(agentCode, request);
     const hit = await cache.get(cacheKey).catch((error: unknown) => {
       log.warn({ err: error }, 'response cache read failed; calling upstream');
       return undefined;
@@ -199,7 +201,8 @@ export function createChatService(deps: ChatServiceDeps) {
 
   async function storeInCache(p: Prepared, completion: ChatCompletion): Promise<void> {
     if (!p.cacheKey || deps.cacheTtlSeconds <= 0) return;
-    await cache.set(p.cacheKey, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
+    const key = typeof p.cacheKey === 'function' ? p.cacheKey() : p.cacheKey;
+    await cache.set(key, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
   }
 
   function recordHit(agentCode: string, p: Prepared, requestId?: string): void {
@@ -267,14 +270,24 @@ export function createChatService(deps: ChatServiceDeps) {
       const { result, deployment } = answered;
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
-      const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
-      ticket.settle(usage.prompt_tokens + usage.completion_tokens);
-      budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
-      metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
-      // The cache write does not hold the answer back (it goes out after the answer's own write);
-      // its failures are logged and ignored.
-      if (!p.vault) setImmediate(() => void storeInCache(p, completion));
+      // What follows the answer does not hold it back: settling the rate-limit ticket and the
+      // budget hold, the metrics and the cache write run once the answer has been written, in
+      // this turn of the event loop (so before any later request is handled, and the ticket's
+      // settlement leaves with the turn's other Redis writes).
+      setImmediate(() => {
+        try {
+          const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
+          ticket.settle(usage.prompt_tokens + usage.completion_tokens);
+          budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
+          metrics.completed(agentCode, deployment.name, usage, cost, seconds);
+        } catch (error) {
+          log.error({ err: error, agentCode, requestId }, 'could not settle an answered request');
+        }
+        // Cache write failures are logged and ignored.
+        if (!p.vault) void storeInCache(p, completion);
+      });
       return { completion: p.vault ? unmaskCompletion(completion, p.vault) : completion, model: deployment.name, cacheStatus: p.cacheStatus, routeReason: p.routeReason };
     },
 
