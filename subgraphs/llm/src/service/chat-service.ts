@@ -179,7 +179,7 @@ export function createChatService(deps: ChatServiceDeps) {
    * call upstream holds the prompt's estimate plus its output limit until it ends (OpenAI counts so too).
    */
   function admit(caller: AgentCaller, p: Prepared, meta?: ResponseMeta): Promise<RateTicket> {
-    const tokens = p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d)));
+    const tokens = () => (p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d))));
     return limiter.admit(limitScopes(caller), tokens, meta);
   }
 

@@ -30,7 +30,7 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       const request = parseEmbeddingRequest(body);
       const deployment = router.routeEmbedding(request.model);
       const bound = request.input.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
-      const ticket = await limiter.admit(limitScopes(caller), request.input.reduce((n, s) => n + estimateTextTokens(s), 0), meta);
+      const ticket = await limiter.admit(limitScopes(caller), () => request.input.reduce((n, s) => n + estimateTextTokens(s), 0), meta);
       let reservation;
       try {
         reservation = await budgets.reserve(agentCode, costUsd(bound, 0, deployment.price), requestId);
