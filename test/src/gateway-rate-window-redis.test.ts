@@ -9,7 +9,9 @@ import { REDIS_URL, requireRedis } from './support/services.js';
  * The admission script in Redis decides as the in-process arithmetic (domain/rate-limits.ts)
  * does: windows of random per-second buckets (some stale, some zero) under random limits, and
  * for each the used amounts, the oldest counted buckets, which limit refuses first and the wait
- * it names must equal windowUse/waitFor over the same buckets at the script's own clock.
+ * it names must equal windowUse/waitFor over the same buckets at the script's own clock. The
+ * admissions asked for in one turn go to Redis as one batch: each is decided as if it had run
+ * alone, after the ones before it.
  */
 
 const prefix = `svctest:rlscript:${process.pid}:${Date.now()}:`;
@@ -86,5 +88,69 @@ describe('the Redis admission script', () => {
     }
     expect(outcomes.admitted).toBeGreaterThan(30);
     expect(outcomes.refused).toBeGreaterThan(30);
+  });
+
+  it('decides a batch (the admissions of one turn) as the same requests one after the other', async () => {
+    const random = seededRandom(2222);
+    const int = (max: number) => Math.floor(random() * (max + 1));
+    const outcomes = { admitted: 0, refused: 0 };
+    for (let round = 0; round < 60; round++) {
+      const nowSec = Number((await redis.time())[0]);
+      // Two shared scopes (a key and its agent), windows seeded as above; 12 requests in one turn.
+      const model = new Map<string, Map<number, number>>();
+      const scopes: LimitScope[] = [];
+      for (const id of [`key:b${round}`, `agent:b${round}`]) {
+        for (const part of ['r', 't'] as const) {
+          const buckets = new Map(Array.from({ length: int(20) }, () => [nowSec - int(70), int(4) === 0 ? 0 : 1 + int(part === 'r' ? 3 : 300)] as [number, number]));
+          if (buckets.size) await redis.hset(key(id, part), Object.fromEntries(buckets));
+          model.set(key(id, part), buckets);
+        }
+        scopes.push({ id, limits: { requestsPerMinute: 20 + int(30), tokensPerMinute: int(2) === 0 ? null : 2000 + int(3000), maxConcurrent: null } });
+      }
+      const needs = Array.from({ length: 12 }, () => int(600));
+      const decisions = await Promise.all(needs.map((need, i) => store.admit(scopes, need, `b${round}m${i}`, 30_000)));
+      const nowMs = decisions[0]!.nowMs;
+      expect(decisions.every((d) => d.nowMs === nowMs)).toBe(true);
+      const second = Math.floor(nowMs / 1000);
+      needs.forEach((need, i) => {
+        const decision = decisions[i]!;
+        let refusal: { scope: string; kind: string; used: number; requested: number; retryAfterMs: number } | undefined;
+        scopes.forEach((scope, s) => {
+          const requests = windowUse(model.get(key(scope.id, 'r'))!, nowMs);
+          const tokens = windowUse(model.get(key(scope.id, 't'))!, nowMs);
+          expect([decision.uses[s]!.requestsUsed, decision.uses[s]!.requestsOldest]).toEqual([requests.used, requests.buckets[0]?.[0]]);
+          const waitRequests = waitFor(requests, scope.limits.requestsPerMinute!, 1, nowMs);
+          if (!refusal && waitRequests !== 0) refusal = { scope: scope.id, kind: 'requests', used: requests.used, requested: 1, retryAfterMs: waitRequests };
+          if (scope.limits.tokensPerMinute !== null) {
+            expect([decision.uses[s]!.tokensUsed, decision.uses[s]!.tokensOldest]).toEqual([tokens.used, tokens.buckets[0]?.[0]]);
+            const waitTokens = waitFor(tokens, scope.limits.tokensPerMinute, need, nowMs);
+            if (!refusal && waitTokens !== 0) refusal = { scope: scope.id, kind: 'tokens', used: tokens.used, requested: need, retryAfterMs: waitTokens };
+          }
+        });
+        expect(decision.admitted).toBe(!refusal);
+        outcomes[decision.admitted ? 'admitted' : 'refused']++;
+        if (!decision.admitted) {
+          expect(decision.refusal).toMatchObject(refusal!);
+          return;
+        }
+        expect(decision.second).toBe(second);
+        // The model counts the admitted request as Redis does: one request, and its tokens where a limit counts them.
+        for (const scope of scopes) {
+          const r = model.get(key(scope.id, 'r'))!;
+          r.set(second, (r.get(second) ?? 0) + 1);
+          if (scope.limits.tokensPerMinute !== null && need > 0) {
+            const t = model.get(key(scope.id, 't'))!;
+            t.set(second, (t.get(second) ?? 0) + need);
+          }
+        }
+      });
+      // What Redis holds now is what the model holds (counted buckets).
+      for (const scope of scopes) {
+        const stored = new Map(Object.entries(await redis.hgetall(key(scope.id, 'r'))).map(([b, v]) => [Number(b), Number(v)]));
+        expect(windowUse(stored, nowMs)).toEqual(windowUse(model.get(key(scope.id, 'r'))!, nowMs));
+      }
+    }
+    expect(outcomes.admitted).toBeGreaterThan(50);
+    expect(outcomes.refused).toBeGreaterThan(50);
   });
 });
