@@ -34,6 +34,19 @@ describe('client JSON', () => {
     expect(parseClientJson('{"a":[1,"b"]}')).toEqual({ a: [1, 'b'] });
   });
 
+  it('finds a bad string however it was written: escaped, raw, in a value or in a name', () => {
+    // The walk over the parsed value is skipped for text without \\u escapes that is well formed;
+    // every way of writing a bad string still reaches it.
+    expect(() => parseClientJson('{"a":["ok","\\u0000"]}')).toThrow(/at \/a\/1: it contains a NUL character/);
+    expect(() => parseClientJson('{"a":"\\ud800"}')).toThrow(/at \/a: it contains an unpaired UTF-16 surrogate/);
+    expect(() => parseClientJson('{"a":"\ud800"}')).toThrow(/at \/a: it contains an unpaired UTF-16 surrogate/);
+    expect(() => parseClientJson('{"\\udc00x":1}')).toThrow(/at \/\udc00x: it its name contains an unpaired UTF-16 surrogate/);
+    expect(() => parseClientJson('{"a":"raw \u0000 NUL"}')).toThrow(/not valid JSON/);
+    // Escapes that are fine, and an escaped backslash before a u, pass.
+    expect(parseClientJson('{"a":"\\u00e9\\ud83d\\udc4b","b":"\\\\u0000"}')).toEqual({ a: 'é👋', b: '\\u0000' });
+    expect(parseClientJson('{"a":"Grüße 👋"}')).toEqual({ a: 'Grüße 👋' });
+  });
+
   it('keeps dates within the years 1 to 9999', () => {
     expect(checkDate(new Date('2026-01-01'), 'from').getUTCFullYear()).toBe(2026);
     expect(() => checkDate(new Date(8.64e15), 'from')).toThrow(/from must be a date between the years 1 and 9999/);

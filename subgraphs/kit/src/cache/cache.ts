@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { writeCoalescer } from './write-coalescing.js';
 import { gateStep, keepMs, settleStep, type BackoffPolicy, type GateResult, type GateSettlement, type GateState } from './attempt-gate.js';
 
 /**
@@ -89,6 +90,8 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
       return { ok: false };
     }
   }
+  // Writes are not awaited on a request's path: those of one turn leave together.
+  const coalesce = writeCoalescer(redis);
   return {
     kind: 'redis',
     async get(key) {
@@ -96,7 +99,9 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
       return result.ok ? (result.value ?? undefined) : undefined;
     },
     async set(key, value, ttlSeconds) {
-      if (ttlSeconds > 0) await attempt(() => redis.set(key, value, 'EX', ttlSeconds));
+      if (ttlSeconds <= 0) return;
+      coalesce();
+      await attempt(() => redis.set(key, value, 'EX', ttlSeconds));
     },
     async del(...keys) {
       if (!keys.length) return 0;

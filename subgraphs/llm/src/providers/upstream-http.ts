@@ -1,7 +1,7 @@
 /**
  * The HTTP transport the upstream providers share (OpenAI-compatible, Anthropic), over undici:
- * whole answers with `undici.request` (its global dispatcher keeps a keep-alive pool per upstream
- * origin, and writes a request's head and body in one go, without fetch's web-stream machinery on
+ * whole answers with `undici.request` (on the providers' own agent, a keep-alive pool per upstream
+ * origin; it writes a request's head and body in one go, without fetch's web-stream machinery on
  * the hot path); streams are read from its body as server-sent events.
  *
  * - Timeouts: for `postJson` `timeoutMs` bounds the whole exchange; for `postSse` it bounds the
@@ -13,7 +13,14 @@
  *   AbortError `DOMException` unless the caller gave another reason), never as an UpstreamError.
  *   Upstream error bodies are never passed on (they may quote the prompt): only their identifiers.
  */
-import { request, type Dispatcher } from 'undici';
+import { Agent, request, type Dispatcher } from 'undici';
+
+/**
+ * The providers' own keep-alive pools (one per upstream origin), from the undici this package
+ * depends on. Without it `request` uses the process's global dispatcher, which is Node's bundled
+ * (older) undici once anything in the process has called `fetch`; this one costs less per request.
+ */
+const upstreamAgent = new Agent();
 import { UpstreamError } from '../domain/openai-types.js';
 import { parseSse, type SseEvent } from '../domain/sse.js';
 import { callerAbortError } from './caller-abort.js';
@@ -38,24 +45,48 @@ export interface UpstreamCall {
 
 /** POSTs the call's JSON body; an answer that is not 2xx becomes the upstream's HTTP error (its body read for the error's kind only). */
 async function postUpstream(call: UpstreamCall, accept: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
-  const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal });
+  const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal, dispatcher: upstreamAgent });
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
   const text = await response.body.text().catch(() => '');
   throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
 }
 
+/**
+ * One signal for undici that aborts when the caller's does (with its reason) or when `abort` is
+ * called; `release` detaches it from the caller's. A listener and a plain controller per request:
+ * `AbortSignal.any` and `AbortSignal.timeout` cost several times more (weak references,
+ * finalisation registries) on every call.
+ */
+function followCaller(caller: AbortSignal): { signal: AbortSignal; abort(reason: unknown): void; release(): void } {
+  const controller = new AbortController();
+  const onAbort = (): void => controller.abort(caller.reason);
+  caller.addEventListener('abort', onAbort, { once: true });
+  return { signal: controller.signal, abort: (reason) => controller.abort(reason), release: () => caller.removeEventListener('abort', onAbort) };
+}
+
+const timeoutError = (label: string) => new DOMException(`${label} timed out`, 'TimeoutError');
+
 /** POSTs JSON and returns the parsed JSON answer; `timeoutMs` bounds the whole exchange. */
 export async function postJson(call: UpstreamCall): Promise<unknown> {
   if (call.signal.aborted) throw callerAbortError(call.signal);
-  const timeout = AbortSignal.timeout(call.timeoutMs);
+  const linked = followCaller(call.signal);
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    linked.abort(timeoutError(call.label));
+  }, call.timeoutMs);
+  timer.unref();
   try {
-    const response = await postUpstream(call, 'application/json', AbortSignal.any([call.signal, timeout]));
+    const response = await postUpstream(call, 'application/json', linked.signal);
     const parsed = parseJsonData(await response.body.text(), call.label);
     const error = upstreamErrorInBody(parsed, response.statusCode);
     if (error) throw error;
     return parsed;
   } catch (error) {
-    throw classifyFailure(error, call, timeout.aborted);
+    throw classifyFailure(error, call, timedOut);
+  } finally {
+    clearTimeout(timer);
+    linked.release();
   }
 }
 
@@ -65,21 +96,21 @@ export async function postJson(call: UpstreamCall): Promise<unknown> {
  */
 export async function* postSse(call: UpstreamCall): AsyncGenerator<SseEvent> {
   if (call.signal.aborted) throw callerAbortError(call.signal);
-  const idle = new AbortController();
+  const linked = followCaller(call.signal);
   let timedOut = false;
   let timer: ReturnType<typeof setTimeout> | undefined;
   const arm = (): void => {
     clearTimeout(timer);
     timer = setTimeout(() => {
       timedOut = true;
-      idle.abort(new DOMException(`${call.label} timed out`, 'TimeoutError'));
+      linked.abort(timeoutError(call.label));
     }, call.timeoutMs);
     timer.unref?.();
   };
   const disarm = (): void => clearTimeout(timer);
   arm();
   try {
-    const response = await postUpstream(call, 'text/event-stream', AbortSignal.any([call.signal, idle.signal]));
+    const response = await postUpstream(call, 'text/event-stream', linked.signal);
     if (String(response.headers['content-type'] ?? '').includes('application/json')) {
       // Some servers answer a streaming request with a JSON error (or ignore `stream`).
       const parsed = parseJsonData(await response.body.text(), call.label);
@@ -95,6 +126,7 @@ export async function* postSse(call: UpstreamCall): AsyncGenerator<SseEvent> {
     throw classifyFailure(error, call, timedOut);
   } finally {
     disarm();
+    linked.release();
   }
 }
 

@@ -13,6 +13,7 @@ import type { AgentCaller } from '../domain/api-key.js';
 import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
+import { withDeadline } from './deadline.js';
 import { limitScopes, type RateLimiter, type RateTicket, type ResponseMeta } from './rate-limiter.js';
 
 export type CacheStatus = 'HIT' | 'MISS' | 'BYPASS';
@@ -65,13 +66,16 @@ function unmaskCompletion(completion: ChatCompletion, vault: PiiVault): ChatComp
   };
 }
 
-/** Replays a stored completion as the chunks a stream would have produced. */
+/** The longest one upstream attempt at a whole (not streamed) answer may take, whatever the provider's own timeout, ms. */
+const ANSWER_DEADLINE_MS = 10 * 60_000;
+
 /** A completion id unique to one answer (OpenAI's shape: `chatcmpl-` and a random suffix). */
 const completionId = () => `chatcmpl-${randomUUID().replace(/-/g, '')}`;
 
 /** The answer as this response: its own id and the current time (a cache hit is a new answer too). */
 const fresh = (completion: ChatCompletion): ChatCompletion => ({ ...completion, id: completionId(), created: Math.floor(Date.now() / 1000) });
 
+/** Replays a stored completion as the chunks a stream would have produced. */
 async function* replay(completion: ChatCompletion, includeUsage: boolean): AsyncGenerator<ChatCompletionChunk> {
   const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
   const choice = completion.choices[0];
@@ -134,7 +138,8 @@ export function createChatService(deps: ChatServiceDeps) {
     targets: Deployment[];
     messages: ChatMessage[];
     vault?: PiiVault;
-    cacheKey?: string;
+    /** Where the answer is cached: the key itself, or (cacheBypass) how to compute it when the answer is stored. */
+    cacheKey?: string | (() => string);
     cacheStatus: CacheStatus;
     cached?: ChatCompletion;
   }
@@ -146,8 +151,9 @@ export function createChatService(deps: ChatServiceDeps) {
     const messages = vault ? maskOrFail(request.messages, vault) : request.messages;
     // piiStrict answers are never cached: they would have to be stored unmasked.
     if (request.piiStrict) return { request, routeReason: route.reason, targets: route.targets, messages, vault, cacheStatus: 'BYPASS' };
-    const cacheKey = chatCacheKey(agentCode, { ...request, model: request.model });
-    if (request.cacheBypass) return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey, cacheStatus: 'BYPASS' };
+    // Nothing is read for cacheBypass: its key is hashed when the answer is stored, after the answer went out.
+    if (request.cacheBypass) return { request, routeReason: route.reason, targets: route.targets, messages, cacheKey: () => chatCacheKey(agentCode, request), cacheStatus: 'BYPASS' };
+    const cacheKey = chatCacheKey(agentCode, request);
     const hit = await cache.get(cacheKey).catch((error: unknown) => {
       log.warn({ err: error }, 'response cache read failed; calling upstream');
       return undefined;
@@ -173,7 +179,7 @@ export function createChatService(deps: ChatServiceDeps) {
    * call upstream holds the prompt's estimate plus its output limit until it ends (OpenAI counts so too).
    */
   function admit(caller: AgentCaller, p: Prepared, meta?: ResponseMeta): Promise<RateTicket> {
-    const tokens = p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d)));
+    const tokens = () => (p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d))));
     return limiter.admit(limitScopes(caller), tokens, meta);
   }
 
@@ -195,7 +201,8 @@ export function createChatService(deps: ChatServiceDeps) {
 
   async function storeInCache(p: Prepared, completion: ChatCompletion): Promise<void> {
     if (!p.cacheKey || deps.cacheTtlSeconds <= 0) return;
-    await cache.set(p.cacheKey, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
+    const key = typeof p.cacheKey === 'function' ? p.cacheKey() : p.cacheKey;
+    await cache.set(key, JSON.stringify(completion), deps.cacheTtlSeconds).catch((error: unknown) => log.warn({ err: error }, 'response cache write failed'));
   }
 
   function recordHit(agentCode: string, p: Prepared, requestId?: string): void {
@@ -253,7 +260,7 @@ export function createChatService(deps: ChatServiceDeps) {
       const reservation = await reserveAdmitted(agentCode, p, ticket, requestId);
       let answered: { result: ChatCompletion; deployment: Deployment };
       try {
-        answered = await router.withFallback(p.targets, (d) => d.provider.chat(upstreamRequest(p, d), AbortSignal.timeout(10 * 60_000)), (d, e) => {
+        answered = await router.withFallback(p.targets, (d) => withDeadline(ANSWER_DEADLINE_MS, (signal) => d.provider.chat(upstreamRequest(p, d), signal)), (d, e) => {
           metrics.fallback(d.name);
           log.warn({ deployment: d.name, status: e.status, err: e.message }, 'deployment failed; trying the next');
         });
@@ -263,14 +270,24 @@ export function createChatService(deps: ChatServiceDeps) {
       const { result, deployment } = answered;
       const message = result.choices[0]?.message;
       const usage = usageOr(result.usage, p, deployment, textOf(message?.content ?? null) + (message?.tool_calls ? JSON.stringify(message.tool_calls) : ''));
-      const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
-      ticket.settle(usage.prompt_tokens + usage.completion_tokens);
-      budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
-      metrics.completed(agentCode, deployment.name, usage, cost, (performance.now() - started) / 1000);
+      const seconds = (performance.now() - started) / 1000;
       const completion: ChatCompletion = { ...fresh(result), model: deployment.name, usage };
-      // The cache write does not hold the answer back (it goes out after the answer's own write);
-      // its failures are logged and ignored.
-      if (!p.vault) setImmediate(() => void storeInCache(p, completion));
+      // What follows the answer does not hold it back: settling the rate-limit ticket and the
+      // budget hold, the metrics and the cache write run once the answer has been written, in
+      // this turn of the event loop (so before any later request is handled, and the ticket's
+      // settlement leaves with the turn's other Redis writes).
+      setImmediate(() => {
+        try {
+          const cost = costUsd(usage.prompt_tokens, usage.completion_tokens, deployment.price);
+          ticket.settle(usage.prompt_tokens + usage.completion_tokens);
+          budgets.settle(reservation, { kind: 'chat', requestedModel: p.request.model, model: deployment.name, deployment: deployment.providerName, promptTokens: usage.prompt_tokens, completionTokens: usage.completion_tokens, costUsd: cost, cached: false, outcome: 'ok', requestId });
+          metrics.completed(agentCode, deployment.name, usage, cost, seconds);
+        } catch (error) {
+          log.error({ err: error, agentCode, requestId }, 'could not settle an answered request');
+        }
+        // Cache write failures are logged and ignored.
+        if (!p.vault) void storeInCache(p, completion);
+      });
       return { completion: p.vault ? unmaskCompletion(completion, p.vault) : completion, model: deployment.name, cacheStatus: p.cacheStatus, routeReason: p.routeReason };
     },
 

@@ -8,6 +8,7 @@ import type { BudgetService } from './budget-service.js';
 import type { AgentCaller } from '../domain/api-key.js';
 import type { GatewayMetrics } from './metrics.js';
 import { limitScopes, type RateLimiter, type ResponseMeta } from './rate-limiter.js';
+import { withDeadline } from './deadline.js';
 
 export interface EmbeddingsResponse {
   object: 'list';
@@ -29,7 +30,7 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       const request = parseEmbeddingRequest(body);
       const deployment = router.routeEmbedding(request.model);
       const bound = request.input.reduce((n, s) => n + Buffer.byteLength(s) + 1, 0);
-      const ticket = await limiter.admit(limitScopes(caller), request.input.reduce((n, s) => n + estimateTextTokens(s), 0), meta);
+      const ticket = await limiter.admit(limitScopes(caller), () => request.input.reduce((n, s) => n + estimateTextTokens(s), 0), meta);
       let reservation;
       try {
         reservation = await budgets.reserve(agentCode, costUsd(bound, 0, deployment.price), requestId);
@@ -39,7 +40,7 @@ export function createEmbeddingService(router: ModelRouter, budgets: BudgetServi
       }
       let result;
       try {
-        result = await deployment.provider.embed(deployment.model, request.input, AbortSignal.timeout(120_000), request.dimensions);
+        result = await withDeadline(120_000, (signal) => deployment.provider.embed(deployment.model, request.input, signal, request.dimensions));
         // Never ignore a parameter silently: a model that cannot give the size asked for is the caller's 400.
         const size = result.vectors[0]?.length;
         if (request.dimensions !== undefined && size !== request.dimensions) {

@@ -37,9 +37,9 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
 
     async authenticate(bearer: string | undefined): Promise<Caller> {
       if (!bearer) throw invalidKey();
-      if (timingSafeEqual(Buffer.from(hashKey(bearer), 'hex'), master)) return { kind: 'master' };
-      if (!bearer.startsWith(KEY_PREFIX)) throw invalidKey();
       const hash = hashKey(bearer);
+      if (timingSafeEqual(Buffer.from(hash, 'hex'), master)) return { kind: 'master' };
+      if (!bearer.startsWith(KEY_PREFIX)) throw invalidKey();
       const t = now();
       const hit = verified.get(hash);
       if (hit && hit.until > t) {

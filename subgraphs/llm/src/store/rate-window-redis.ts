@@ -1,104 +1,8 @@
 import type { Logger } from '@svc/kit';
 import { Redis } from 'ioredis';
-import { WINDOW_BUCKETS, type Refusal } from '../domain/rate-limits.js';
-import { createMemoryRateWindows, type RateWindowStore, type ScopeUse } from './rate-window-store.js';
-
-/**
- * The admission step, atomic in Redis (a script runs alone), on Redis's clock so every instance
- * counts the same seconds. Per scope: a hash of request counts and one of tokens, by second, and
- * a sorted set of requests in flight scored by when they stop counting. It mirrors
- * domain/rate-limits.ts: the same buckets, the same waits. Answers, flat: admitted (1/0), now in
- * ms, the second, the refusal (scope index, kind, used, requested, wait ms; -1 for never), then
- * per scope requests used, their oldest bucket, tokens used, their oldest bucket, in flight.
- */
-const ADMIT = `
-local t = redis.call('TIME')
-local sec = tonumber(t[1])
-local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
-local oldest = sec - ${WINDOW_BUCKETS - 1}
-local n, need, member, ttl = tonumber(ARGV[1]), tonumber(ARGV[2]), ARGV[3], tonumber(ARGV[4])
-local function use(key)
-  local all = redis.call('HGETALL', key)
-  local used, buckets, stale = 0, {}, {}
-  for i = 1, #all, 2 do
-    local b, v = tonumber(all[i]), tonumber(all[i + 1])
-    if b < oldest then stale[#stale + 1] = all[i] elseif v ~= 0 then used = used + v; buckets[#buckets + 1] = {b, v} end
-  end
-  if #stale > 0 then redis.call('HDEL', key, unpack(stale)) end
-  table.sort(buckets, function(a, b) return a[1] < b[1] end)
-  return used, buckets
-end
-local function wait(used, buckets, limit, amount)
-  if amount > limit then return -1 end
-  local excess = used + amount - limit
-  if excess <= 0 then return 0 end
-  for _, b in ipairs(buckets) do
-    excess = excess - b[2]
-    if excess <= 0 then return math.max(1, (b[1] + ${WINDOW_BUCKETS}) * 1000 - now) end
-  end
-  return -1
-end
-local refusal, uses = nil, {}
-for i = 1, n do
-  local k, a = 3 * (i - 1), 4 + 3 * (i - 1)
-  local rpm, tpm, conc = tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2]), tonumber(ARGV[a + 3])
-  local ru, ro, tu, to, inflight = 0, -1, 0, -1, 0
-  if rpm >= 0 then
-    local used, buckets = use(KEYS[k + 1])
-    ru = used
-    if buckets[1] then ro = buckets[1][1] end
-    if not refusal then local w = wait(used, buckets, rpm, 1); if w ~= 0 then refusal = {i, 1, used, 1, w} end end
-  end
-  if tpm >= 0 then
-    local used, buckets = use(KEYS[k + 2])
-    tu = used
-    if buckets[1] then to = buckets[1][1] end
-    if not refusal then local w = wait(used, buckets, tpm, need); if w ~= 0 then refusal = {i, 2, used, need, w} end end
-  end
-  if conc >= 0 then
-    redis.call('ZREMRANGEBYSCORE', KEYS[k + 3], '-inf', now)
-    inflight = redis.call('ZCARD', KEYS[k + 3])
-    if not refusal and inflight >= conc then refusal = {i, 3, inflight, 1, 1000} end
-  end
-  uses[#uses + 1] = ru; uses[#uses + 1] = ro; uses[#uses + 1] = tu; uses[#uses + 1] = to; uses[#uses + 1] = inflight
-end
-local head
-if refusal then
-  head = {0, now, sec, refusal[1], refusal[2], refusal[3], refusal[4], refusal[5]}
-else
-  for i = 1, n do
-    local k, a = 3 * (i - 1), 4 + 3 * (i - 1)
-    if tonumber(ARGV[a + 1]) >= 0 then redis.call('HINCRBY', KEYS[k + 1], sec, 1); redis.call('PEXPIRE', KEYS[k + 1], ${WINDOW_BUCKETS + 1} * 1000) end
-    if tonumber(ARGV[a + 2]) >= 0 and need > 0 then redis.call('HINCRBY', KEYS[k + 2], sec, need); redis.call('PEXPIRE', KEYS[k + 2], ${WINDOW_BUCKETS + 1} * 1000) end
-    if tonumber(ARGV[a + 3]) >= 0 then redis.call('ZADD', KEYS[k + 3], now + ttl, member); redis.call('PEXPIRE', KEYS[k + 3], ttl) end
-  end
-  head = {1, now, sec, 0, 0, 0, 0, 0}
-end
-for _, v in ipairs(uses) do head[#head + 1] = v end
-return head`;
-
-/** The request ended: its token estimate leaves its bucket, its actual tokens land in this second's, and it leaves the in-flight set. */
-const SETTLE = `
-local sec = tonumber(redis.call('TIME')[1])
-local n, member, admitted, estimate, actual = tonumber(ARGV[1]), ARGV[2], ARGV[3], tonumber(ARGV[4]), tonumber(ARGV[5])
-for i = 1, n do
-  local tk, ck = KEYS[2 * i - 1], KEYS[2 * i]
-  if ARGV[4 + 2 * i] == '1' then
-    if tonumber(admitted) >= sec - ${WINDOW_BUCKETS - 1} and estimate > 0 and redis.call('HEXISTS', tk, admitted) == 1 then
-      if redis.call('HINCRBY', tk, admitted, -estimate) <= 0 then redis.call('HDEL', tk, admitted) end
-    end
-    if actual > 0 then redis.call('HINCRBY', tk, sec, actual); redis.call('PEXPIRE', tk, ${WINDOW_BUCKETS + 1} * 1000) end
-  end
-  if ARGV[5 + 2 * i] == '1' then redis.call('ZREM', ck, member) end
-end
-return 1`;
-
-/** Requests still in flight stay counted for another TTL (only those still in the set). */
-const RENEW = `
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-for i = 1, #KEYS do redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[1]), ARGV[i + 1]); redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
-return 1`;
+import type { LimitScope, Refusal } from '../domain/rate-limits.js';
+import { ADMIT, RENEW, SETTLE } from './rate-window-scripts.js';
+import { createMemoryRateWindows, type RateWindowStore, type ScopeUse, type WindowAdmission } from './rate-window-store.js';
 
 const KIND = { 1: 'requests', 2: 'tokens', 3: 'concurrent' } as const;
 const limitArg = (value: number | null) => (value === null ? -1 : value);
@@ -146,36 +50,108 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     }
   }
 
-  return {
-    kind: 'redis',
-    async admit(scopes, tokens, member, inFlightTtlMs) {
-      const keys = scopes.flatMap((s) => [key(s.id, 'r'), key(s.id, 't'), key(s.id, 'c')]);
-      const args = [scopes.length, tokens, member, inFlightTtlMs, ...scopes.flatMap(({ limits: l }) => [limitArg(l.requestsPerMinute), limitArg(l.tokensPerMinute), limitArg(l.maxConcurrent)])];
+  /** Admissions asked for in this turn of the event loop, sent as one script call at its end. */
+  interface PendingAdmission {
+    scopes: readonly LimitScope[];
+    tokens: number;
+    member: string;
+    ttlMs: number;
+    done: (decision: WindowAdmission) => void;
+    fail: (error: unknown) => void;
+  }
+  let admissions: PendingAdmission[] = [];
+  /** Settlements of this turn, likewise. */
+  let settlements: { scopes: readonly LimitScope[]; member: string; second: number; estimate: number; actual: number }[] = [];
+
+  /** One decision from the script's flat answer at `at`; returns it and where the next one starts. */
+  function decisionAt(values: number[], at: number, scopes: readonly LimitScope[]): [WindowAdmission, number] {
+    const [admitted, nowMs, second, index, kind, used, requested, wait] = values.slice(at, at + 8) as [number, number, number, number, 1 | 2 | 3, number, number, number];
+    const uses: ScopeUse[] = scopes.map((_, i) => {
+      const [ru, ro, tu, to, inFlight] = values.slice(at + 8 + 5 * i, at + 13 + 5 * i) as [number, number, number, number, number];
+      return { requestsUsed: ru, requestsOldest: ro < 0 ? undefined : ro, tokensUsed: tu, tokensOldest: to < 0 ? undefined : to, inFlight };
+    });
+    const next = at + 8 + 5 * scopes.length;
+    if (admitted) return [{ admitted: true, nowMs, second, uses }, next];
+    const scope = scopes[index - 1]!;
+    const limits = scope.limits;
+    const limit = kind === 1 ? limits.requestsPerMinute! : kind === 2 ? limits.tokensPerMinute! : limits.maxConcurrent!;
+    const refusal: Refusal = { scope: scope.id, kind: KIND[kind], limit, used, requested, retryAfterMs: wait < 0 ? Infinity : wait };
+    return [{ admitted: false, nowMs, refusal, uses }, next];
+  }
+
+  /**
+   * Sends the turn's admissions in one script call: under load many requests arrive per turn,
+   * and one call (one write, one reply, each window read once) costs far less than one each.
+   * They are decided in the order they were asked, as separate calls would have been.
+   */
+  async function admitBatch(): Promise<void> {
+    const batch = admissions;
+    admissions = [];
+    if (!batch.length) return;
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const { scopes, tokens, member, ttlMs } of batch) {
+      args.push(scopes.length, tokens, member, ttlMs);
+      for (const { id, limits: l } of scopes) {
+        keys.push(key(id, 'r'), key(id, 't'), key(id, 'c'));
+        args.push(limitArg(l.requestsPerMinute), limitArg(l.tokensPerMinute), limitArg(l.maxConcurrent));
+      }
+    }
+    let answered = 0;
+    try {
       const result = await attempt(() => scripts.svcRateAdmit(keys.length, ...keys, ...args) as Promise<number[]>);
       if (!result.ok) {
-        const local = await fallback.admit(scopes, tokens, member, inFlightTtlMs);
-        if (local.admitted) counted.add(member);
-        return local;
+        for (const { scopes, tokens, member, ttlMs, done } of batch) {
+          const local = await fallback.admit(scopes, tokens, member, ttlMs);
+          if (local.admitted) counted.add(member);
+          done(local);
+          answered++;
+        }
+        return;
       }
-      const [admitted, nowMs, second, index, kind, used, requested, wait] = result.value as [number, number, number, number, 1 | 2 | 3, number, number, number];
-      const uses: ScopeUse[] = scopes.map((_, i) => {
-        const [ru, ro, tu, to, inFlight] = result.value.slice(8 + 5 * i, 13 + 5 * i) as [number, number, number, number, number];
-        return { requestsUsed: ru, requestsOldest: ro < 0 ? undefined : ro, tokensUsed: tu, tokensOldest: to < 0 ? undefined : to, inFlight };
+      let at = 0;
+      for (const { scopes, done } of batch) {
+        const [decision, next] = decisionAt(result.value, at, scopes);
+        done(decision);
+        answered++;
+        at = next;
+      }
+    } catch (error) {
+      for (const pending of batch.slice(answered)) pending.fail(error);
+    }
+  }
+
+  /** Sends the turn's settlements in one script call (not awaited on any request's path). */
+  async function settleBatch(): Promise<void> {
+    const batch = settlements;
+    settlements = [];
+    if (!batch.length) return;
+    const keys: string[] = [];
+    const args: (string | number)[] = [batch.length];
+    for (const { scopes, member, second, estimate, actual } of batch) {
+      args.push(scopes.length, member, second, estimate, actual);
+      for (const { id, limits: l } of scopes) {
+        keys.push(key(id, 't'), key(id, 'c'));
+        args.push(l.tokensPerMinute === null ? 0 : 1, l.maxConcurrent === null ? 0 : 1);
+      }
+    }
+    // A failure leaves the estimates counted until their bucket drops and the requests in flight until their TTL.
+    await attempt(() => scripts.svcRateSettle(keys.length, ...keys, ...args));
+  }
+
+  return {
+    kind: 'redis',
+    admit(scopes, tokens, member, inFlightTtlMs) {
+      return new Promise<WindowAdmission>((done, fail) => {
+        if (!admissions.length) setImmediate(() => void admitBatch());
+        admissions.push({ scopes, tokens, member, ttlMs: inFlightTtlMs, done, fail });
       });
-      if (admitted) return { admitted: true, nowMs, second, uses };
-      const scope = scopes[index - 1]!;
-      const limits = scope.limits;
-      const limit = kind === 1 ? limits.requestsPerMinute! : kind === 2 ? limits.tokensPerMinute! : limits.maxConcurrent!;
-      const refusal: Refusal = { scope: scope.id, kind: KIND[kind], limit, used, requested, retryAfterMs: wait < 0 ? Infinity : wait };
-      return { admitted: false, nowMs, refusal, uses };
     },
 
     async settle(scopes, member, second, estimate, actual) {
-      const keys = scopes.flatMap((s) => [key(s.id, 't'), key(s.id, 'c')]);
-      const args = [scopes.length, member, second, estimate, actual, ...scopes.flatMap(({ limits: l }) => [l.tokensPerMinute === null ? 0 : 1, l.maxConcurrent === null ? 0 : 1])];
       if (counted.delete(member)) return fallback.settle(scopes, member, second, estimate, actual);
-      // A failure leaves the estimate counted until its bucket drops and the request in flight until its TTL.
-      await attempt(() => scripts.svcRateSettle(keys.length, ...keys, ...args));
+      if (!settlements.length) setImmediate(() => void settleBatch());
+      settlements.push({ scopes, member, second, estimate, actual });
     },
 
     async renew(inFlight, inFlightTtlMs) {
@@ -187,6 +163,8 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     },
 
     async close() {
+      if (admissions.length) await admitBatch();
+      if (settlements.length) await settleBatch();
       await redis.quit().catch(() => redis.disconnect());
       await fallback.close();
     },

@@ -1,0 +1,160 @@
+import { WINDOW_BUCKETS } from '../domain/rate-limits.js';
+
+/**
+ * The rate windows' Lua scripts (store/rate-window-redis.ts runs them). A script runs alone in
+ * Redis, so each is atomic, and on Redis's clock, so every instance counts the same seconds.
+ * Per scope: a hash of request counts and one of tokens, by second, and a sorted set of requests
+ * in flight scored by when they stop counting. They mirror domain/rate-limits.ts: the same
+ * buckets, the same waits.
+ */
+
+/**
+ * Admits a batch of requests, one after the other, exactly as if each had run alone at the same
+ * instant (a batch is what one instance sent in one turn of its event loop). Each window is read
+ * once per batch: later requests see the earlier ones' counts through `added` (every admission
+ * lands in the current second). ARGV: the number of requests, then per request its scope count
+ * n, tokens needed, member and in-flight TTL, then per scope its limits (-1: none); KEYS: per
+ * request, per scope its requests, tokens and in-flight keys. Answers, flat, per request:
+ * admitted (1/0), now in ms, the second, the refusal (scope index, kind, used, requested, wait
+ * ms; -1 for never), then per scope requests used, their oldest bucket, tokens used, their oldest
+ * bucket, in flight.
+ */
+export const ADMIT = `
+local t = redis.call('TIME')
+local sec = tonumber(t[1])
+local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
+local oldest = sec - ${WINDOW_BUCKETS - 1}
+local windows = {}
+-- A window read once per batch in one allocation-free pass: what it counts and its oldest
+-- counted bucket (-1 when empty); stale buckets are deleted.
+local function window(key)
+  local w = windows[key]
+  if w then return w end
+  local all = redis.call('HGETALL', key)
+  local used, first, stale = 0, -1, nil
+  for i = 1, #all, 2 do
+    local b = tonumber(all[i])
+    if b < oldest then
+      if not stale then stale = {} end
+      stale[#stale + 1] = all[i]
+    else
+      local v = tonumber(all[i + 1])
+      if v ~= 0 then
+        used = used + v
+        if first < 0 or b < first then first = b end
+      end
+    end
+  end
+  if stale then redis.call('HDEL', key, unpack(stale)) end
+  w = {used = used, first = first, all = all, added = 0}
+  windows[key] = w
+  return w
+end
+-- How long until amount fits under limit: 0 now, -1 never; only a refusal needs the buckets in order.
+local function wait(w, limit, amount)
+  if amount > limit then return -1 end
+  local excess = w.used + amount - limit
+  if excess <= 0 then return 0 end
+  local buckets, all, current = {}, w.all, false
+  for i = 1, #all, 2 do
+    local b, v = tonumber(all[i]), tonumber(all[i + 1])
+    if b >= oldest then
+      if b == sec then v = v + w.added; current = true end
+      if v ~= 0 then buckets[#buckets + 1] = {b, v} end
+    end
+  end
+  if not current and w.added ~= 0 then buckets[#buckets + 1] = {sec, w.added} end
+  table.sort(buckets, function(a, b) return a[1] < b[1] end)
+  for _, b in ipairs(buckets) do
+    excess = excess - b[2]
+    if excess <= 0 then return math.max(1, (b[1] + ${WINDOW_BUCKETS}) * 1000 - now) end
+  end
+  return -1
+end
+local function add(key, amount)
+  redis.call('HINCRBY', key, sec, amount)
+  redis.call('PEXPIRE', key, ${WINDOW_BUCKETS + 1} * 1000)
+  local w = windows[key]
+  w.used = w.used + amount
+  w.added = w.added + amount
+  if w.first < 0 then w.first = sec end
+end
+local out, ka, aa = {}, 0, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local n, need, member, ttl = tonumber(ARGV[aa]), tonumber(ARGV[aa + 1]), ARGV[aa + 2], tonumber(ARGV[aa + 3])
+  aa = aa + 4
+  local refusal, uses = nil, {}
+  for i = 1, n do
+    local k, a = ka + 3 * (i - 1), aa + 3 * (i - 1)
+    local rpm, tpm, conc = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
+    local ru, ro, tu, to, inflight = 0, -1, 0, -1, 0
+    if rpm >= 0 then
+      local w = window(KEYS[k + 1])
+      ru, ro = w.used, w.first
+      if not refusal then local d = wait(w, rpm, 1); if d ~= 0 then refusal = {i, 1, w.used, 1, d} end end
+    end
+    if tpm >= 0 then
+      local w = window(KEYS[k + 2])
+      tu, to = w.used, w.first
+      if not refusal then local d = wait(w, tpm, need); if d ~= 0 then refusal = {i, 2, w.used, need, d} end end
+    end
+    if conc >= 0 then
+      redis.call('ZREMRANGEBYSCORE', KEYS[k + 3], '-inf', now)
+      inflight = redis.call('ZCARD', KEYS[k + 3])
+      if not refusal and inflight >= conc then refusal = {i, 3, inflight, 1, 1000} end
+    end
+    uses[#uses + 1] = ru; uses[#uses + 1] = ro; uses[#uses + 1] = tu; uses[#uses + 1] = to; uses[#uses + 1] = inflight
+  end
+  if refusal then
+    out[#out + 1] = 0; out[#out + 1] = now; out[#out + 1] = sec
+    for j = 1, 5 do out[#out + 1] = refusal[j] end
+  else
+    for i = 1, n do
+      local k, a = ka + 3 * (i - 1), aa + 3 * (i - 1)
+      if tonumber(ARGV[a]) >= 0 then add(KEYS[k + 1], 1) end
+      if tonumber(ARGV[a + 1]) >= 0 and need > 0 then add(KEYS[k + 2], need) end
+      if tonumber(ARGV[a + 2]) >= 0 then redis.call('ZADD', KEYS[k + 3], now + ttl, member); redis.call('PEXPIRE', KEYS[k + 3], ttl) end
+    end
+    out[#out + 1] = 1; out[#out + 1] = now; out[#out + 1] = sec
+    for _ = 1, 5 do out[#out + 1] = 0 end
+  end
+  for _, v in ipairs(uses) do out[#out + 1] = v end
+  ka = ka + 3 * n
+  aa = aa + 3 * n
+end
+return out`;
+
+/**
+ * Settles a batch of ended requests: each one's token estimate leaves its bucket, its actual
+ * tokens land in this second's, and it leaves the in-flight sets. ARGV: the number of requests,
+ * then per request its scope count n, member, admitted second, estimate and actual tokens, then
+ * per scope whether it counts tokens and whether it counts requests in flight (1/0); KEYS: per
+ * request, per scope its tokens and in-flight keys.
+ */
+export const SETTLE = `
+local sec = tonumber(redis.call('TIME')[1])
+local ka, aa = 0, 2
+for _ = 1, tonumber(ARGV[1]) do
+  local n, member, admitted, estimate, actual = tonumber(ARGV[aa]), ARGV[aa + 1], ARGV[aa + 2], tonumber(ARGV[aa + 3]), tonumber(ARGV[aa + 4])
+  aa = aa + 5
+  for i = 1, n do
+    local tk, ck = KEYS[ka + 2 * i - 1], KEYS[ka + 2 * i]
+    if ARGV[aa + 2 * (i - 1)] == '1' then
+      if tonumber(admitted) >= sec - ${WINDOW_BUCKETS - 1} and estimate > 0 and redis.call('HEXISTS', tk, admitted) == 1 then
+        if redis.call('HINCRBY', tk, admitted, -estimate) <= 0 then redis.call('HDEL', tk, admitted) end
+      end
+      if actual > 0 then redis.call('HINCRBY', tk, sec, actual); redis.call('PEXPIRE', tk, ${WINDOW_BUCKETS + 1} * 1000) end
+    end
+    if ARGV[aa + 2 * (i - 1) + 1] == '1' then redis.call('ZREM', ck, member) end
+  end
+  ka = ka + 2 * n
+  aa = aa + 2 * n
+end
+return 1`;
+
+/** Requests still in flight stay counted for another TTL (only those still in the set). */
+export const RENEW = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+for i = 1, #KEYS do redis.call('ZADD', KEYS[i], 'XX', now + tonumber(ARGV[1]), ARGV[i + 1]); redis.call('PEXPIRE', KEYS[i], tonumber(ARGV[1])) end
+return 1`;

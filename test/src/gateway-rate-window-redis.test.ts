@@ -1,0 +1,156 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { Redis } from 'ioredis';
+import { createLogger, seededRandom } from '@svc/kit';
+import { waitFor, windowUse, type LimitScope, type RateLimits } from '@svc/llm/domain/rate-limits';
+import { createRedisRateWindows } from '@svc/llm/store/rate-window-redis';
+import { REDIS_URL, requireRedis } from './support/services.js';
+
+/**
+ * The admission script in Redis decides as the in-process arithmetic (domain/rate-limits.ts)
+ * does: windows of random per-second buckets (some stale, some zero) under random limits, and
+ * for each the used amounts, the oldest counted buckets, which limit refuses first and the wait
+ * it names must equal windowUse/waitFor over the same buckets at the script's own clock. The
+ * admissions asked for in one turn go to Redis as one batch: each is decided as if it had run
+ * alone, after the ones before it.
+ */
+
+const prefix = `svctest:rlscript:${process.pid}:${Date.now()}:`;
+let redis: Redis;
+let store: ReturnType<typeof createRedisRateWindows>;
+
+beforeAll(async () => {
+  await requireRedis();
+  redis = new Redis(REDIS_URL);
+  store = createRedisRateWindows(REDIS_URL, prefix, createLogger({ level: 'silent' }));
+});
+
+afterAll(async () => {
+  const keys = await redis.keys(`${prefix}*`);
+  if (keys.length) await redis.del(...keys);
+  await redis.quit();
+  await store.close();
+});
+
+const key = (scope: string, part: 'r' | 't' | 'c') => `${prefix}llm:rl:{${scope}}:${part}`;
+
+describe('the Redis admission script', () => {
+  it('agrees with the in-process window arithmetic on 300 random windows', async () => {
+    const random = seededRandom(22);
+    const int = (max: number) => Math.floor(random() * (max + 1));
+    const outcomes = { admitted: 0, refused: 0 };
+    for (let round = 0; round < 300; round++) {
+      const nowSec = Number((await redis.time())[0]);
+      const scopes: LimitScope[] = [];
+      const seeded: { requests: [number, number][]; tokens: [number, number][] }[] = [];
+      for (let s = 0; s < 1 + int(1); s++) {
+        const id = `agent:r${round}s${s}`;
+        // Buckets from 70 s ago to now: those older than 60 s are stale, some are zero.
+        const bucketsOf = (scale: number): [number, number][] => Array.from({ length: int(25) }, () => [nowSec - int(70), int(4) === 0 ? 0 : 1 + int(scale)] as [number, number]);
+        const requests = [...new Map(bucketsOf(5))];
+        const tokens = [...new Map(bucketsOf(500))];
+        if (requests.length) await redis.hset(key(id, 'r'), Object.fromEntries(requests));
+        if (tokens.length) await redis.hset(key(id, 't'), Object.fromEntries(tokens));
+        const limits: RateLimits = { requestsPerMinute: int(3) === 0 ? null : int(60), tokensPerMinute: int(3) === 0 ? null : int(6000), maxConcurrent: null };
+        if (limits.requestsPerMinute === null && limits.tokensPerMinute === null) limits.requestsPerMinute = 30;
+        scopes.push({ id, limits });
+        seeded.push({ requests, tokens });
+      }
+      const need = int(800);
+      const decision = await store.admit(scopes, need, `m${round}`, 30_000);
+      const nowMs = decision.nowMs;
+
+      let refusal: { scope: string; kind: string; used: number; requested: number; retryAfterMs: number } | undefined;
+      scopes.forEach((scope, i) => {
+        const requests = windowUse(seeded[i]!.requests, nowMs);
+        const tokens = windowUse(seeded[i]!.tokens, nowMs);
+        const { requestsPerMinute: rpm, tokensPerMinute: tpm } = scope.limits;
+        const use = decision.uses[i]!;
+        if (rpm !== null) {
+          expect([use.requestsUsed, use.requestsOldest]).toEqual([requests.used, requests.buckets[0]?.[0]]);
+          const wait = waitFor(requests, rpm, 1, nowMs);
+          if (!refusal && wait !== 0) refusal = { scope: scope.id, kind: 'requests', used: requests.used, requested: 1, retryAfterMs: wait };
+        }
+        if (tpm !== null) {
+          expect([use.tokensUsed, use.tokensOldest]).toEqual([tokens.used, tokens.buckets[0]?.[0]]);
+          const wait = waitFor(tokens, tpm, need, nowMs);
+          if (!refusal && wait !== 0) refusal = { scope: scope.id, kind: 'tokens', used: tokens.used, requested: need, retryAfterMs: wait };
+        }
+      });
+      expect(decision.admitted).toBe(!refusal);
+      outcomes[decision.admitted ? 'admitted' : 'refused']++;
+      if (!decision.admitted) expect(decision.refusal).toMatchObject(refusal!);
+      // Stale buckets of a limited window are gone from Redis after the decision.
+      for (const scope of scopes) {
+        if (scope.limits.requestsPerMinute === null) continue;
+        const left = Object.keys(await redis.hgetall(key(scope.id, 'r'))).map(Number);
+        expect(left.every((second) => second >= Math.floor(nowMs / 1000) - 60)).toBe(true);
+      }
+    }
+    expect(outcomes.admitted).toBeGreaterThan(30);
+    expect(outcomes.refused).toBeGreaterThan(30);
+  });
+
+  it('decides a batch (the admissions of one turn) as the same requests one after the other', async () => {
+    const random = seededRandom(2222);
+    const int = (max: number) => Math.floor(random() * (max + 1));
+    const outcomes = { admitted: 0, refused: 0 };
+    for (let round = 0; round < 60; round++) {
+      const nowSec = Number((await redis.time())[0]);
+      // Two shared scopes (a key and its agent), windows seeded as above; 12 requests in one turn.
+      const model = new Map<string, Map<number, number>>();
+      const scopes: LimitScope[] = [];
+      for (const id of [`key:b${round}`, `agent:b${round}`]) {
+        for (const part of ['r', 't'] as const) {
+          const buckets = new Map(Array.from({ length: int(20) }, () => [nowSec - int(70), int(4) === 0 ? 0 : 1 + int(part === 'r' ? 3 : 300)] as [number, number]));
+          if (buckets.size) await redis.hset(key(id, part), Object.fromEntries(buckets));
+          model.set(key(id, part), buckets);
+        }
+        scopes.push({ id, limits: { requestsPerMinute: 20 + int(30), tokensPerMinute: int(2) === 0 ? null : 2000 + int(3000), maxConcurrent: null } });
+      }
+      const needs = Array.from({ length: 12 }, () => int(600));
+      const decisions = await Promise.all(needs.map((need, i) => store.admit(scopes, need, `b${round}m${i}`, 30_000)));
+      const nowMs = decisions[0]!.nowMs;
+      expect(decisions.every((d) => d.nowMs === nowMs)).toBe(true);
+      const second = Math.floor(nowMs / 1000);
+      needs.forEach((need, i) => {
+        const decision = decisions[i]!;
+        let refusal: { scope: string; kind: string; used: number; requested: number; retryAfterMs: number } | undefined;
+        scopes.forEach((scope, s) => {
+          const requests = windowUse(model.get(key(scope.id, 'r'))!, nowMs);
+          const tokens = windowUse(model.get(key(scope.id, 't'))!, nowMs);
+          expect([decision.uses[s]!.requestsUsed, decision.uses[s]!.requestsOldest]).toEqual([requests.used, requests.buckets[0]?.[0]]);
+          const waitRequests = waitFor(requests, scope.limits.requestsPerMinute!, 1, nowMs);
+          if (!refusal && waitRequests !== 0) refusal = { scope: scope.id, kind: 'requests', used: requests.used, requested: 1, retryAfterMs: waitRequests };
+          if (scope.limits.tokensPerMinute !== null) {
+            expect([decision.uses[s]!.tokensUsed, decision.uses[s]!.tokensOldest]).toEqual([tokens.used, tokens.buckets[0]?.[0]]);
+            const waitTokens = waitFor(tokens, scope.limits.tokensPerMinute, need, nowMs);
+            if (!refusal && waitTokens !== 0) refusal = { scope: scope.id, kind: 'tokens', used: tokens.used, requested: need, retryAfterMs: waitTokens };
+          }
+        });
+        expect(decision.admitted).toBe(!refusal);
+        outcomes[decision.admitted ? 'admitted' : 'refused']++;
+        if (!decision.admitted) {
+          expect(decision.refusal).toMatchObject(refusal!);
+          return;
+        }
+        expect(decision.second).toBe(second);
+        // The model counts the admitted request as Redis does: one request, and its tokens where a limit counts them.
+        for (const scope of scopes) {
+          const r = model.get(key(scope.id, 'r'))!;
+          r.set(second, (r.get(second) ?? 0) + 1);
+          if (scope.limits.tokensPerMinute !== null && need > 0) {
+            const t = model.get(key(scope.id, 't'))!;
+            t.set(second, (t.get(second) ?? 0) + need);
+          }
+        }
+      });
+      // What Redis holds now is what the model holds (counted buckets).
+      for (const scope of scopes) {
+        const stored = new Map(Object.entries(await redis.hgetall(key(scope.id, 'r'))).map(([b, v]) => [Number(b), Number(v)]));
+        expect(windowUse(stored, nowMs)).toEqual(windowUse(model.get(key(scope.id, 'r'))!, nowMs));
+      }
+    }
+    expect(outcomes.admitted).toBeGreaterThan(50);
+    expect(outcomes.refused).toBeGreaterThan(50);
+  });
+});
