@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { analyse } from './analyse.js';
 import { addDays, timeOf } from './days.js';
+import { narrate } from './narrative.js';
 
 const now = Date.parse('2026-11-18T10:00:00Z');
 const flat = (name: string, labels: Record<string, string>, from: string, days: number, value: (i: number) => number) =>
@@ -9,9 +10,22 @@ const flat = (name: string, labels: Record<string, string>, from: string, days: 
 describe('analyse', () => {
   it('says there is no data for the period instead of inventing figures', () => {
     const f = analyse({ question: 'why did parcels drop last week', catalog: [{ name: 'parcels' }], series: [flat('parcels', {}, '2026-09-01', 10, () => 5)], now });
-    expect(f.status).toBe('no-data');
+    expect(f).toMatchObject({ status: 'no-data', missing: 'comparison' });
     expect(f.periods?.period).toEqual({ from: '2026-08-31', to: '2026-09-06', kind: 'iso-week' });
     expect(f.notes.at(-1)).toBe('parcels has no data for the comparison period');
+  });
+
+  it('predicts the expected range from the history before a move that started before the period', () => {
+    // Items fall from about 480 to about 40 a day on Sat 7 Nov, two days before last week (Mon 9 – Sun 15 Nov).
+    const series = [flat('items', {}, '2026-09-01', 78, (i) => (i >= 67 ? 40 + (i % 3) : 480 + (i % 5)))];
+    const f = analyse({ question: 'why did items drop last week', catalog: [{ name: 'items' }], series, now });
+    expect(f.changePoint?.day).toBe('2026-11-07');
+    expect(f.premise).toMatchObject({ observed: 'down', position: 'below', verdict: 'confirmed' });
+    // Without the fall in its history the range is a week at the old level, never below zero.
+    expect(f.premise!.band).toMatchObject({ historyBefore: '2026-11-07' });
+    expect(f.premise!.band!.p10).toBeGreaterThan(7 * 400);
+    expect(f.notes).toContain('the change started on 2026-11-07, before the period: the expected range comes from the history before that day');
+    expect(narrate(f).statements.find((st) => st.topic === 'range')?.text).toMatch(/^From the history before the change started \(Sat 7 Nov\), items was expected between /);
   });
 
   it('states its readings and defaults, skips segments of a metric that does not add up, and keeps the remainder', () => {

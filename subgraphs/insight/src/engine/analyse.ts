@@ -205,16 +205,24 @@ export function analyse(input: AnalysisInput): Finding {
   const actual = aggregate(def, periods.period, book);
   const before = aggregate(def, periods.comparison, book);
   if (!actual || !before) {
-    return { ...base, status: 'no-data', subject: info, periods, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
+    return { ...base, status: 'no-data', missing: actual ? 'comparison' : 'period', subject: info, periods, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
   }
   const daily = dailyValues(def, book);
+  // The direction of the move does not depend on the expected range; when the move started decides which history that range comes from.
+  const { observed } = judgePremise({ actual: actual.value, comparison: before.value });
+  const cpFrom = daysBetween(periods.comparison.to, periods.period.from) === 1 ? periods.comparison.from : addDays(periods.period.from, -7);
+  const changePoint = guarded(notes, 'change-point detection', () => changeStart(daily, cpFrom < addDays(periods.period.from, -35) ? addDays(periods.period.from, -35) : cpFrom, periods.period.to, observed === 'flat' ? undefined : observed));
+  // A move that started before the period would otherwise be part of the history the range is
+  // predicted from (a fall two days before the week makes a lower week look expected): the range
+  // is then what the history before the move predicted.
+  const startedBefore = changePoint && changePoint.day < periods.period.from ? changePoint.day : undefined;
+  if (startedBefore) notes.push(`the change started on ${startedBefore}, before the period: the expected range comes from the history before that day`);
   const noted = notes.length;
-  const band = guarded(notes, 'the expected range', () => expectedBand(daily, periods.period, combineOf(def)));
+  const predicted = guarded(notes, 'the expected range', () => expectedBand(startedBefore ? daily.filter((p) => p.day < startedBefore) : daily, periods.period, combineOf(def)));
+  const band = predicted && startedBefore ? { ...predicted, historyBefore: startedBefore } : predicted;
   if (!band && notes.length === noted) notes.push('under two weeks of history before the period: no expected range');
   const yearBefore = periods.yearBefore ? aggregate(def, periods.yearBefore, book) : undefined;
   const premise = judgePremise({ actual: actual.value, comparison: before.value, ...(reading.claimed ? { claimed: reading.claimed } : {}), ...(band ? { band } : {}), ...(yearBefore ? { yearBefore: yearBefore.value } : {}) });
-  const cpFrom = daysBetween(periods.comparison.to, periods.period.from) === 1 ? periods.comparison.from : addDays(periods.period.from, -7);
-  const changePoint = guarded(notes, 'change-point detection', () => changeStart(daily, cpFrom < addDays(periods.period.from, -35) ? addDays(periods.period.from, -35) : cpFrom, periods.period.to, premise.observed === 'flat' ? undefined : premise.observed));
   const values = { before: before.value, after: actual.value };
   const formula = formulaView(def, defs, book, periods.period, periods.comparison, values, notes);
   const drivers = driverView(def, defs, book, periods.period, periods.comparison, values, seed, notes);

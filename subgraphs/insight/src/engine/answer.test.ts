@@ -61,7 +61,8 @@ describe('answerFirstSentence', () => {
   it('compares a day with the same weekday a week before, and says when there is no data', () => {
     const day = { ...base, periods: { ...base.periods!, period: { from: '2026-11-17', to: '2026-11-17', kind: 'day' as const }, comparison: { from: '2026-11-10', to: '2026-11-10', kind: 'day' as const } } };
     expect(answerFirstSentence({ ...day, premise: judgePremise({ actual: 900, comparison: 1000, claimed: 'down' }) })).toBe('order_value fell 10.0 % on Tue 17 Nov, from $1,000 to $900 against the same day a week before (Tue 10 Nov).');
-    expect(answerFirstSentence({ ...day, status: 'no-data' })).toBe('order_value has no data on Tue 17 Nov or the period before it, so it could not be analysed.');
+    expect(answerFirstSentence({ ...day, status: 'no-data', missing: 'period' })).toBe('order_value has no data on Tue 17 Nov, so it could not be analysed.');
+    expect(answerFirstSentence({ ...day, status: 'no-data', missing: 'comparison' })).toBe('order_value has data on Tue 17 Nov but none for the same day a week before (Tue 10 Nov) to compare it with, so no change could be measured.');
   });
 
   it('gives no percentage for a rise from nothing', () => {

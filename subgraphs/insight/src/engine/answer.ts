@@ -31,7 +31,11 @@ export function answerFirstSentence(f: Finding): string {
   }
   const s = f.subject!;
   const periods = f.periods!;
-  if (f.status === 'no-data' || !f.premise) return `${subjectName(s)} has no data ${periodWords(periods.period, locale)} or the period before it, so it could not be analysed.`;
+  if (f.status === 'no-data' || !f.premise) {
+    return f.missing === 'comparison'
+      ? `${subjectName(s)} has data ${periodWords(periods.period, locale)} but none for ${comparisonWords(periods.period, periods.comparison, locale)} to compare it with, so no change could be measured.`
+      : `${subjectName(s)} has no data ${periodWords(periods.period, locale)}, so it could not be analysed.`;
+  }
   const p = f.premise;
   const v = (x: number) => formatValue(x, s.unit, locale);
   const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';

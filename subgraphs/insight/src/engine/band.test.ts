@@ -17,6 +17,14 @@ describe('expectedBand', () => {
     expect(band.p90).toBeCloseTo(780 * Math.exp((0.4 * Math.log(1.1)) / Math.sqrt(7)), 9);
   });
 
+  it('never expects a series that was never negative to go below zero', () => {
+    // A count sliding from 600 towards nothing over twelve weeks: its trend runs on below zero.
+    const daily = Array.from({ length: 84 }, (_, i) => ({ day: addDays('2026-08-24', i), value: Math.max(1, 600 - 7.2 * i + (i % 7) * 3) }));
+    const band = expectedBand(daily, { from: '2026-11-16', to: '2026-11-22', kind: 'iso-week' }, 'sum')!;
+    expect(band.p10).toBe(0);
+    expect(band.p90).toBeGreaterThanOrEqual(band.p50);
+  });
+
   it('has no band with under two weeks of history', () => {
     expect(expectedBand([{ day: '2026-11-01', value: 1 }], { from: '2026-11-02', to: '2026-11-02', kind: 'day' }, 'sum')).toBeUndefined();
   });

@@ -18,6 +18,8 @@ export interface Band {
   p90: number;
   /** e.g. `MSTL(7)+AutoETS on 112 days` or `seasonal naive on 14 days`. */
   method: string;
+  /** When the history it comes from ends before the period: the day a move started, which the history stops before. */
+  historyBefore?: string;
 }
 
 /** History the forecaster sees: 16 weeks is plenty for a weekly season and keeps a fit near 25 ms. */
@@ -131,7 +133,9 @@ export function expectedBand(daily: readonly { day: string; value: number }[], p
   if (before.length >= MIN_FORECAST_DAYS && contiguous) {
     const tail = contiguousTail(all);
     const f = forecastPeriod(before, gap, length, how, tail);
-    return { p10: f.p10, p50: f.p50, p90: f.p90, method: `${f.model} on ${before.length} days, period band ×${f.calibration.toFixed(2)} after backtest` };
+    // A series that never went below zero (a count, an amount) is not expected to.
+    const floor = before.every((p) => p.value >= 0) ? 0 : -Infinity;
+    return { p10: Math.max(floor, f.p10), p50: Math.max(floor, f.p50), p90: Math.max(floor, f.p90), method: `${f.model} on ${before.length} days, period band ×${f.calibration.toFixed(2)} after backtest` };
   }
   // Seasonal naive: the period's days repeat the same weekday of the last week seen.
   const byDay = new Map(before.map((p) => [p.day, p.value]));

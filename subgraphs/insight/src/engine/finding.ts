@@ -79,6 +79,8 @@ export interface Finding {
   claimWord?: string;
   /** For `unknown-metric`: every metric of the catalog. */
   available?: string[];
+  /** For `no-data`: which period has no data (the one asked about, or the one to compare it with). */
+  missing?: 'period' | 'comparison';
   subject?: SubjectInfo;
   periods?: PeriodChoice;
   premise?: Premise;

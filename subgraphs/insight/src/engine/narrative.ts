@@ -30,7 +30,8 @@ export function narrate(f: Finding): Narrative {
   const p = f.premise;
   if (p.band && p.position) {
     const where = p.position === 'inside' ? 'inside' : p.position === 'below' ? 'below' : 'above';
-    statements.push({ topic: 'range', text: `From the history before the period, ${subjectName(f.subject)} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
+    const history = p.band.historyBefore ? `the history before the change started (${formatDay(p.band.historyBefore, locale)})` : 'the history before the period';
+    statements.push({ topic: 'range', text: `From ${history}, ${subjectName(f.subject)} was expected between ${v(p.band.p10)} and ${v(p.band.p90)} (p10–p90); the actual ${v(p.actual)} is ${where} that range.` });
   }
   if (f.changePoint) {
     const events = f.events.filter((e) => e.changePoint === f.changePoint!.day).map((e) => `“${e.event.title}” (${e.event.kind}${e.offsetDays ? `, ${e.offsetDays > 0 ? 'the day after' : 'the day before'}` : ''})`);
