@@ -79,6 +79,20 @@ describe('report composition', () => {
     expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
   });
 
+  it('answers a question about the budgets with them first, leaving a metric that could not be compared to the findings', () => {
+    const now = Date.parse('2026-11-25T10:00:00Z');
+    // Spend recorded only this month: nothing in the month before to compare it with.
+    const points = generateDaily({ start: '2026-11-01', days: 24, level: 2, seed: 3 });
+    const finding = analyse({ question: 'Is the budget enough for our model spend this month?', catalog: [{ name: 'model_spend', synonyms: ['model spend'] }], series: [{ name: 'model_spend', labels: {}, points }], now });
+    expect(finding).toMatchObject({ status: 'no-data', missing: 'comparison' });
+    const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
+    const { report, actions } = composeReport({ prompt: finding.question, outcomes: [analysed, budgets], contentAsked: false });
+    expect(report.judgment).toBe("No: agent insight has spent $9.00 of its $10.00 budget this month and at this pace spends $12.50 by the month's end, so the budget runs out around day 24 of 30 and the agent stops then (its hard limit is on). Actions are proposed for review below.");
+    expect(actions.map((a) => a.kind)).toEqual(['BUDGET_CHANGE']);
+    // About another budget, the metric's analysis keeps the lead.
+    expect(composeReport({ prompt: 'Why did revenue drop after the ad budget cut?', outcomes: [lookup, budgets], contentAsked: false }).report.judgment).not.toMatch(/^No: agent/);
+  });
+
   it('states one forecast when the engine forecast the subject too, and draws no waterfall for a question only about the future', () => {
     const now = Date.parse('2026-11-25T10:00:00Z');
     const points = generateDaily({ start: addDays('2026-11-24', -199), days: 200, level: 900, seed: 17 });

@@ -4,7 +4,7 @@ import { checkedProposals } from '../domain/proposal-check.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { analysisConfidence } from './analysis-confidence.js';
 import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
-import { budgetProposal } from './budget-proposal.js';
+import { asksAboutModelBudgets, budgetAnswer, budgetProposal, type BudgetReading } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
 
@@ -114,16 +114,20 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
   c.findings.push({ title: `${hits.length} knowledge-base sources`, detail: hits.slice(0, 3).map((h) => `"${String(h.title)}" (${String(h.url)})`).join('; '), evidence: ids });
 }
 
-function budgetFindings(c: Composed, o: ToolOutcome): void {
+/** The budgets' findings and proposals; returns whether they last the month, in words (budget-proposal.ts). */
+function budgetFindings(c: Composed, o: ToolOutcome): string | undefined {
   const d = obj(o.data);
+  const readings: BudgetReading[] = [];
   for (const b of arr(d.budgets)) {
     const agent = String(b.agentCode);
     const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
     c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.`, evidence: [e] });
     const reading = { agentCode: agent, allocatedUsd: num(b.allocatedUsd), currentUsageUsd: num(b.currentUsageUsd), projectedMonthUsd: num(b.projectedMonthUsd), hardLimitEnabled: b.hardLimitEnabled === true };
+    readings.push(reading);
     const proposal = budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
     if (proposal) c.actions.push(proposal);
   }
+  return budgetAnswer(readings, num(d.daysInMonth));
 }
 
 /** The slug as a word of the question (`pricing`, `about-us` as "about us" or "about-us"). */
@@ -242,12 +246,15 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   let analysed: string | undefined;
   let outlook: AnalysedOutlook | undefined;
   let engineConfidence: Report['confidence'] | undefined;
+  let engineAnswered = false;
+  let budgetsSaid: string | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
         outlook = analysedOutlook(o);
         engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
+        engineAnswered = (o.data as { finding: EngineFinding }).finding.status === 'analysed';
         const table = segmentTable(o);
         if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
@@ -262,7 +269,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'forecast_metric': forecastFinding(c, o); history = c.charts[c.charts.length - 1]!.history; break;
       case 'simulate_scenario': simulationFinding(c, o, history); break;
       case 'search_knowledge': knowledgeFinding(c, o); break;
-      case 'read_budgets': budgetFindings(c, o); break;
+      case 'read_budgets': budgetsSaid = budgetFindings(c, o); break;
       case 'read_content': contentFindings(c, o, input.contentAsked, input.prompt); break;
       case 'propose_action': modelProposals(c, o); break;
       default: break;
@@ -282,6 +289,10 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
     c.findings.push({ title: 'No proposal', detail: none, evidence: [] });
     analysed = `${analysed} ${none}`;
   }
+  // A question about the model budgets is answered by them first; the engine's analysis of a
+  // metric follows when it measured one (a month with nothing before it to compare is left to
+  // the findings).
+  if (budgetsSaid && asksAboutModelBudgets(input.prompt.toLowerCase(), engineAnswered)) analysed = analysed !== undefined && engineAnswered ? `${budgetsSaid} ${analysed}` : budgetsSaid;
   const sources = input.outcomes.map((o) => `${JSON.stringify(o.data)} ${o.summary}`);
   const said = typeof input.model?.judgment === 'string' ? input.model.judgment.trim() : '';
   const ungrounded = said ? ungroundedFigures(said, sources) : [];

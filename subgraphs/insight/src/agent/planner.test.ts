@@ -38,6 +38,9 @@ describe('analysis playbook', () => {
 
   it('reads budgets when the question is about model spend, and content when it is about pages', () => {
     expect(tools('Why did our model spend jump last week?')).toContain('read_budgets');
+    // An ad or marketing budget is not the model gateway's.
+    expect(tools('Why did bookings drop after the ad budget cut?')).not.toContain('read_budgets');
+    expect(tools('Did the marketing budget pay off for bookings?')).not.toContain('read_budgets');
     expect(tools('Is the pricing page hurting the checkout ratio?')).toContain('read_content');
     expect(tools('Is the pricing page hurting the checkout ratio?', false)).not.toContain('read_content');
   });
@@ -56,6 +59,8 @@ describe('analysis playbook', () => {
     expect(planAnalysis('Why did revenue drop?', [], { siteKey: 'demo', now, crossService: true })).toEqual({ target: '', alsoMatched: [], tasks: [expect.objectContaining({ tool: 'list_metrics' })] });
     const unknown = plan('Why did churn rise?');
     expect(unknown.target).toBe('');
-    expect(unknown.tasks.map((t) => t.tool)).toEqual(['list_metrics', 'analyse_change']);
+    expect(unknown.tasks.map((t) => t.tool)).toEqual(['list_metrics', 'analyse_change', 'search_knowledge']);
+    // A question about the budgets names no metric, and still reads them.
+    expect(tools('Is our budget enough this month?')).toEqual(['list_metrics', 'analyse_change', 'search_knowledge', 'read_budgets']);
   });
 });

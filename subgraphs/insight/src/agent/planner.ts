@@ -9,6 +9,7 @@
 
 import type { CatalogEntry } from '../engine/catalog.js';
 import { plan as enginePlan } from '../engine/plan.js';
+import { readsModelBudgets } from './budget-proposal.js';
 
 /** The tenant's catalog as the engine reads it (names, units, labels, declared meaning). */
 export type CatalogItem = CatalogEntry;
@@ -39,7 +40,6 @@ export interface PlanOptions {
 }
 
 const FUTURE = /\b(forecast|predict|projection|project|next|expect|expected|outlook|future|will)\b/;
-const BUDGET = /\b(budget|budgets|llm|model|models|tokens|agent|agents|gateway|thinking)\b/;
 const CONTENT = /\b(content|page|pages|landing|pricing|headline|cta|seo|website|site|conversion|publish)\b/;
 
 function horizonDays(text: string): number {
@@ -81,7 +81,7 @@ export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], op
   const reading = enginePlan(prompt, catalog, options.now);
   const analyse = (what: string) => task('analyse_change', what, 'the answer: premise, expected range, when it started, causes and the unexplained rest', { question: prompt.slice(0, 2000) });
   // A question that names no metric of the catalog gets the engine's own answer: it says so, and what there is.
-  if (reading.subject.kind !== 'metric') return { target: '', alsoMatched: [], tasks: [...tasks, analyse('Check the question against the catalog.')] };
+  if (reading.subject.kind !== 'metric') return { target: '', alsoMatched: [], tasks: [...tasks, analyse('Check the question against the catalog.'), ...contextTasks(prompt, options)] };
   const target = reading.subject.name;
   const alsoMatched = reading.subject.others.map((m) => m.name);
   tasks.push(analyse(`Analyse the question on ${target}.`));
@@ -101,10 +101,16 @@ export function planAnalysis(prompt: string, catalog: readonly CatalogItem[], op
     );
   }
   if (FUTURE.test(text)) tasks.push(task('forecast_metric', `Forecast ${target}.`, 'the question asks where it is heading', { name: target, labels: '', horizon: horizonDays(text) }));
-  if (options.crossService) {
-    tasks.push(task('search_knowledge', 'Search the knowledge base for context.', 'what crawled sources say about it', { query: prompt.slice(0, 300), top_k: 5 }));
-    if (BUDGET.test(text)) tasks.push(task('read_budgets', 'Read the model gateway budgets.', 'what thinking costs and what is left', { agent_code: '' }));
-    if (CONTENT.test(text)) tasks.push(task('read_content', `Read the contents of site ${options.siteKey}.`, 'what the site shows and what waits to be published', { site_key: options.siteKey, slug: '' }));
-  }
-  return { target, alsoMatched, tasks };
+  return { target, alsoMatched, tasks: [...tasks, ...contextTasks(prompt, options)] };
+}
+
+/** The platform's own context, when the router is reachable: the knowledge base, and budgets or contents when the question concerns them. */
+function contextTasks(prompt: string, options: PlanOptions): PlannedTask[] {
+  if (!options.crossService) return [];
+  const text = prompt.toLowerCase();
+  return [
+    task('search_knowledge', 'Search the knowledge base for context.', 'what crawled sources say about it', { query: prompt.slice(0, 300), top_k: 5 }),
+    ...(readsModelBudgets(text) ? [task('read_budgets', 'Read the model gateway budgets.', 'what thinking costs and what is left', { agent_code: '' })] : []),
+    ...(CONTENT.test(text) ? [task('read_content', `Read the contents of site ${options.siteKey}.`, 'what the site shows and what waits to be published', { site_key: options.siteKey, slug: '' })] : []),
+  ];
 }
