@@ -8,7 +8,9 @@ import { startTestPlatform, type TestPlatform } from './support/platform.js';
  * README's question finds revenue's fall on the day the pricing page's version 2 went live and
  * proposes restoring version 1, and hands off the what-if's search ad spend rise, which pays; the
  * newsletter sign-ups' fall proposes putting the newsletter page's call to action back in its
- * waiting draft, which, approved, changes the draft and nothing live.
+ * waiting draft, which, approved, changes the draft and nothing live; the demo agent's budget,
+ * which runs out before the month ends, is raised; and the competitor crawl, which collects a
+ * tenth of its items since a run healed its selectors, gets its selectors changed back.
  */
 
 let platform: TestPlatform;
@@ -75,5 +77,49 @@ describe('the demo\'s proposals', () => {
     expect(live.fields.ctaText).toBe('Read the blog');
     const delivered = await call(`${platform.bridge}/api/v1/contents/newsletter`, { headers: { 'x-svc-site-key': 'demo' } });
     expect(delivered.body.data).toMatchObject({ version: 2, fields: { ctaText: 'Read the blog' } });
+  });
+
+  it('answers whether the model budget lasts the month, and raises the demo agent\'s when it does not', async () => {
+    const job = await tenant.ask('Is the budget enough for our model spend this month?');
+    expect(job.status).toBe('COMPLETED');
+    const now = new Date();
+    if (now.getTime() - Date.UTC(now.getUTCFullYear(), now.getUTCMonth(), 1) < 43_200_000) {
+      // In a month's first twelve hours the spend so far is not extended (read_budgets): the budget lasts, nothing is proposed.
+      expect(job.report.judgment).toMatch(/^Yes: agent shop-assistant /);
+      expect(job.actions).toEqual([]);
+      return;
+    }
+    expect(job.report.judgment).toMatch(/^No: agent shop-assistant has spent \$[\d.]+ of its \$60\.00 budget this month .* runs out around day \d+ of \d+ and the agent stops then/);
+    expect(job.actions.map((a: { kind: string }) => a.kind)).toEqual(['BUDGET_CHANGE']);
+    const raise = job.actions[0];
+    expect(raise).toMatchObject({ targetType: 'Agent', targetId: 'shop-assistant', params: { hardLimitEnabled: true }, expectedImpact: { unit: 'USD' } });
+    expect(raise.params.monthlyBudgetUsd).toBeGreaterThan(60);
+    await reviewer.approve(raise.actionId);
+    expect(await reviewer.settled(raise.actionId)).toMatchObject({ status: 'EXECUTED' });
+    const budgets = await gql(platform.router, '{ budgets { agentCode allocatedUsd hardLimitEnabled } }', {}, bearer(admin));
+    expect(budgets.body.data.budgets.find((b: { agentCode: string }) => b.agentCode === 'shop-assistant')).toEqual({ agentCode: 'shop-assistant', allocatedUsd: raise.params.monthlyBudgetUsd, hardLimitEnabled: true });
+  });
+
+  it('changes the competitor crawl\'s healed selectors back to the ones that collected its items', async () => {
+    const headers = { ...bearer(admin), 'x-svc-tenant-id': 'demo' };
+    const jobs = await gql(platform.router, '{ crawlJobs { jobId jobName status selectorVersion selectors } }', {}, headers);
+    const crawl = jobs.body.data.crawlJobs.find((j: { jobName: string }) => j.jobName === 'Competitor prices');
+    expect(crawl).toMatchObject({ status: 'PAUSED', selectorVersion: 2, selectors: { listRow: 'ul.catalogue > li.product.featured' } });
+    const job = await tenant.ask('Why did the competitor price crawl collect fewer items last week?');
+    expect(job.status).toBe('COMPLETED');
+    const f = engineFinding(job);
+    expect(f.premise).toMatchObject({ verdict: 'confirmed', observed: 'down', position: 'below' });
+    expect(f.events.map((e: { event: { ref: string } }) => e.event.ref)).toEqual([`crawl-job:${crawl.jobId}`]);
+    expect(job.actions.map((a: { kind: string }) => a.kind)).toEqual(['CRAWL_SELECTOR_CHANGE']);
+    const change = job.actions[0];
+    expect(change).toMatchObject({
+      targetType: 'CrawlJob', targetId: crawl.jobId, undoable: true, finding: { title: 'When it started' },
+      params: { restores: 1, replaces: 2, selectors: { listRow: 'ul.catalogue > li.product', title: 'h2.product-name', link: 'a.product-link::attr(href)' } },
+      expectedImpact: { metric: 'crawl.items', unit: 'items' },
+    });
+    await reviewer.approve(change.actionId);
+    expect(await reviewer.settled(change.actionId)).toMatchObject({ status: 'EXECUTED' });
+    const after = await gql(platform.router, 'query($id: ID!) { crawlJob(jobId: $id) { selectorVersion selectors } }', { id: crawl.jobId }, headers);
+    expect(after.body.data.crawlJob).toEqual({ selectorVersion: 3, selectors: change.params.selectors });
   });
 });

@@ -44,5 +44,6 @@ export const crawlConfig = defineConfigSlice({
     concurrency: config.SVC_CRAWL_CONCURRENCY,
     routerUrl: start.routerUrl,
     gatewayKey: () => config.SVC_CRAWL_GATEWAY_KEY ?? start.issuedGatewayKey(),
+    seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),
   }),
 });

@@ -4,6 +4,7 @@ import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
 import { executionView, jobView } from './schema/views.js';
 import { createCrawlService, type CrawlQueue, type CrawlService } from './service/crawl-service.js';
+import { seedDemo } from './service/seed-demo.js';
 import { tenantOf } from './service/tenancy.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
@@ -35,6 +36,8 @@ export interface CrawlOptions {
   routerUrl: () => string;
   /** The crawl service's model gateway key (SVC_CRAWL_GATEWAY_KEY); read when needed. */
   gatewayKey: () => string | undefined;
+  /** Seed the embedded demo's crawl job and its past runs (SVC_SEED_DEMO, default in embedded mode). */
+  seedDemo?: boolean;
 }
 
 /** What a crawl worker needs: the database, and how to fetch. */
@@ -138,6 +141,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<{ c
 export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
+  if (options.seedDemo) await seedDemo(runtime.jobs, log);
   const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, queue: runtime.queue, triggerWaitMs: options.triggerWaitMs, log });
   const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs, runtime.items));
   const server = await createSubgraphServer({

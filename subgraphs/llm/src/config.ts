@@ -66,5 +66,6 @@ export const llmConfig = defineConfigSlice({
     leaseTtlSeconds: config.SVCLLM_LEASE_TTL_SECONDS,
     outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     env: start.env,
+    seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),
   }),
 });

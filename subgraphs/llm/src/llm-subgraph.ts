@@ -21,6 +21,7 @@ import { createAlertStore } from './store/alert-store.js';
 import { createBudgetStore } from './store/budget-store.js';
 import { createKeyStore } from './store/key-store.js';
 import { createLeaseStore } from './store/lease-store.js';
+import { seedDemo } from './service/seed-demo.js';
 import { LLM_MIGRATIONS } from './store/migrations.js';
 import { createRedisRateWindows } from './store/rate-window-redis.js';
 import { createMemoryRateWindows } from './store/rate-window-store.js';
@@ -51,6 +52,8 @@ export interface LlmOptions {
   /** How long a crashed instance's budget leases hold money before the sweep charges them, s. */
   leaseTtlSeconds: number;
   env: Record<string, string | undefined>;
+  /** Seed the embedded demo's agent and its spend this month (SVC_SEED_DEMO, default in embedded mode). */
+  seedDemo?: boolean;
 }
 
 function parts(services?: GatewayServices): SchemaParts {
@@ -103,6 +106,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const alertStore = createAlertStore(orm);
   const budgetStores = { budgets: createBudgetStore(orm), usage: createUsageStore(orm), alerts: alertStore, leases: createLeaseStore(orm, { ttlMs: options.leaseTtlSeconds * 1000, renewals }) };
   const budgets = createBudgetService(budgetStores, alertJob.queue, log, { instance: options.workerName });
+  if (options.seedDemo) await seedDemo(budgetStores.budgets, log);
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(createKeyStore(orm), options.masterKey, log);

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
+import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
 import type { ExecutionRow, ExecutionStatus, ItemDay, JobRow, JobStatus, SelectorVersionRow } from '../domain/crawl-job.js';
 
@@ -80,6 +81,40 @@ export function createJobStore(orm: MikroORM) {
       );
       await em().execute(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) values (?, ?, 1, ?::jsonb, 'created')`, [tenantId, id, JSON.stringify(input.selectors)]);
       return toJob(rows[0]!);
+    },
+
+    /**
+     * Writes the embedded demo's job with its selector history and past runs (domain/demo-crawl.ts)
+     * in one transaction, paused, unless the tenant has a job of that name. The healed version's
+     * reason names the run that healed, as a real run's does. Undefined when it was there already.
+     */
+    async seedJob(demo: DemoCrawl): Promise<string | undefined> {
+      return orm.em.fork().transactional(async (tx) => {
+        const there = await tx.execute<Row[]>('select id from crawl.crawl_job where tenant_id = ? and job_name = ? for update', [demo.tenantId, demo.jobName]);
+        if (there.length) return undefined;
+        const id = randomUUID();
+        const runs = demo.runs.map((run) => ({ ...run, id: randomUUID() }));
+        const healedBy = runs.find((r) => r.healed)?.id;
+        const current = demo.versions[demo.versions.length - 1]!;
+        await tx.execute(
+          `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, selectors, selector_version, status, next_run_at, created_at, updated_at)
+           values (?, ?, ?, ?, ?, ?::jsonb, ?, 'PAUSED', null, ?, ?)`,
+          [id, demo.tenantId, demo.jobName, demo.targetUrl, demo.cronExpression, JSON.stringify(current.selectors), demo.versions.length, demo.createdAt, current.at],
+        );
+        for (const [i, v] of demo.versions.entries()) {
+          const reason = v.reason === 'healed' && healedBy ? `healed during execution ${healedBy}` : v.reason;
+          await tx.execute('insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason, created_at) values (?, ?, ?, ?::jsonb, ?, ?)', [demo.tenantId, id, i + 1, JSON.stringify(v.selectors), reason, v.at]);
+        }
+        for (let i = 0; i < runs.length; i += 100) {
+          const batch = runs.slice(i, i + 100);
+          await tx.execute(
+            `insert into crawl.crawl_execution (id, tenant_id, job_id, status, allocated_agent, queued_at, started_at, finished_at, elapsed_ms, total_count, self_healing_occurred)
+             values ${batch.map(() => "(?, ?, ?, 'COMPLETED', 'demo-seed', ?, ?, ?, ?, ?, ?)").join(', ')}`,
+            batch.flatMap((r) => [r.id, demo.tenantId, id, r.startedAt, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(), r.totalCount, r.healed]),
+          );
+        }
+        return id;
+      });
     },
 
     job: (tenantId: string, jobId: string): Promise<JobRow | undefined> => jobIn(em(), tenantId, jobId),

@@ -1,10 +1,13 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, type IdempotentCall, type MikroORM } from '@svc/kit';
 import { budgetOf, type Budget, type BudgetChange } from '../domain/budget.js';
+import type { UsageEntry } from '../domain/usage.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
 
 type Row = Record<string, unknown>;
 const num = (v: unknown) => Number(v ?? 0);
+/** Ledger lines per insert when seeding. */
+const SEED_BATCH = 200;
 
 /** Each agent with its period row (absent before the month's first request). */
 const BUDGETS = `select a.code, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
@@ -78,6 +81,30 @@ export function createBudgetStore(orm: MikroORM) {
           replay: async () => undefined,
         });
         return !replayed;
+      });
+    },
+
+    /**
+     * Seeds an agent with requests already made (the embedded demo's, domain/demo-usage.ts):
+     * the agent, its ledger lines at their own times and the period's spend, in one transaction,
+     * and only when the agent does not exist yet. True when it was seeded.
+     */
+    async seedAgent(change: BudgetChange, period: string, requests: readonly { at: Date; entry: UsageEntry }[]): Promise<boolean> {
+      return orm.em.fork().transactional(async (tx) => {
+        const exists = await tx.execute<Row[]>('select 1 from llm.agent where code = ? for update', [change.agentCode]);
+        if (exists.length) return false;
+        await saveSettings(tx, change);
+        for (let i = 0; i < requests.length; i += SEED_BATCH) {
+          const batch = requests.slice(i, i + SEED_BATCH);
+          await tx.execute(
+            `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id, lease_id, created_at)
+             values ${batch.map(() => '(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`,
+            batch.flatMap((r) => [...ledgerValues(change.agentCode, period, r.entry), r.at]),
+          );
+        }
+        const spent = requests.reduce((sum, r) => sum + r.entry.costUsd, 0);
+        await tx.execute('insert into llm.budget_period (agent_code, period, spent_usd) values (?, ?, ?)', [change.agentCode, period, spent]);
+        return true;
       });
     },
 
