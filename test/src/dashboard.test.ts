@@ -263,9 +263,15 @@ describe('the analysis dashboard', () => {
     await reviewer.reload();
     await reviewer.getByRole('button', { name: 'Sign out' }).waitFor();
     expect(await reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant').inputValue()).toBe('acme');
+    // The demo's questions are offered in the demo tenant only.
+    const tries = (page: typeof reviewer) => page.getByRole('group', { name: 'Questions the demo data answers' }).getByRole('button');
+    expect(await tries(reviewer).count()).toBe(0);
     await reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant').fill('demo');
     await reviewer.getByRole('button', { name: 'Use' }).click();
     await eventually(async () => (await tenantNow()) === 'demo', 5_000, 'tenant demo');
+    await eventually(async () => (await tries(reviewer).count()) === 4, 5_000, 'the demo questions');
+    await tries(reviewer).nth(2).click();
+    expect(await reviewer.getByLabel('Analysis topic').inputValue()).toBe('Is the budget enough for our model spend this month?');
     await reviewer.goto(`${dashboard}#job=${jobId}`);
   });
 
