@@ -204,7 +204,8 @@ describe('the analysis dashboard', () => {
   it('approves one proposal and rejects another with comments; a late second reviewer sees 409', async () => {
     second = await signIn(await browser.newContext({ viewport: { width: 600, height: 900 } }));
     await second.goto(`${dashboard}#job=${jobId}`);
-    const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: 'BUDGET_CHANGE' });
+    // This agent's raise (the demo agent's budget runs out too, and has a card of its own).
+    const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: "Raise agent insight's" });
     const contentCard = (page: Page) => page.locator('.actions article.card', { hasText: 'CONTENT_PUBLISH' });
     await budgetCard(second).getByRole('button', { name: 'Approve' }).waitFor();
 
@@ -223,12 +224,13 @@ describe('the analysis dashboard', () => {
     await reviewer.locator('.actions').screenshot({ path: join(OUT, 'action-cards.png') });
     await second.screenshot({ path: join(OUT, 'narrow-409.png'), fullPage: true });
 
-    const stored = (await db.query('select kind, status, review_comment from insight.action where job_id = $1 order by kind', [jobId])).rows;
+    const stored = (await db.query('select kind, target_id, status, review_comment from insight.action where job_id = $1 order by kind, target_id', [jobId])).rows;
     expect(stored).toEqual([
-      { kind: 'BUDGET_CHANGE', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
+      { kind: 'BUDGET_CHANGE', target_id: 'insight', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
+      { kind: 'BUDGET_CHANGE', target_id: 'shop-assistant', status: 'PROPOSED', review_comment: null },
       // The demo's pricing version went live the day conversion fell: putting it back in the draft waits.
-      { kind: 'CONTENT_DRAFT_UPDATE', status: 'PROPOSED', review_comment: null },
-      { kind: 'CONTENT_PUBLISH', status: 'REJECTED', review_comment: 'Not before the copy review' },
+      { kind: 'CONTENT_DRAFT_UPDATE', target_id: expect.any(String), status: 'PROPOSED', review_comment: null },
+      { kind: 'CONTENT_PUBLISH', target_id: expect.any(String), status: 'REJECTED', review_comment: 'Not before the copy review' },
     ]);
   });
 
@@ -239,9 +241,18 @@ describe('the analysis dashboard', () => {
       await page.locator('.report .judgment').waitFor();
       await page.locator('.chart canvas').first().waitFor();
       const sizes = await page.evaluate(() => {
-        const root = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number } } }).document.documentElement;
-        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth };
+        type Box = { right: number };
+        type El = { tagName: string; className: string; textContent: string | null; children: ArrayLike<unknown>; getBoundingClientRect(): Box };
+        const doc = (globalThis as unknown as { document: { documentElement: { scrollWidth: number; clientWidth: number }; querySelectorAll(s: string): ArrayLike<El> } }).document;
+        const root = doc.documentElement;
+        // The innermost elements drawn past the right edge, named, so a failure says what overflows.
+        const wide = Array.from(doc.querySelectorAll('body *'))
+          .filter((el) => el.children.length === 0 && el.getBoundingClientRect().right > root.clientWidth + 1)
+          .slice(0, 5)
+          .map((el) => `${el.tagName.toLowerCase()}.${el.className} "${(el.textContent ?? '').slice(0, 60)}"`);
+        return { scrollWidth: root.scrollWidth, clientWidth: root.clientWidth, wide };
       });
+      expect(sizes.wide).toEqual([]);
       expect(sizes.scrollWidth).toBeLessThanOrEqual(sizes.clientWidth);
       expect(await seriousA11yViolations(page)).toEqual([]);
       expect((await page.evaluate(() => (globalThis as unknown as { document: { querySelectorAll(s: string): ArrayLike<unknown> } }).document.querySelectorAll('script:not([src])').length))).toBe(0);

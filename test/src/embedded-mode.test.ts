@@ -40,7 +40,8 @@ async function startOnce(dataDir: string, extra: Record<string, string> = {}) {
   child.stdout!.on('data', (c: Buffer) => (output += c.toString()));
   child.stderr!.on('data', (c: Buffer) => (output += c.toString()));
   await new Promise<void>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`svc all did not come up in 30 s:\n${output}`)), 30_000);
+    // A wait for readiness, not a speed check (bench:first-ten-minutes measures that): generous, for a loaded machine.
+    const timer = setTimeout(() => reject(new Error(`svc all did not come up in 60 s:\n${output}`)), 60_000);
     const check = () => {
       if (output.includes('is up:')) {
         clearTimeout(timer);
@@ -100,7 +101,7 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     expect(purge.status).toBe(200);
     expect(purge.body.data.layers[0]).toMatchObject({ layer: 'memory', ok: true });
     expect(await second.stop()).toBe(0);
-  }, 90_000);
+  }, 150_000);
 
   it('manages accounts with svc users against the running process, and throttles login in PGlite', async () => {
     const dataDir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
@@ -132,7 +133,7 @@ describe('npx svc all on embedded defaults (PGlite + pgvector, in-process cache)
     await new Promise((resolve) => setTimeout(resolve, 1100));
     expect((await login('emma-second-password')).status).toBe(200);
     expect(await platform.stop()).toBe(0);
-  }, 90_000);
+  }, 150_000);
 
   it('runs a burst of 60 analysis jobs with no job scheduler error (each query whole on the one PGlite backend)', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'svc-embedded-burst-'));
