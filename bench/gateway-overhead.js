@@ -888,7 +888,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('');
   md.push('## Streaming (200-chunk stream, concurrency 1)');
   md.push('');
-  md.push(`The same request with \`stream: true\` (and \`stream_options.include_usage\`); the fake upstream answers 200 one-token chunks, the usage chunk and \`[DONE]\` at once. ${STREAM_REQUESTS} requests per target after 50 unrecorded; added = target − direct.`);
+  md.push(`The same request with \`stream: true\` (and \`stream_options.include_usage\`); the fake upstream answers 200 one-token chunks, the usage chunk and \`[DONE]\` at once. ${STREAM_REQUESTS} requests per target after 50 unrecorded; added = target − direct. Portkey 1.15.2 holds every stream's first chunk for 25 ms (its stream reader, for OpenAI-style streams, waits \`setTimeout(25)\` before the first event it forwards), so its first-byte and [DONE] times include that wait.`);
   md.push('');
   md.push('| target | first byte p50 / p99 ms | added first byte p50 / p99 | [DONE] p50 / p99 ms | added [DONE] p50 / p99 | errors |');
   md.push('|---|---:|---:|---:|---:|---:|');
