@@ -56,6 +56,7 @@ const MASTER_KEY = `sk-svc-master-bench-${randomBytes(12).toString('hex')}`;
 const AGENT = 'bench';
 const LIMITED_AGENT = 'bench-limited';
 const PORTKEY_SCRIPT = join(ROOT, 'node_modules/@portkey-ai/gateway/build/start-server.js');
+const PORTKEY_PRELOAD = new URL('./portkey-stream-preload.js', import.meta.url).href;
 
 const log = (...args) => console.error('[bench]', ...args);
 const round = (v, d = 2) => (Number.isFinite(v) ? Number(v.toFixed(d)) : v);
@@ -209,7 +210,8 @@ async function deleteRedisPrefix(prefix) {
 
 async function startPortkey(port) {
   if (!existsSync(PORTKEY_SCRIPT)) throw new Error(`${PORTKEY_SCRIPT} is missing: run npm install (it is a root devDependency)`);
-  const child = spawn(process.execPath, [PORTKEY_SCRIPT, `--port=${port}`, '--headless'], {
+  // The preload only repairs Portkey's streamed answers on Node 24 (see portkey-stream-preload.js).
+  const child = spawn(process.execPath, ['--import', PORTKEY_PRELOAD, PORTKEY_SCRIPT, `--port=${port}`, '--headless'], {
     cwd: ROOT,
     env: { ...process.env, NODE_ENV: 'production' },
     stdio: ['ignore', 'pipe', 'pipe'],
@@ -851,7 +853,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('');
   md.push('- **Fake upstream** (`bench/fake-upstream.js`, own process): node:http, answers every POST with the same 254-byte `chat.completion` with `usage`, no delay.');
   md.push(`- **svc gateway**: the whole platform started in-process by \`startPlatform(config, 'all')\` (bridge, router, insight, llm, cms in one Node process, as \`npm start\` does) on a fresh PostgreSQL database and a fresh Redis prefix, \`LOG_LEVEL=silent\`, \`DB_POOL_MAX=${poolMax}\` (default). \`SVCLLM_CONFIG\` routes \`bench-model\` (openai-compatible provider on the fake, priced at $2.50 / $10 per MTok, so every request is metered) and both aliases to it. An agent key and a $1,000,000 hard-limited budget are created through \`POST /admin/v1/keys\` and \`/admin/v1/budgets\` with the master key. Requests: \`POST /v1/chat/completions\` on the bridge, \`model: "fast-track"\`, \`svcllm_options: {cacheBypass: true}\` so each one goes upstream and is reserved, settled and written to the ledger (the \`x-svc-cache: BYPASS\` header is checked on every response). The cache-hit row sends the same request without \`cacheBypass\` (\`x-svc-cache: HIT\` checked).`);
-  md.push('- **Portkey**: `node node_modules/@portkey-ai/gateway/build/start-server.js --port=<free> --headless` with `NODE_ENV=production` (own process), routed per request with `x-portkey-provider: openai` and `x-portkey-custom-host: <fake>/v1`; no Portkey config, cache, retries or logging store.');
+  md.push('- **Portkey**: `node node_modules/@portkey-ai/gateway/build/start-server.js --port=<free> --headless` with `NODE_ENV=production` (own process), routed per request with `x-portkey-provider: openai` and `x-portkey-custom-host: <fake>/v1`; no Portkey config, cache, retries or logging store. It is started with `--import bench/portkey-stream-preload.js`, which re-wraps an upstream `text/event-stream` response with a mutable copy of its headers: without it every streamed request to Portkey 1.15.2 on Node 24 answers 500 (Portkey-AI/gateway#1389/#1550: it appends its `x-portkey-*` headers to the upstream fetch response\'s immutable ones; the fix proposed upstream, #1551, copies the response likewise). Non-streamed answers pass through untouched.');
   md.push('- **Load generator** (`bench/load-worker.js`, own process): node:http keep-alive agent with exactly *c* sockets and *c* requests always in flight; per-request latency from write to the end of the response body. Identical request body for every target.');
   md.push('- Added latency = target percentile − direct percentile at the same concurrency. CPU columns: CPU time of the gateway process (for svc: the whole platform process) and of PostgreSQL during the measured phase, divided by requests (from /proc, 10 ms ticks).');
   md.push('');
@@ -886,7 +888,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('');
   md.push('## Streaming (200-chunk stream, concurrency 1)');
   md.push('');
-  md.push(`The same request with \`stream: true\` (and \`stream_options.include_usage\`); the fake upstream answers 200 one-token chunks, the usage chunk and \`[DONE]\` at once. ${STREAM_REQUESTS} requests per target after 50 unrecorded; added = target − direct.`);
+  md.push(`The same request with \`stream: true\` (and \`stream_options.include_usage\`); the fake upstream answers 200 one-token chunks, the usage chunk and \`[DONE]\` at once. ${STREAM_REQUESTS} requests per target after 50 unrecorded; added = target − direct. Portkey 1.15.2 holds every stream's first chunk for 25 ms (its stream reader, for OpenAI-style streams, waits \`setTimeout(25)\` before the first event it forwards), so its first-byte and [DONE] times include that wait.`);
   md.push('');
   md.push('| target | first byte p50 / p99 ms | added first byte p50 / p99 | [DONE] p50 / p99 ms | added [DONE] p50 / p99 | errors |');
   md.push('|---|---:|---:|---:|---:|---:|');

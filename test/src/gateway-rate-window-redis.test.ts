@@ -31,7 +31,7 @@ afterAll(async () => {
   await store.close();
 });
 
-const key = (scope: string, part: 'r' | 't' | 'c') => `${prefix}llm:rl:{${scope}}:${part}`;
+const key = (scope: string, part: 'r' | 't' | 'c' | 'rs' | 'ts') => `${prefix}llm:rl:{${scope}}:${part}`;
 
 describe('the Redis admission script', () => {
   it('agrees with the in-process window arithmetic on 300 random windows', async () => {
@@ -152,5 +152,93 @@ describe('the Redis admission script', () => {
     }
     expect(outcomes.admitted).toBeGreaterThan(50);
     expect(outcomes.refused).toBeGreaterThan(50);
+  });
+
+  it('reads a window from its summary within a second exactly as from its buckets, through admissions and settlements', async () => {
+    // One pair of windows used over several seconds: the first script of a second walks the
+    // buckets, the others read the summary that every admission and settlement keeps. Each batch
+    // is checked against the buckets Redis holds right after it, less the batch's own additions.
+    const random = seededRandom(2223);
+    const int = (max: number) => Math.floor(random() * (max + 1));
+    const startSec = Number((await redis.time())[0]);
+    const scopes: LimitScope[] = [
+      { id: 'key:sum', limits: { requestsPerMinute: 500, tokensPerMinute: 150_000, maxConcurrent: null } },
+      { id: 'agent:sum', limits: { requestsPerMinute: 700, tokensPerMinute: 250_000, maxConcurrent: null } },
+    ];
+    for (const { id } of scopes) {
+      for (const part of ['r', 't'] as const) {
+        const buckets = new Map(Array.from({ length: 30 }, () => [startSec - int(70), int(4) === 0 ? 0 : 1 + int(part === 'r' ? 5 : 900)] as [number, number]));
+        await redis.hset(key(id, part), Object.fromEntries(buckets));
+      }
+    }
+    const stored = async (id: string, part: 'r' | 't') => new Map(Object.entries(await redis.hgetall(key(id, part))).map(([b, v]) => [Number(b), Number(v)]));
+    const open: { member: string; second: number; estimate: number }[] = [];
+    const seconds = new Set<number>();
+    const outcomes = { admitted: 0, refused: 0, settled: 0, oldestSettled: 0 };
+    for (let step = 0; step < 400 || seconds.size < 3; step++) {
+      // Settlements first (they leave before the next admission, on the same connection): real
+      // tickets, and now and then an estimate taken out of the oldest tokens bucket.
+      for (let i = int(2); i > 0 && open.length; i--) {
+        const ticket = open.splice(int(open.length - 1), 1)[0]!;
+        await store.settle(scopes, ticket.member, ticket.second, ticket.estimate, int(3) === 0 ? 0 : int(2 * ticket.estimate));
+        outcomes.settled++;
+      }
+      if (int(5) === 0) {
+        const tokens = windowUse(await stored('agent:sum', 't'), Date.now());
+        const oldest = tokens.buckets[0];
+        if (oldest) await store.settle(scopes.slice(1), `old${step}`, oldest[0], 1 + int(oldest[1]), 0), outcomes.oldestSettled++;
+      }
+      const needs = Array.from({ length: 1 + int(3) }, () => int(1200));
+      const decisions = await Promise.all(needs.map((need, i) => store.admit(scopes, need, `s${step}m${i}`, 30_000)));
+      const nowMs = decisions[0]!.nowMs;
+      const second = Math.floor(nowMs / 1000);
+      seconds.add(second);
+      // The buckets before the batch: what Redis holds now, less what the batch added.
+      const model = new Map<string, Map<number, number>>();
+      for (const { id } of scopes) for (const part of ['r', 't'] as const) model.set(`${id}:${part}`, await stored(id, part));
+      decisions.forEach((d, i) => {
+        if (!d.admitted) return;
+        for (const { id } of scopes) {
+          const r = model.get(`${id}:r`)!;
+          r.set(second, r.get(second)! - 1);
+          if (needs[i]! > 0) model.get(`${id}:t`)!.set(second, model.get(`${id}:t`)!.get(second)! - needs[i]!);
+        }
+      });
+      needs.forEach((need, i) => {
+        const decision = decisions[i]!;
+        let refusal: { scope: string; kind: string; used: number; requested: number; retryAfterMs: number } | undefined;
+        scopes.forEach((scope, s) => {
+          const requests = windowUse(model.get(`${scope.id}:r`)!, nowMs);
+          const tokens = windowUse(model.get(`${scope.id}:t`)!, nowMs);
+          expect([decision.uses[s]!.requestsUsed, decision.uses[s]!.requestsOldest, decision.uses[s]!.tokensUsed, decision.uses[s]!.tokensOldest]).toEqual([requests.used, requests.buckets[0]?.[0], tokens.used, tokens.buckets[0]?.[0]]);
+          const waitRequests = waitFor(requests, scope.limits.requestsPerMinute!, 1, nowMs);
+          const waitTokens = waitFor(tokens, scope.limits.tokensPerMinute!, need, nowMs);
+          if (!refusal && waitRequests !== 0) refusal = { scope: scope.id, kind: 'requests', used: requests.used, requested: 1, retryAfterMs: waitRequests };
+          if (!refusal && waitTokens !== 0) refusal = { scope: scope.id, kind: 'tokens', used: tokens.used, requested: need, retryAfterMs: waitTokens };
+        });
+        expect(decision.admitted).toBe(!refusal);
+        outcomes[decision.admitted ? 'admitted' : 'refused']++;
+        if (!decision.admitted) return void expect(decision.refusal).toMatchObject(refusal!);
+        open.push({ member: `s${step}m${i}`, second: decision.second, estimate: need });
+        for (const { id } of scopes) {
+          const r = model.get(`${id}:r`)!;
+          r.set(second, (r.get(second) ?? 0) + 1);
+          if (need > 0) model.get(`${id}:t`)!.set(second, (model.get(`${id}:t`)!.get(second) ?? 0) + need);
+        }
+      });
+      // Each summary the batch left names this second and what its buckets count now.
+      for (const { id } of scopes) {
+        for (const part of ['r', 't'] as const) {
+          const summary = await redis.get(key(id, `${part}s`));
+          if (summary === null) continue;
+          const use = windowUse(await stored(id, part), nowMs);
+          expect(summary.split(':').slice(0, 3).map(Number)).toEqual([second, use.used, use.buckets[0]?.[0] ?? -1]);
+        }
+      }
+    }
+    console.log(`summary run: ${JSON.stringify(outcomes)} over ${seconds.size} seconds`);
+    expect(outcomes.admitted).toBeGreaterThan(100);
+    expect(outcomes.refused).toBeGreaterThan(20);
+    expect(outcomes.oldestSettled).toBeGreaterThan(20);
   });
 });

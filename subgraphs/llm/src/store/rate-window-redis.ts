@@ -32,7 +32,8 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     if (!up) log.info({ dependency: 'redis' }, 'redis reachable again: rate limits shared again');
     up = true;
   });
-  const key = (scope: string, part: 'r' | 't' | 'c') => `${prefix}llm:rl:{${scope}}:${part}`;
+  // r, t: the requests and tokens windows (buckets by second); rs, ts: their summaries (rate-window-scripts.ts); c: in flight.
+  const key = (scope: string, part: 'r' | 't' | 'c' | 'rs' | 'ts') => `${prefix}llm:rl:{${scope}}:${part}`;
   // The first requests after a start wait for the connection (at most its timeout) instead of
   // counting in this process alone while it is being made.
   const connected = new Promise<void>((resolve) => {
@@ -93,7 +94,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     for (const { scopes, tokens, member, ttlMs } of batch) {
       args.push(scopes.length, tokens, member, ttlMs);
       for (const { id, limits: l } of scopes) {
-        keys.push(key(id, 'r'), key(id, 't'), key(id, 'c'));
+        keys.push(key(id, 'r'), key(id, 't'), key(id, 'c'), key(id, 'rs'), key(id, 'ts'));
         args.push(limitArg(l.requestsPerMinute), limitArg(l.tokensPerMinute), limitArg(l.maxConcurrent));
       }
     }
@@ -131,7 +132,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     for (const { scopes, member, second, estimate, actual } of batch) {
       args.push(scopes.length, member, second, estimate, actual);
       for (const { id, limits: l } of scopes) {
-        keys.push(key(id, 't'), key(id, 'c'));
+        keys.push(key(id, 't'), key(id, 'c'), key(id, 'ts'));
         args.push(l.tokensPerMinute === null ? 0 : 1, l.maxConcurrent === null ? 0 : 1);
       }
     }

@@ -9,27 +9,55 @@ import { WINDOW_BUCKETS } from '../domain/rate-limits.js';
  */
 
 /**
+ * A window's summary, kept next to its buckets (key `<window>s`, a string
+ * `second:used:oldest:expiring`): what the window counted at `second` (used amount and oldest
+ * counted bucket, -1 when empty) and whether the buckets' expiry was set in that second. Every
+ * change a script makes to the buckets updates it, so within one second a script reads the
+ * window in O(1) instead of walking its (up to 61) buckets; the first script of a new second
+ * walks them once (deleting stale ones) and writes it anew. It is used only in the second it
+ * names: a bucket stops counting only when the second changes. Lua helpers shared by the scripts.
+ */
+const SUMMARY = `
+local function readSummary(skey, sec)
+  local s = redis.call('GET', skey)
+  if not s then return nil end
+  local at, used, first, expiring = string.match(s, '^(%-?%d+):(%-?%d+):(%-?%d+):(%d)$')
+  if tonumber(at) ~= sec then return nil end
+  return {used = tonumber(used), first = tonumber(first), expiring = expiring == '1'}
+end
+local function writeSummary(skey, sec, w)
+  redis.call('SET', skey, string.format('%.0f:%.0f:%.0f:%d', sec, w.used, w.first, w.expiring and 1 or 0), 'PX', 2000)
+end`;
+
+/**
  * Admits a batch of requests, one after the other, exactly as if each had run alone at the same
  * instant (a batch is what one instance sent in one turn of its event loop). Each window is read
- * once per batch: later requests see the earlier ones' counts through `added` (every admission
- * lands in the current second). ARGV: the number of requests, then per request its scope count
- * n, tokens needed, member and in-flight TTL, then per scope its limits (-1: none); KEYS: per
- * request, per scope its requests, tokens and in-flight keys. Answers, flat, per request:
+ * once per batch, from its summary when it has one for this second: later requests see the
+ * earlier ones' counts through `added` (every admission lands in the current second). ARGV: the
+ * number of requests, then per request its scope count n, tokens needed, member and in-flight
+ * TTL, then per scope its limits (-1: none); KEYS: per request, per scope its requests, tokens
+ * and in-flight keys and the requests and tokens windows' summaries. Answers, flat, per request:
  * admitted (1/0), now in ms, the second, the refusal (scope index, kind, used, requested, wait
  * ms; -1 for never), then per scope requests used, their oldest bucket, tokens used, their oldest
  * bucket, in flight.
  */
-export const ADMIT = `
+export const ADMIT = `${SUMMARY}
 local t = redis.call('TIME')
 local sec = tonumber(t[1])
 local now = sec * 1000 + math.floor(tonumber(t[2]) / 1000)
 local oldest = sec - ${WINDOW_BUCKETS - 1}
 local windows = {}
--- A window read once per batch in one allocation-free pass: what it counts and its oldest
--- counted bucket (-1 when empty); stale buckets are deleted.
-local function window(key)
+-- A window read once per batch: from its summary of this second, or in one allocation-free pass
+-- over its buckets (used amount, oldest counted bucket, -1 when empty; stale buckets deleted).
+local function window(key, skey)
   local w = windows[key]
   if w then return w end
+  w = readSummary(skey, sec)
+  if w then
+    w.added, w.skey, w.changed = 0, skey, false
+    windows[key] = w
+    return w
+  end
   local all = redis.call('HGETALL', key)
   local used, first, stale = 0, -1, nil
   for i = 1, #all, 2 do
@@ -46,24 +74,26 @@ local function window(key)
     end
   end
   if stale then redis.call('HDEL', key, unpack(stale)) end
-  w = {used = used, first = first, all = all, added = 0}
+  w = {used = used, first = first, expiring = false, all = all, base = 0, added = 0, skey = skey, changed = true}
   windows[key] = w
   return w
 end
--- How long until amount fits under limit: 0 now, -1 never; only a refusal needs the buckets in order.
-local function wait(w, limit, amount)
+-- How long until amount fits under limit: 0 now, -1 never; only a refusal needs the buckets in
+-- order (read now if the summary stood in for them: they then hold this batch's additions so far).
+local function wait(w, key, limit, amount)
   if amount > limit then return -1 end
   local excess = w.used + amount - limit
   if excess <= 0 then return 0 end
-  local buckets, all, current = {}, w.all, false
+  if not w.all then w.all, w.base = redis.call('HGETALL', key), w.added end
+  local buckets, all, current, extra = {}, w.all, false, w.added - w.base
   for i = 1, #all, 2 do
     local b, v = tonumber(all[i]), tonumber(all[i + 1])
     if b >= oldest then
-      if b == sec then v = v + w.added; current = true end
+      if b == sec then v = v + extra; current = true end
       if v ~= 0 then buckets[#buckets + 1] = {b, v} end
     end
   end
-  if not current and w.added ~= 0 then buckets[#buckets + 1] = {sec, w.added} end
+  if not current and extra ~= 0 then buckets[#buckets + 1] = {sec, extra} end
   table.sort(buckets, function(a, b) return a[1] < b[1] end)
   for _, b in ipairs(buckets) do
     excess = excess - b[2]
@@ -71,12 +101,14 @@ local function wait(w, limit, amount)
   end
   return -1
 end
+-- The buckets expire ${WINDOW_BUCKETS + 1} s after the first addition of a second, so after every bucket they hold stopped counting.
 local function add(key, amount)
   redis.call('HINCRBY', key, sec, amount)
-  redis.call('PEXPIRE', key, ${WINDOW_BUCKETS + 1} * 1000)
   local w = windows[key]
+  if not w.expiring then redis.call('PEXPIRE', key, ${WINDOW_BUCKETS + 1} * 1000); w.expiring = true end
   w.used = w.used + amount
   w.added = w.added + amount
+  w.changed = true
   if w.first < 0 then w.first = sec end
 end
 local out, ka, aa = {}, 0, 2
@@ -85,18 +117,18 @@ for _ = 1, tonumber(ARGV[1]) do
   aa = aa + 4
   local refusal, uses = nil, {}
   for i = 1, n do
-    local k, a = ka + 3 * (i - 1), aa + 3 * (i - 1)
+    local k, a = ka + 5 * (i - 1), aa + 3 * (i - 1)
     local rpm, tpm, conc = tonumber(ARGV[a]), tonumber(ARGV[a + 1]), tonumber(ARGV[a + 2])
     local ru, ro, tu, to, inflight = 0, -1, 0, -1, 0
     if rpm >= 0 then
-      local w = window(KEYS[k + 1])
+      local w = window(KEYS[k + 1], KEYS[k + 4])
       ru, ro = w.used, w.first
-      if not refusal then local d = wait(w, rpm, 1); if d ~= 0 then refusal = {i, 1, w.used, 1, d} end end
+      if not refusal then local d = wait(w, KEYS[k + 1], rpm, 1); if d ~= 0 then refusal = {i, 1, w.used, 1, d} end end
     end
     if tpm >= 0 then
-      local w = window(KEYS[k + 2])
+      local w = window(KEYS[k + 2], KEYS[k + 5])
       tu, to = w.used, w.first
-      if not refusal then local d = wait(w, tpm, need); if d ~= 0 then refusal = {i, 2, w.used, need, d} end end
+      if not refusal then local d = wait(w, KEYS[k + 2], tpm, need); if d ~= 0 then refusal = {i, 2, w.used, need, d} end end
     end
     if conc >= 0 then
       redis.call('ZREMRANGEBYSCORE', KEYS[k + 3], '-inf', now)
@@ -110,7 +142,7 @@ for _ = 1, tonumber(ARGV[1]) do
     for j = 1, 5 do out[#out + 1] = refusal[j] end
   else
     for i = 1, n do
-      local k, a = ka + 3 * (i - 1), aa + 3 * (i - 1)
+      local k, a = ka + 5 * (i - 1), aa + 3 * (i - 1)
       if tonumber(ARGV[a]) >= 0 then add(KEYS[k + 1], 1) end
       if tonumber(ARGV[a + 1]) >= 0 and need > 0 then add(KEYS[k + 2], need) end
       if tonumber(ARGV[a + 2]) >= 0 then redis.call('ZADD', KEYS[k + 3], now + ttl, member); redis.call('PEXPIRE', KEYS[k + 3], ttl) end
@@ -119,37 +151,62 @@ for _ = 1, tonumber(ARGV[1]) do
     for _ = 1, 5 do out[#out + 1] = 0 end
   end
   for _, v in ipairs(uses) do out[#out + 1] = v end
-  ka = ka + 3 * n
+  ka = ka + 5 * n
   aa = aa + 3 * n
 end
+for _, w in pairs(windows) do if w.changed then writeSummary(w.skey, sec, w) end end
 return out`;
 
 /**
  * Settles a batch of ended requests: each one's token estimate leaves its bucket, its actual
- * tokens land in this second's, and it leaves the in-flight sets. ARGV: the number of requests,
+ * tokens land in this second's, and it leaves the in-flight sets; a tokens window's summary of
+ * this second follows (or is dropped when the oldest bucket went). ARGV: the number of requests,
  * then per request its scope count n, member, admitted second, estimate and actual tokens, then
  * per scope whether it counts tokens and whether it counts requests in flight (1/0); KEYS: per
- * request, per scope its tokens and in-flight keys.
+ * request, per scope its tokens and in-flight keys and the tokens window's summary.
  */
-export const SETTLE = `
+export const SETTLE = `${SUMMARY}
 local sec = tonumber(redis.call('TIME')[1])
+local summaries = {}
+local function summary(skey)
+  local w = summaries[skey]
+  if w == nil then w = readSummary(skey, sec) or false; summaries[skey] = w end
+  return w
+end
 local ka, aa = 0, 2
 for _ = 1, tonumber(ARGV[1]) do
   local n, member, admitted, estimate, actual = tonumber(ARGV[aa]), ARGV[aa + 1], ARGV[aa + 2], tonumber(ARGV[aa + 3]), tonumber(ARGV[aa + 4])
   aa = aa + 5
   for i = 1, n do
-    local tk, ck = KEYS[ka + 2 * i - 1], KEYS[ka + 2 * i]
+    local tk, ck, sk = KEYS[ka + 3 * i - 2], KEYS[ka + 3 * i - 1], KEYS[ka + 3 * i]
     if ARGV[aa + 2 * (i - 1)] == '1' then
       if tonumber(admitted) >= sec - ${WINDOW_BUCKETS - 1} and estimate > 0 and redis.call('HEXISTS', tk, admitted) == 1 then
-        if redis.call('HINCRBY', tk, admitted, -estimate) <= 0 then redis.call('HDEL', tk, admitted) end
+        local left = redis.call('HINCRBY', tk, admitted, -estimate)
+        local w = summary(sk)
+        if left <= 0 then
+          redis.call('HDEL', tk, admitted)
+          if w then
+            -- The oldest bucket gone: the next read walks the buckets. (The last field gone takes the hash's expiry with it.)
+            if w.first == tonumber(admitted) then summaries[sk] = false; redis.call('DEL', sk)
+            else w.used = w.used - (left + estimate); w.expiring = false; w.changed = true end
+          end
+        elseif w then w.used = w.used - estimate; w.changed = true end
       end
-      if actual > 0 then redis.call('HINCRBY', tk, sec, actual); redis.call('PEXPIRE', tk, ${WINDOW_BUCKETS + 1} * 1000) end
+      if actual > 0 then
+        redis.call('HINCRBY', tk, sec, actual); redis.call('PEXPIRE', tk, ${WINDOW_BUCKETS + 1} * 1000)
+        local w = summary(sk)
+        if w then
+          w.used = w.used + actual; w.expiring = true; w.changed = true
+          if w.first < 0 then w.first = sec end
+        end
+      end
     end
     if ARGV[aa + 2 * (i - 1) + 1] == '1' then redis.call('ZREM', ck, member) end
   end
-  ka = ka + 2 * n
+  ka = ka + 3 * n
   aa = aa + 2 * n
 end
+for skey, w in pairs(summaries) do if w and w.changed then writeSummary(skey, sec, w) end end
 return 1`;
 
 /** Requests still in flight stay counted for another TTL (only those still in the set). */
