@@ -15,7 +15,9 @@ const DOWN_MESSAGE = /Connection terminated|not currently accepting connections|
 /**
  * A failure because PostgreSQL (or the way to it) is down, not because of the request: refused
  * or dropped connections, connect timeouts, and SQLSTATE classes 08 (connection exception),
- * 57P (operator intervention) and 53 (insufficient resources). Looks through `cause` chains.
+ * 57P (operator intervention) and 53 (insufficient resources). Looks through `cause` chains, and
+ * into graphql-js's NonErrorThrown wrapper (`thrownValue`), which a resolver's socket error from
+ * another realm (not `instanceof Error` there) arrives in.
  */
 export function isDependencyDown(error: unknown, depth = 0): boolean {
   // Not `instanceof Error`: errors from node's sockets may come from another realm (a VM context, a worker).
@@ -23,7 +25,8 @@ export function isDependencyDown(error: unknown, depth = 0): boolean {
   const code = (error as { code?: unknown }).code;
   if (typeof code === 'string' && (DOWN_CODES.has(code) || /^(08|57P|53)[0-9A-Z]{2,3}$/.test(code))) return true;
   if (DOWN_MESSAGE.test((error as Error).message)) return true;
-  return isDependencyDown((error as { cause?: unknown }).cause, depth + 1);
+  const inner = error as { cause?: unknown; thrownValue?: unknown };
+  return isDependencyDown(inner.cause, depth + 1) || isDependencyDown(inner.thrownValue, depth + 1);
 }
 
 /**
