@@ -29,13 +29,6 @@ export const asksAboutModelBudgets = (text: string, metricAnswered: boolean) =>
 /** The raise leaves this much headroom over the month-end projection. */
 export const BUDGET_HEADROOM = 1.2;
 
-/**
- * A budget that will run out before the month ends (its month-end projection exceeds its
- * allocation) → raise it to the projection plus headroom (BUDGET_CHANGE), keeping its hard
- * limit as it is. The projection is a straight line through the month's spend so far: the
- * gateway reports the month's total, not its days, so there is no interval to state, and the
- * method says so. Undefined when the budget lasts.
- */
 /** Days of the month behind the projection, and the day the allocation is used up at that pace. */
 function pace(b: BudgetReading, daysInMonth: number): { elapsed: number; runsOut: number } {
   const { allocatedUsd: allocated, currentUsageUsd: used, projectedMonthUsd: projected } = b;
@@ -64,10 +57,17 @@ export function budgetAnswer(readings: readonly BudgetReading[], daysInMonth: nu
   };
   if (set.length === 1) return `${short.length ? 'No' : 'Yes'}: ${said(set[0]!)}.`;
   if (!short.length) return `Yes: all ${set.length} budgets last the month at the pace so far.`;
-  const named = short.slice(0, 3).map((b) => `${said(b).charAt(0).toUpperCase()}${said(b).slice(1)}.`).join(' ');
+  const named = short.slice(0, 3).map((b) => said(b)).map((text) => `${text.charAt(0).toUpperCase()}${text.slice(1)}.`).join(' ');
   return `No: ${short.length} of ${set.length} budgets run out before the month ends. ${named}${short.length > 3 ? ` ${short.length - 3} more run out too.` : ''}`;
 }
 
+/**
+ * A budget that will run out before the month ends (its month-end projection exceeds its
+ * allocation) → raise it to the projection plus headroom (BUDGET_CHANGE), keeping its hard
+ * limit as it is. The projection is a straight line through the month's spend so far: the
+ * gateway reports the month's total, not its days, so there is no interval to state, and the
+ * method says so. Undefined when the budget lasts.
+ */
 export function budgetProposal(b: BudgetReading, daysInMonth: number, finding?: ProposalFinding): ProposedAction | undefined {
   const { agentCode: agent, allocatedUsd: allocated, currentUsageUsd: used, projectedMonthUsd: projected } = b;
   if (!(projected > allocated) || !(allocated >= 0) || !(daysInMonth > 0)) return undefined;

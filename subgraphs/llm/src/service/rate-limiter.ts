@@ -71,15 +71,15 @@ export function createRateLimiter(store: RateWindowStore, log: Logger) {
     /**
      * Admits one request with `estimate` tokens (the prompt's estimate plus its output limit),
      * or throws 429 with the headers in `meta`. Scopes without limits cost nothing. The
-     * estimate may be given as a function: it is only computed when a scope limits tokens.
+     * estimate is a function: it is only computed when a scope limits tokens.
      */
-    async admit(scopes: readonly LimitScope[], estimate: number | (() => number), meta?: ResponseMeta): Promise<RateTicket> {
+    async admit(scopes: readonly LimitScope[], estimate: () => number, meta?: ResponseMeta): Promise<RateTicket> {
       const limited = scopes.filter((s) => hasLimits(s.limits));
       if (!limited.length) return NO_TICKET;
       const member = randomUUID();
       // Only a tokens-per-minute limit counts tokens: without one the estimate is never used.
       const countsTokens = limited.some((s) => s.limits.tokensPerMinute !== null);
-      const tokens = countsTokens ? Math.max(0, Math.ceil(typeof estimate === 'function' ? estimate() : estimate)) : 0;
+      const tokens = countsTokens ? Math.max(0, Math.ceil(estimate())) : 0;
       const decision = await store.admit(limited, tokens, member, IN_FLIGHT_TTL_MS);
       if (!decision.admitted) {
         const headers = rateLimitHeaders(limited.map((s, i) => stateOf(s, decision.uses[i]!, undefined, decision.nowMs)));

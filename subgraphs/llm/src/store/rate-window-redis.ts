@@ -5,6 +5,23 @@ import { ADMIT, RENEW, SETTLE } from './rate-window-scripts.js';
 import { createMemoryRateWindows, type RateWindowStore, type ScopeUse, type WindowAdmission } from './rate-window-store.js';
 
 const KIND = { 1: 'requests', 2: 'tokens', 3: 'concurrent' } as const;
+
+/** Items queued in one turn of the event loop, handed to `send` together in its check phase (or by `flush`). */
+function turnBatch<T>(send: (batch: T[]) => Promise<void>): { add(item: T): void; flush(): Promise<void> } {
+  let queued: T[] = [];
+  const flush = async (): Promise<void> => {
+    const batch = queued;
+    queued = [];
+    if (batch.length) await send(batch);
+  };
+  return {
+    add(item) {
+      if (!queued.length) setImmediate(() => void flush());
+      queued.push(item);
+    },
+    flush,
+  };
+}
 const limitArg = (value: number | null) => (value === null ? -1 : value);
 
 /**
@@ -51,7 +68,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     }
   }
 
-  /** Admissions asked for in this turn of the event loop, sent as one script call at its end. */
+  /** An admission asked for in this turn of the event loop; the turn's are sent as one script call at its end. */
   interface PendingAdmission {
     scopes: readonly LimitScope[];
     tokens: number;
@@ -60,9 +77,15 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     done: (decision: WindowAdmission) => void;
     fail: (error: unknown) => void;
   }
-  let admissions: PendingAdmission[] = [];
-  /** Settlements of this turn, likewise. */
-  let settlements: { scopes: readonly LimitScope[]; member: string; second: number; estimate: number; actual: number }[] = [];
+  interface PendingSettlement {
+    scopes: readonly LimitScope[];
+    member: string;
+    second: number;
+    estimate: number;
+    actual: number;
+  }
+  const admissions = turnBatch<PendingAdmission>(admitBatch);
+  const settlements = turnBatch<PendingSettlement>(settleBatch);
 
   /** One decision from the script's flat answer at `at`; returns it and where the next one starts. */
   function decisionAt(values: number[], at: number, scopes: readonly LimitScope[]): [WindowAdmission, number] {
@@ -85,10 +108,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
    * and one call (one write, one reply, each window read once) costs far less than one each.
    * They are decided in the order they were asked, as separate calls would have been.
    */
-  async function admitBatch(): Promise<void> {
-    const batch = admissions;
-    admissions = [];
-    if (!batch.length) return;
+  async function admitBatch(batch: PendingAdmission[]): Promise<void> {
     const keys: string[] = [];
     const args: (string | number)[] = [batch.length];
     for (const { scopes, tokens, member, ttlMs } of batch) {
@@ -123,10 +143,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
   }
 
   /** Sends the turn's settlements in one script call (not awaited on any request's path). */
-  async function settleBatch(): Promise<void> {
-    const batch = settlements;
-    settlements = [];
-    if (!batch.length) return;
+  async function settleBatch(batch: PendingSettlement[]): Promise<void> {
     const keys: string[] = [];
     const args: (string | number)[] = [batch.length];
     for (const { scopes, member, second, estimate, actual } of batch) {
@@ -143,16 +160,12 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
   return {
     kind: 'redis',
     admit(scopes, tokens, member, inFlightTtlMs) {
-      return new Promise<WindowAdmission>((done, fail) => {
-        if (!admissions.length) setImmediate(() => void admitBatch());
-        admissions.push({ scopes, tokens, member, ttlMs: inFlightTtlMs, done, fail });
-      });
+      return new Promise<WindowAdmission>((done, fail) => admissions.add({ scopes, tokens, member, ttlMs: inFlightTtlMs, done, fail }));
     },
 
     async settle(scopes, member, second, estimate, actual) {
       if (counted.delete(member)) return fallback.settle(scopes, member, second, estimate, actual);
-      if (!settlements.length) setImmediate(() => void settleBatch());
-      settlements.push({ scopes, member, second, estimate, actual });
+      settlements.add({ scopes, member, second, estimate, actual });
     },
 
     async renew(inFlight, inFlightTtlMs) {
@@ -164,8 +177,8 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     },
 
     async close() {
-      if (admissions.length) await admitBatch();
-      if (settlements.length) await settleBatch();
+      await admissions.flush();
+      await settlements.flush();
       await redis.quit().catch(() => redis.disconnect());
       await fallback.close();
     },
