@@ -140,11 +140,11 @@ describe('levers behind a fall, from the events on the day it started', () => {
     expect(c.actions[0]!.finding).toMatchObject({ title: 'When it started' });
   });
 
-  it('does not suspect a tenant\'s change when the platform\'s measures explain the fall', () => {
+  it('still suspects a tenant\'s change when a segment only says where the fall happened', () => {
     const leaves = generateLeaves('trial_starts', { region: ['north', 'south', 'east'] }, { start, days: 400, level: 9000, seed: 5, noise: 0.02 }, (labels, day) => (labels.region === 'north' && day >= FALL ? 0.4 : 1));
-    const deploy: EngineEvent = { at: at(FALL, 14), kind: 'deploy', title: 'Checkout v2 rolled out', ref: 'release-2.0' };
+    const deploy: EngineEvent = { at: at(FALL, 14), kind: 'deploy', title: 'Checkout v2 rolled out in the north', ref: 'release-2.0' };
     const { c, finding } = run([deploy], undefined, undefined, [totalOf('trial_starts', leaves), ...leaves], [{ name: 'trial_starts', labels: ['region'] }]);
     expect(finding.causes[0]).toMatchObject({ view: 'segment', labels: { region: 'north' } });
-    expect(c.actions).toEqual([]);
+    expect(c.actions).toEqual([expect.objectContaining({ kind: 'EXTERNAL', targetId: 'release-2.0' })]);
   });
 });

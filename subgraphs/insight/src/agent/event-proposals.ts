@@ -16,8 +16,8 @@ import type { LeverContext } from './lever-context.js';
  * - a cause whose label value is the slug of a page that went live in the compared weeks → that
  *   version is a suspect too;
  * - a tenant's own event with a ref to act on (a deploy, a price change), when what the platform
- *   measures leaves most of the move unexplained → an EXTERNAL hand-off to review and undo it
- *   (tenant-event-proposals.ts).
+ *   measures (formula factors, drivers; a segment only says where) leaves most of the move
+ *   unexplained → an EXTERNAL hand-off to review and undo it (tenant-event-proposals.ts).
  * When the declared drivers explain the move (the primary view, with under a third left), an
  * event on its day is a coincidence to name, not a lever to pull.
  */
@@ -48,8 +48,10 @@ export function eventLevers({ finding: f, targets, ctx, cite }: EventLeverInput)
     return out;
   }
   const context: LeverContext = { ...ctx, changeDay: cp.day, finding: cite() };
-  // A tenant's own change is suspected only when what the platform measures leaves most of the move unexplained.
-  const explained = f.causes.length > 0 && Math.abs(f.remainder.share) < 1 / 3;
+  // A tenant's own change is suspected only when what the platform measures leaves most of the
+  // move unexplained. Segments say where a move happened, not why: a fall concentrated in one
+  // depot on the day of a deploy there leaves the deploy a suspect.
+  const explained = f.primaryView !== 'segment' && f.causes.length > 0 && Math.abs(f.remainder.share) < 1 / 3;
   const contents = new Map((targets?.contents ?? []).map((t) => [t.contentId, t]));
   const jobs = new Map((targets?.crawlJobs ?? []).map((t) => [t.jobId, t]));
   const suspects = new Map<string, { s: SuspectVersion; ctx: LeverContext }>();
