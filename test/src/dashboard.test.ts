@@ -280,7 +280,7 @@ describe('the analysis dashboard', () => {
     await reviewer.getByRole('form', { name: 'Tenant' }).getByLabel('Tenant').fill('demo');
     await reviewer.getByRole('button', { name: 'Use' }).click();
     await eventually(async () => (await tenantNow()) === 'demo', 5_000, 'tenant demo');
-    await eventually(async () => (await tries(reviewer).count()) === 4, 5_000, 'the demo questions');
+    await eventually(async () => (await tries(reviewer).count()) === 5, 5_000, 'the demo questions');
     await tries(reviewer).nth(2).click();
     expect(await reviewer.getByLabel('Analysis topic').inputValue()).toBe('Is the budget enough for our model spend this month?');
     await reviewer.goto(`${dashboard}#job=${jobId}`);

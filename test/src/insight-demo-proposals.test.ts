@@ -9,8 +9,9 @@ import { startTestPlatform, type TestPlatform } from './support/platform.js';
  * proposes restoring version 1, and hands off the what-if's search ad spend rise, which pays; the
  * newsletter sign-ups' fall proposes putting the newsletter page's call to action back in its
  * waiting draft, which, approved, changes the draft and nothing live; the demo agent's budget,
- * which runs out before the month ends, is raised; and the competitor crawl, which collects a
- * tenth of its items since a run healed its selectors, gets its selectors changed back.
+ * which runs out before the month ends, is raised; the competitor crawl, which collects a
+ * tenth of its items since a run healed its selectors, gets its selectors changed back; and the
+ * supplier crawl, whose runs have all failed since the Wednesday before the week, is run again.
  */
 
 let platform: TestPlatform;
@@ -121,5 +122,31 @@ describe('the demo\'s proposals', () => {
     expect(await reviewer.settled(change.actionId)).toMatchObject({ status: 'EXECUTED' });
     const after = await gql(platform.router, 'query($id: ID!) { crawlJob(jobId: $id) { selectorVersion selectors } }', { id: crawl.jobId }, headers);
     expect(after.body.data.crawlJob).toEqual({ selectorVersion: 3, selectors: change.params.selectors });
+  });
+
+  it('runs the supplier crawl again, whose runs have all failed since they started failing', async () => {
+    const headers = { ...bearer(admin), 'x-svc-tenant-id': 'demo' };
+    const jobs = await gql(platform.router, '{ crawlJobs { jobId jobName status } }', {}, headers);
+    const crawl = jobs.body.data.crawlJobs.find((j: { jobName: string }) => j.jobName === 'Supplier stock');
+    expect(crawl).toMatchObject({ status: 'PAUSED' });
+    const runs = async () => (await gql(platform.router, 'query($id: ID!) { crawlExecutions(jobId: $id, limit: 200) { executionId status allocatedAgent } }', { id: crawl.jobId }, headers)).body.data.crawlExecutions;
+    const seeded = await runs();
+    const job = await tenant.ask('Why did the supplier stock crawl collect no items last week?');
+    expect(job.status).toBe('COMPLETED');
+    const f = engineFinding(job);
+    expect(f.subject).toMatchObject({ name: 'crawl.items', scope: { job_name: 'Supplier stock' } });
+    expect(f.premise).toMatchObject({ verdict: 'confirmed', observed: 'down', position: 'below' });
+    // The failing started once: one event, at the first failed run.
+    const first = seeded.filter((r: { status: string }) => r.status === 'FAILED').at(-1);
+    expect(f.events.map((e: { event: { ref: string } }) => e.event.ref)).toEqual([`crawl-job:${crawl.jobId}:execution:${first.executionId}`]);
+    expect(job.actions.map((a: { kind: string }) => a.kind)).toEqual(['CRAWL_TRIGGER']);
+    const trigger = job.actions[0];
+    expect(trigger).toMatchObject({ targetType: 'CrawlJob', targetId: crawl.jobId, params: { failedExecution: first.executionId }, finding: { title: 'When it started' }, expectedImpact: { metric: 'crawl.items', unit: 'items' } });
+    await reviewer.approve(trigger.actionId);
+    expect(await reviewer.settled(trigger.actionId)).toMatchObject({ status: 'EXECUTED' });
+    // One new run, taken by a worker (its fetch of the fictional site fails, as the seeded ones did).
+    const after = await runs();
+    expect(after).toHaveLength(seeded.length + 1);
+    expect(after[0]).toMatchObject({ status: expect.stringMatching(/^(RUNNING|COMPLETED|FAILED)$/), allocatedAgent: expect.not.stringMatching(/^demo-seed$/) });
   });
 });

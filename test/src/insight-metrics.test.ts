@@ -121,6 +121,20 @@ describe('metrics', () => {
     expect(items.body.data.metricSeries).toEqual([{ name: 'crawl.items', labels: { job: jobId, job_name: 'news', tenant: 'acme' }, unit: 'items', source: 'platform', points: [{ timestamp: today, value: 2 }] }]);
     expect((await ask(siteAnalyst, { name: 'crawl.new_items', from: today })).body.data.metricSeries[0].points[0].value).toBe(2);
 
+    // A job whose only run today failed collected 0 items today (a fall, not missing data), with one failed run.
+    const broken = await call(`${platform.bridge}/api/v1/crawl/jobs`, { headers: bearer(crawler), json: { jobName: 'unreachable', targetUrl: 'http://10.0.0.1/', robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'li', title: 'a' } } });
+    const brokenId = broken.body.data.jobId as string;
+    const failing = await call(`${platform.bridge}/api/v1/crawl/jobs/${brokenId}/trigger`, { method: 'POST', headers: bearer(crawler) });
+    await eventually(async () => {
+      const list = await call(`${platform.bridge}/api/v1/crawl/jobs/${brokenId}/executions`, { headers: bearer(crawler) });
+      return list.body.data.find((e: { executionId: string; status: string }) => e.executionId === failing.body.data.executionId && e.status === 'FAILED');
+    }, 30_000, 'the crawl run to fail');
+    const point = async (name: string) => (await ask(siteAnalyst, { name, labels: { job: brokenId }, from: today })).body.data.metricSeries.map((s: { points: unknown[] }) => s.points);
+    expect(await point('crawl.items')).toEqual([[{ timestamp: today, value: 0 }]]);
+    expect(await point('crawl.runs')).toEqual([[{ timestamp: today, value: 0 }]]);
+    expect(await point('crawl.failed_runs')).toEqual([[{ timestamp: today, value: 1 }]]);
+    expect((await ask(siteAnalyst, { name: 'crawl.failed_runs', labels: { job: jobId }, from: today })).body.data.metricSeries[0].points).toEqual([{ timestamp: today, value: 0 }]);
+
     // Another tenant and site see none of it; a role without rights to the figures is refused.
     const outsider = await platform.token({ subject: 'oli', roles: ['analyst'], tenants: ['globex'], sites: ['elsewhere'] });
     expect((await ask(outsider, { name: 'cms.form_submissions', from: today })).body.data.metricSeries).toEqual([]);

@@ -17,6 +17,10 @@
  *   proposes changing the selectors back. Saturday is three days from the pricing change (more
  *   than the two days within which another series' change counts as moving at the same time),
  *   so no fall lines up with another's event.
+ * - The Wednesday before that week, 06:00 UTC: the supplier's stock page starts refusing the
+ *   demo tenant's second crawl job, "Supplier stock", and every daily run fails from then on, so
+ *   the job collects nothing; an analysis of its items proposes running it again. Wednesday is
+ *   three days before the healing and six before the pricing change.
  */
 export interface DemoStory {
   /** Monday of the week, `YYYY-MM-DD`. */
@@ -25,6 +29,7 @@ export interface DemoStory {
   newsletterChange: Date;
   newsletterDraft: Date;
   crawlHealing: Date;
+  crawlOutage: Date;
 }
 
 const DAY = 86_400_000;
@@ -39,5 +44,6 @@ export function demoStory(seededAt: Date): DemoStory {
     newsletterChange: new Date(monday + 4 * DAY + 10 * 3_600_000),
     newsletterDraft: new Date(monday + 5 * DAY + 14 * 3_600_000),
     crawlHealing: new Date(monday - 2 * DAY + 6 * 3_600_000),
+    crawlOutage: new Date(monday - 5 * DAY + 6 * 3_600_000),
   };
 }

@@ -5,13 +5,14 @@ import { handle, state } from '../state.js';
 /**
  * The seeded demo's questions (kit's demo-story.ts), each ending in a different kind of proposal:
  * restoring a page and handing off a spend rise, updating a draft, raising a model budget,
- * changing a crawl job's selectors back.
+ * changing a crawl job's selectors back, running a crawl job whose runs failed again.
  */
 export const DEMO_QUESTIONS = [
   'Why did revenue drop last week? What if we increase search ad spend by 20%?',
   'Why did newsletter signups drop last week?',
   'Is the budget enough for our model spend this month?',
   'Why did the competitor price crawl collect fewer items last week?',
+  'Why did the supplier stock crawl collect no items last week?',
 ] as const;
 
 /** The question box: starts an analysis job and opens it (`started` reloads the job list). */

@@ -26,19 +26,21 @@ export interface JobRow {
   updatedAt: Date;
 }
 
-/** What one job's completed runs collected on one UTC day. */
+/** What one job's runs collected on one UTC day. */
 export interface ItemDay {
   tenantId: string;
   jobId: string;
   jobName: string;
   /** YYYY-MM-DD, UTC */
   day: string;
-  /** Items the day's completed runs collected (each run counts its whole list). */
+  /** Items the day's completed runs collected (each run counts its whole list); 0 when all failed. */
   items: number;
   /** Items seen for the first time that day. */
   newItems: number;
   /** Completed runs that day. */
   executions: number;
+  /** Failed runs that day. */
+  failedRuns: number;
 }
 
 /** One selector set a job has used: version 1 as created, then each healing or change. */

@@ -71,7 +71,7 @@ export class KnowledgeHit {
   @Field(() => Float, { description: 'Cosine similarity (1 = same direction).' }) score!: number;
 }
 
-@ObjectType({ description: 'What one job\'s completed runs collected on one UTC day.' })
+@ObjectType({ description: 'What one job\'s runs collected on one UTC day (a day whose runs all failed collected 0 items).' })
 export class CrawlItemDay {
   @Field(() => ID) jobId!: string;
   @Field(() => String) jobName!: string;
@@ -80,4 +80,5 @@ export class CrawlItemDay {
   @Field(() => Int, { description: 'Items the day\'s completed runs collected (each run counts its whole list).' }) items!: number;
   @Field(() => Int, { description: 'Items seen for the first time that day.' }) newItems!: number;
   @Field(() => Int, { description: 'Completed runs that day.' }) executions!: number;
+  @Field(() => Int, { description: 'Failed runs that day.' }) failedRuns!: number;
 }

@@ -108,9 +108,9 @@ export function createJobStore(orm: MikroORM) {
         for (let i = 0; i < runs.length; i += 100) {
           const batch = runs.slice(i, i + 100);
           await tx.execute(
-            `insert into crawl.crawl_execution (id, tenant_id, job_id, status, allocated_agent, queued_at, started_at, finished_at, elapsed_ms, total_count, self_healing_occurred)
-             values ${batch.map(() => "(?, ?, ?, 'COMPLETED', 'demo-seed', ?, ?, ?, ?, ?, ?)").join(', ')}`,
-            batch.flatMap((r) => [r.id, demo.tenantId, id, r.startedAt, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(), r.totalCount, r.healed]),
+            `insert into crawl.crawl_execution (id, tenant_id, job_id, status, allocated_agent, queued_at, started_at, finished_at, elapsed_ms, total_count, self_healing_occurred, error)
+             values ${batch.map(() => "(?, ?, ?, ?, 'demo-seed', ?, ?, ?, ?, ?, ?, ?)").join(', ')}`,
+            batch.flatMap((r) => [r.id, demo.tenantId, id, r.error ? 'FAILED' : 'COMPLETED', r.startedAt, r.startedAt, r.finishedAt, r.finishedAt.getTime() - r.startedAt.getTime(), r.totalCount, r.healed, r.error ?? null]),
           );
         }
         return id;
@@ -218,14 +218,21 @@ export function createJobStore(orm: MikroORM) {
       return rows.map((r) => ({ version: Number(r.version), selectors: json<Record<string, string>>(r.selectors), reason: String(r.reason), createdAt: new Date(String(r.created_at)) }));
     },
 
-    /** Per job and UTC day in [from, to): items of completed runs and items first seen; `tenants` '*' for all. */
+    /**
+     * Per job and UTC day in [from, to): items of completed runs, items first seen, completed and
+     * failed runs; a day whose runs all failed collected 0 items (a day without runs has no row);
+     * `tenants` '*' for all.
+     */
     async dailyItems(tenants: readonly string[] | '*', window: { from: Date; to: Date; jobId?: string | undefined }): Promise<ItemDay[]> {
       const scope = [window.from, window.to, tenants === '*', JSON.stringify(tenants === '*' ? [] : tenants), window.jobId ?? null, window.jobId ?? null];
       const rows = await em().execute<Row[]>(
         `with runs as (
-           select tenant_id, job_id, to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD') as day, sum(total_count)::int as items, count(*)::int as executions
+           select tenant_id, job_id, to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD') as day,
+                  (sum(total_count) filter (where status = 'COMPLETED'))::int as items,
+                  (count(*) filter (where status = 'COMPLETED'))::int as executions,
+                  (count(*) filter (where status = 'FAILED'))::int as failed
              from crawl.crawl_execution
-            where status = 'COMPLETED' and finished_at >= ? and finished_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
+            where status in ('COMPLETED', 'FAILED') and finished_at >= ? and finished_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
             group by 1, 2, 3),
          fresh as (
            select tenant_id, job_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as new_items
@@ -233,7 +240,7 @@ export function createJobStore(orm: MikroORM) {
             where created_at >= ? and created_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
             group by 1, 2, 3)
          select coalesce(r.tenant_id, f.tenant_id) as tenant_id, coalesce(r.job_id, f.job_id) as job_id, j.job_name, coalesce(r.day, f.day) as day,
-                coalesce(r.items, 0) as items, coalesce(f.new_items, 0) as new_items, coalesce(r.executions, 0) as executions
+                coalesce(r.items, 0) as items, coalesce(f.new_items, 0) as new_items, coalesce(r.executions, 0) as executions, coalesce(r.failed, 0) as failed
            from runs r full join fresh f on f.tenant_id = r.tenant_id and f.job_id = r.job_id and f.day = r.day
            join crawl.crawl_job j on j.tenant_id = coalesce(r.tenant_id, f.tenant_id) and j.id = coalesce(r.job_id, f.job_id)
           order by 4, 1, 2`,
@@ -247,6 +254,7 @@ export function createJobStore(orm: MikroORM) {
         items: Number(r.items),
         newItems: Number(r.new_items),
         executions: Number(r.executions),
+        failedRuns: Number(r.failed),
       }));
     },
 

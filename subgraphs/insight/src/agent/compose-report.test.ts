@@ -54,6 +54,23 @@ describe('report composition', () => {
     expect(invented.ungrounded).toEqual(['37', '4200']);
   });
 
+  it('proposes a run of a job that feeds an empty knowledge base only for a question the metrics did not answer', () => {
+    const empty: ToolOutcome = {
+      step: 4,
+      tool: 'search_knowledge',
+      data: { query: 'What do suppliers say about delivery times?', hits: [], crawlJobs: [{ jobId: 'j1', jobName: 'supplier news', targetUrl: 'https://news.example/', status: 'SCHEDULED', tenantId: 't1' }] },
+      summary: 'Nothing in the knowledge base matches "What do suppliers say about delivery times?".',
+    };
+    const unanswered = composeReport({ prompt: 'What do suppliers say about delivery times?', outcomes: [empty], contentAsked: false });
+    expect(unanswered.actions.map((a) => [a.kind, a.targetId, a.finding?.title])).toEqual([['CRAWL_TRIGGER', 'j1', 'No knowledge-base passage matches']]);
+    const points = generateDaily({ start: addDays('2026-11-24', -199), days: 200, level: 900, seed: 17 });
+    const finding = analyse({ question: 'Why did revenue drop last week?', catalog: [{ name: 'revenue' }], series: [{ name: 'revenue', labels: {}, points }], now: Date.parse('2026-11-25T10:00:00Z') });
+    expect(finding.status).toBe('analysed');
+    const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
+    const answered = composeReport({ prompt: 'Why did revenue drop last week?', outcomes: [analysed, { ...empty, data: { ...(empty.data as object), query: 'Why did revenue drop last week?' } }], contentAsked: false });
+    expect(answered.actions.filter((a) => a.kind === 'CRAWL_TRIGGER')).toEqual([]);
+  });
+
   it('proposes a budget raise when the month-end projection exceeds the allocation, and a publish for a waiting draft', () => {
     const { actions } = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [budgets, contents], contentAsked: true });
     expect(actions.map((a) => [a.kind, a.targetType, a.targetId])).toEqual([['BUDGET_CHANGE', 'Agent', 'insight'], ['CONTENT_PUBLISH', 'Content', 'c1']]);

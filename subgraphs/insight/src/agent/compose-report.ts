@@ -19,8 +19,9 @@ export type { ToolOutcome } from './composed.js';
  *   budget-proposal.ts);
  * - a content with a newer draft than its live version, when the question is about content
  *   (and names its page, when it names any) → publish it (CONTENT_PUBLISH);
- * - a knowledge search that found nothing while the tenant has crawl jobs → run the closest
- *   one now (CRAWL_TRIGGER).
+ * - a knowledge search that found nothing, for a question the engine did not answer from the
+ *   metrics, while the tenant has a crawl job that feeds the knowledge base → run it now
+ *   (CRAWL_TRIGGER).
  * A model may propose further actions with the `propose_action` tool.
  */
 
@@ -89,7 +90,8 @@ function simulationFinding(c: Composed, o: ToolOutcome, forecastHistory: Chart['
   c.charts.push({ title: `What if ${signed(num(d.changePercent))}% ${String(d.driver)}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: arr(d.band).map((p) => ({ t: String(p.t), p10: num(p.p10), p50: num(p.p50), p90: num(p.p90) })) });
 }
 
-function knowledgeFinding(c: Composed, o: ToolOutcome): void {
+/** The knowledge base's findings; with nothing found, a run of a job that feeds it, to propose when the metrics did not answer. */
+function knowledgeFinding(c: Composed, o: ToolOutcome): ProposedAction | undefined {
   const d = obj(o.data);
   const hits = arr(d.hits);
   if (hits.length === 0) {
@@ -97,7 +99,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
     const finding = citeAt(c, c.findings.length - 1);
     const job = arr(d.crawlJobs)[0];
     if (job) {
-      c.actions.push({
+      return {
         kind: 'CRAWL_TRIGGER',
         title: `Run crawl job "${String(job.jobName)}" now`,
         rationale: `The knowledge base had nothing on "${String(d.query).slice(0, 120)}"; a fresh crawl of ${String(job.targetUrl)} may bring sources in.`,
@@ -106,12 +108,13 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): void {
         params: { tenantId: String(job.tenantId ?? '') },
         expectedImpact: null,
         ...(finding ? { finding } : {}),
-      });
+      };
     }
-    return;
+    return undefined;
   }
   const ids = hits.slice(0, 3).map((h) => addEvidence(c, { kind: 'KNOWLEDGE', step: o.step, crawlItemId: String(h.crawlItemId), url: String(h.url), title: String(h.title), excerpt: String(h.excerpt).slice(0, 300) }));
   c.findings.push({ title: `${hits.length} knowledge-base sources`, detail: hits.slice(0, 3).map((h) => `"${String(h.title)}" (${String(h.url)})`).join('; '), evidence: ids });
+  return undefined;
 }
 
 /** The budgets' findings and proposals; returns whether they last the month, in words (budget-proposal.ts). */
@@ -248,6 +251,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   let engineConfidence: Report['confidence'] | undefined;
   let engineAnswered = false;
   let budgetsSaid: string | undefined;
+  let refill: ProposedAction | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
       case 'analyse_change': {
@@ -268,7 +272,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'lookup_metric': metricFindings(c, o); break;
       case 'forecast_metric': forecastFinding(c, o); history = c.charts[c.charts.length - 1]!.history; break;
       case 'simulate_scenario': simulationFinding(c, o, history); break;
-      case 'search_knowledge': knowledgeFinding(c, o); break;
+      case 'search_knowledge': refill = knowledgeFinding(c, o) ?? refill; break;
       case 'read_budgets': budgetsSaid = budgetFindings(c, o); break;
       case 'read_content': contentFindings(c, o, input.contentAsked, input.prompt); break;
       case 'propose_action': modelProposals(c, o); break;
@@ -276,6 +280,9 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
     }
   }
   if (outlook) oneOutlook(c, outlook);
+  // An empty knowledge base is a lever only for a question the metrics did not answer: every
+  // question searches it, and a crawl proposed on each would be noise.
+  if (refill && !engineAnswered) c.actions.push(refill);
   // Every proposal passes the check a model's proposal passes too (domain/proposal-check.ts);
   // one change of a target is proposed once (the first, from the analysis, cites the most).
   const seen = new Set<string>();

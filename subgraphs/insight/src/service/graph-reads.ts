@@ -40,9 +40,10 @@ export function graphReads(deps: { call: GraphCall; mintToken(principal: Princip
       }));
     },
     async crawlJobs() {
-      const data = await deps.call<{ crawlJobs: Omit<CrawlJobSummary, 'tenantId'>[] }>('InsightCrawlJobs', {}, await headers());
+      const data = await deps.call<{ crawlJobs: (Omit<CrawlJobSummary, 'tenantId'> & { enableRagSync: boolean })[] }>('InsightCrawlJobs', {}, await headers());
       const tenantId = deps.tenantId ?? '';
-      return data.crawlJobs.filter((j) => j.status === 'SCHEDULED' || j.status === 'COMPLETED').map((j) => ({ ...j, tenantId }));
+      // The jobs that can fill the knowledge base: they sync to it, and run (not paused or deleted).
+      return data.crawlJobs.filter((j) => j.enableRagSync && (j.status === 'SCHEDULED' || j.status === 'COMPLETED')).map(({ enableRagSync: _, ...j }) => ({ ...j, tenantId }));
     },
     async budgets() {
       const data = await deps.call<{ budgets: BudgetSummary[] }>('InsightBudgets', {}, await headers());

@@ -26,7 +26,7 @@ export interface GraphReads {
   searchKnowledge(query: string, topK: number): Promise<KnowledgeHit[]>;
   contents(siteKey: string): Promise<ContentSummary[]>;
   budgets(): Promise<BudgetSummary[]>;
-  /** The requester's tenant's crawl jobs (to propose a refresh when the knowledge base knows nothing). */
+  /** The requester's tenant's running crawl jobs that feed the knowledge base (to propose a refresh when it knows nothing). */
   crawlJobs(): Promise<CrawlJobSummary[]>;
 }
 

@@ -42,6 +42,25 @@ describe('the platform\'s events', () => {
     expect(events[2]!.title).toBe('Version 2 of "pricing" (site shop) published');
   });
 
+  it('makes runs that fail one after another one event, when the failing started, and none for a streak that started before the window', async () => {
+    const failed = (id: string, day: string) => ({ executionId: id, status: 'FAILED', startedAt: `${day}T06:00:00Z`, finishedAt: `${day}T06:00:01Z`, selfHealingOccurred: false, error: 'GET https://supplier.example/stock answered 403 Forbidden' });
+    const completed = (id: string, day: string) => ({ ...failed(id, day), status: 'COMPLETED', error: null });
+    const streaks = {
+      // Newest first, as the crawl service answers: j1 failed from the 4th on; j2 was failing before the window and recovered.
+      j1: [failed('a6', '2026-11-06'), failed('a5', '2026-11-05'), failed('a4', '2026-11-04'), completed('a3', '2026-11-03')],
+      j2: [completed('b3', '2026-11-03'), failed('b2', '2026-11-02'), failed('b1', '2026-10-31')],
+    };
+    const { call } = routerOf({
+      InsightContentVersions: () => ({ contents: [] }),
+      InsightCrawlRunJobs: () => ({ crawlJobs: [{ jobId: 'j1', jobName: 'Supplier stock' }, { jobId: 'j2', jobName: 'news' }] }),
+      InsightCrawlRuns: (v) => ({ crawlExecutions: streaks[v.jobId as 'j1' | 'j2'] }),
+    });
+    const events = await platformEvents({ call, headers }).between(caller({}), FROM, TO);
+    expect(events.map(({ kind, ref, at, title }) => ({ kind, ref, at: new Date(at).toISOString(), title }))).toEqual([
+      { kind: 'crawl_failed', ref: 'crawl-job:j1:execution:a4', at: '2026-11-04T06:00:01.000Z', title: 'Crawl job "Supplier stock" runs started failing (3 in a row): GET https://supplier.example/stock answered 403 Forbidden' },
+    ]);
+  });
+
   it('reads, for a token that grants every site, only the site named like the tenant', async () => {
     const all = routerOf({
       InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'acme' }, { siteKey: 'blog' }] }),

@@ -36,7 +36,7 @@ const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : N
  * (the analysis service reads no other schema): content versions published on the tenant's
  * sites (`sitesOf`: the token's named sites, or for an all-sites token the site named like the tenant; cms `contents`, each version's `publishedAt`; `ref` = `content:<siteKey>:<id>:v<version>`), and
  * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
- * `crawl-job:<jobId>:execution:<executionId>`) and the runs whose selectors healed
+ * `crawl-job:<jobId>:execution:<executionId>`; failures in a row are one event, at the first) and the runs whose selectors healed
  * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
  * model gateway, so they are not among them. A family the caller may not read (contents need
  * role editor) is skipped; any other failure is thrown.
@@ -90,12 +90,18 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
     const out: TimelineEvent[] = [];
     for (const job of jobs.slice(0, PLATFORM_EVENT_LIMITS.crawlJobs)) {
       const runs = await refusedAsEmpty('crawl', async () => (await deps.call<{ crawlExecutions: RunRow[] }>('InsightCrawlRuns', { jobId: job.jobId, limit: PLATFORM_EVENT_LIMITS.runsPerJob }, headers)).crawlExecutions);
-      for (const run of runs) {
-        const at = timeOf(run.finishedAt ?? run.startedAt);
+      const finished = runs.map((run) => ({ run, at: timeOf(run.finishedAt ?? run.startedAt) })).filter((r) => Number.isFinite(r.at)).sort((a, b) => a.at - b.at);
+      for (const [i, { run, at }] of finished.entries()) {
         if (!(at >= from && at < to)) continue;
         if (run.status === 'FAILED') {
+          // Runs that fail one after another are one event, when the failing started: each later
+          // failure would otherwise line up with whatever else moved on its day.
+          if (finished[i - 1]?.run.status === 'FAILED') continue;
+          let streak = 1;
+          while (finished[i + streak]?.run.status === 'FAILED') streak++;
           const why = run.error ? `: ${run.error.slice(0, PLATFORM_EVENT_LIMITS.errorText)}` : '';
-          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title: `Crawl job "${job.jobName}" run failed${why}`, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
+          const title = streak > 1 ? `Crawl job "${job.jobName}" runs started failing (${streak} in a row)${why}` : `Crawl job "${job.jobName}" run failed${why}`;
+          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
         } else if (run.selfHealingOccurred) {
           out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: crawlJobRef(job.jobId), source: 'platform' });
         }

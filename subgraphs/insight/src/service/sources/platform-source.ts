@@ -40,6 +40,7 @@ interface ItemRow {
   items: number;
   newItems: number;
   executions: number;
+  failedRuns: number;
 }
 
 const DAY = 86_400_000;
@@ -80,9 +81,10 @@ const crawlItems: Family<ItemRow> = {
   day: (r) => r.day,
   labelsOf: (r) => ({ job: r.jobId, job_name: r.jobName, tenant: r.tenantId }),
   metrics: {
-    'crawl.items': { unit: 'items', description: 'Items collected by completed crawl runs per job per day', synonyms: ['crawled items'], value: (r) => r.items },
+    'crawl.items': { unit: 'items', description: 'Items collected by crawl runs per job per day (0 on a day whose runs all failed)', synonyms: ['crawled items'], value: (r) => r.items },
     'crawl.new_items': { unit: 'items', description: 'Items seen for the first time per crawl job per day', synonyms: ['new items'], value: (r) => r.newItems },
     'crawl.runs': { unit: 'runs', description: 'Completed crawl runs per job per day', synonyms: ['crawl runs'], value: (r) => r.executions },
+    'crawl.failed_runs': { unit: 'runs', description: 'Failed crawl runs per job per day', synonyms: ['failed crawls', 'crawl failures'], value: (r) => r.failedRuns },
   },
 };
 
