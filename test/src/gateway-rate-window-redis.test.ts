@@ -241,4 +241,67 @@ describe('the Redis admission script', () => {
     expect(outcomes.refused).toBeGreaterThan(20);
     expect(outcomes.oldestSettled).toBeGreaterThan(20);
   });
+
+  /** Waits until Redis's clock is early in a second, so what follows happens within it. */
+  async function startOfSecond(): Promise<number> {
+    for (;;) {
+      const [sec, micros] = (await redis.time()).map(Number) as [number, number];
+      if (micros < 150_000) return sec;
+      await new Promise((r) => setTimeout(r, Math.ceil((1_000_000 - micros) / 1000) + 2));
+    }
+  }
+  const counted = async (id: string, part: 'r' | 't') => Object.values(await redis.hgetall(key(id, part))).reduce((sum, v) => sum + Number(v), 0);
+
+  it('admits from a slice without asking Redis while far below the limit, reports the true use, and hands the unused part back when its second ends', async () => {
+    // 100,000 requests and 2,000,000 tokens a minute: slices of 500 requests and 10,000 tokens.
+    const scopes: LimitScope[] = [{ id: 'key:slice', limits: { requestsPerMinute: 100_000, tokensPerMinute: 2_000_000, maxConcurrent: null } }];
+    const sec = await startOfSecond();
+    const first = await store.admit(scopes, 50, 'sl0', 30_000);
+    expect(first).toMatchObject({ admitted: true, second: sec, uses: [{ requestsUsed: 0, tokensUsed: 0 }] });
+    // The first request, and the slice reserved after it, are in Redis at once.
+    expect([await counted('key:slice', 'r'), await counted('key:slice', 't')]).toEqual([501, 10_050]);
+    const next: Awaited<ReturnType<typeof store.admit>>[] = [];
+    for (let i = 1; i <= 100; i++) next.push(await store.admit(scopes, 50, `sl${i}`, 30_000));
+    // A hundred more admitted from the slice: Redis counted none of them again, and each reports the window's true use.
+    expect([await counted('key:slice', 'r'), await counted('key:slice', 't')]).toEqual([501, 10_050]);
+    expect(next.map((d) => (d.admitted ? [d.second, d.uses[0]!.requestsUsed, d.uses[0]!.tokensUsed] : 'refused'))).toEqual(next.map((_, i) => [sec, i + 1, 50 * (i + 1)]));
+    // A settlement (50 estimated, 10 used) shows in the slice's view at once, and in Redis.
+    await store.settle(scopes, 'sl1', sec, 50, 10);
+    const after = await store.admit(scopes, 50, 'sl101', 30_000);
+    expect(after.uses[0]!.tokensUsed).toBe(50 * 101 - 40);
+    // When the second ends, the slice's unused part goes back: the window holds what was admitted.
+    await new Promise((r) => setTimeout(r, 1300));
+    expect(await counted('key:slice', 'r')).toBe(102);
+    expect(await counted('key:slice', 't')).toBe(50 * 102 - 40);
+  });
+
+  it('never lets two instances with slices pass a limit, and admits exactly the limit once their slices are back', async () => {
+    // 4,000 requests a minute: slices of 20 while the window stays under 2,000.
+    const scopes: LimitScope[] = [{ id: 'agent:twoslices', limits: { requestsPerMinute: 4000, tokensPerMinute: null, maxConcurrent: null } }];
+    const other = createRedisRateWindows(REDIS_URL, prefix, createLogger({ level: 'silent' }));
+    const random = seededRandom(4040);
+    let admitted = 0;
+    let member = 0;
+    const round = async () => {
+      // Both instances at once, a few requests each in one turn, as traffic arrives.
+      const asked = [store, other].flatMap((s) => Array.from({ length: 1 + Math.floor(random() * 12) }, () => s.admit(scopes, 0, `two${member++}`, 30_000)));
+      const decisions = await Promise.all(asked);
+      const yes = decisions.filter((d) => d.admitted).length;
+      admitted += yes;
+      return yes;
+    };
+    try {
+      let refusedRounds = 0;
+      while (refusedRounds < 3) refusedRounds = (await round()) === 0 ? refusedRounds + 1 : 0;
+      // Never more than the limit; at most the two slices short of it while they last.
+      expect(admitted).toBeLessThanOrEqual(4000);
+      expect(admitted).toBeGreaterThanOrEqual(4000 - 2 * 20);
+      await new Promise((r) => setTimeout(r, 1300));
+      for (let i = 0; i < 3; i++) await round();
+      expect(admitted).toBe(4000);
+      expect(await counted('agent:twoslices', 'r')).toBe(4000);
+    } finally {
+      await other.close();
+    }
+  });
 });

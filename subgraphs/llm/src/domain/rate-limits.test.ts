@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { createMemoryRateWindows } from '../store/rate-window-store.js';
-import { bucketEndsAt, formatDuration, rateLimitHeaders, refusalMessage, waitFor, windowUse, type LimitScope } from './rate-limits.js';
+import { bucketEndsAt, formatDuration, rateLimitHeaders, refusalMessage, sliceOf, waitFor, windowUse, type LimitScope } from './rate-limits.js';
 
 const T0 = 1_700_000_000_000; // a whole second
 const scope = (limits: Partial<LimitScope['limits']>, id = 'key:k1'): LimitScope => ({ id, limits: { requestsPerMinute: null, tokensPerMinute: null, maxConcurrent: null, ...limits } });
@@ -101,5 +101,19 @@ describe('the in-process window store', () => {
     expect((await store.admit(scopes, 0, 'm4', 30_000)).admitted).toBe(false); // renewed: still in flight
     now += 31_000;
     expect((await store.admit(scopes, 0, 'm5', 30_000)).admitted).toBe(true); // its instance stopped renewing
+  });
+
+  it('slices only limits whose 0.5 % is at least 10 requests or 4,096 tokens, and never a scope that counts requests in flight', () => {
+    const limits = (requestsPerMinute: number | null, tokensPerMinute: number | null, maxConcurrent: number | null = null) => ({ requestsPerMinute, tokensPerMinute, maxConcurrent });
+    expect(sliceOf(limits(50, null))).toBeUndefined();
+    expect(sliceOf(limits(1999, null))).toBeUndefined();
+    expect(sliceOf(limits(2000, null))).toEqual({ requests: 10, tokens: 0 });
+    expect(sliceOf(limits(null, 200_000))).toBeUndefined();
+    expect(sliceOf(limits(null, 1_000_000))).toEqual({ requests: 0, tokens: 5000 });
+    // Both dimensions must be sliceable; the slice is capped however high the limit.
+    expect(sliceOf(limits(100_000, 200_000))).toBeUndefined();
+    expect(sliceOf(limits(1_000_000_000, 1_000_000_000_000))).toEqual({ requests: 500, tokens: 2_000_000 });
+    expect(sliceOf(limits(100_000, null, 5))).toBeUndefined();
+    expect(sliceOf(limits(null, null, 5))).toBeUndefined();
   });
 });

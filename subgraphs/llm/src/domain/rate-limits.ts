@@ -33,6 +33,27 @@ export const WINDOW_BUCKETS = 61;
 
 export const hasLimits = (limits: RateLimits) => limits.requestsPerMinute !== null || limits.tokensPerMinute !== null || limits.maxConcurrent !== null;
 
+/**
+ * Admission slices (store/rate-window-redis.ts): while a window, its slice included, stays
+ * within half of its limit, an instance reserves `share` of the limit in one call and admits
+ * from it without asking Redis until that second ends; what it did not use is handed back then.
+ * The reservation counts in the window at once, so a limit is never passed; the price is that,
+ * for at most a second, another instance's request can be refused up to a slice early (0.5 % of
+ * the limit per instance), and only near half the limit. A limit whose share is under `min`
+ * requests (tokens), or a scope that counts requests in flight, is decided in Redis every time.
+ */
+export const SLICE = { share: 0.005, minRequests: 10, maxRequests: 500, minTokens: 4096, maxTokens: 2_000_000 } as const;
+
+/** A scope's slice size, or undefined when its limits are decided in Redis every time. */
+export function sliceOf(limits: RateLimits): { requests: number; tokens: number } | undefined {
+  const { requestsPerMinute: rpm, tokensPerMinute: tpm, maxConcurrent } = limits;
+  if (maxConcurrent !== null || (rpm === null && tpm === null)) return undefined;
+  const requests = rpm === null ? 0 : Math.min(SLICE.maxRequests, Math.floor(rpm * SLICE.share));
+  const tokens = tpm === null ? 0 : Math.min(SLICE.maxTokens, Math.floor(tpm * SLICE.share));
+  if ((rpm !== null && requests < SLICE.minRequests) || (tpm !== null && tokens < SLICE.minTokens)) return undefined;
+  return { requests, tokens };
+}
+
 /** The oldest bucket (a second) still counted at `nowSec`. */
 export const oldestCounted = (nowSec: number) => nowSec - (WINDOW_BUCKETS - 1);
 

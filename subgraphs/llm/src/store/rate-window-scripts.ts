@@ -39,7 +39,11 @@ end`;
  * and in-flight keys and the requests and tokens windows' summaries. Answers, flat, per request:
  * admitted (1/0), now in ms, the second, the refusal (scope index, kind, used, requested, wait
  * ms; -1 for never), then per scope requests used, their oldest bucket, tokens used, their oldest
- * bucket, in flight.
+ * bucket, in flight. After the requests, slices (rate-window-redis.ts): ARGV their count, then
+ * per slice its scope's requests and tokens limits (-1: none) and the requests and tokens to
+ * reserve; KEYS per slice its requests and tokens keys and their summaries; answers per slice
+ * reserved (1/0), the second, and the window as the requests left it (requests used, oldest,
+ * tokens used, oldest).
  */
 export const ADMIT = `${SUMMARY}
 local t = redis.call('TIME')
@@ -154,8 +158,54 @@ for _ = 1, tonumber(ARGV[1]) do
   ka = ka + 5 * n
   aa = aa + 3 * n
 end
+-- Slices, after the batch's requests: a scope's slice is reserved only while the window, slice
+-- included, stays within half of each of its limits (-1: that dimension has none).
+for _ = 1, tonumber(ARGV[aa]) do
+  local rpm, tpm, sr, st = tonumber(ARGV[aa + 1]), tonumber(ARGV[aa + 2]), tonumber(ARGV[aa + 3]), tonumber(ARGV[aa + 4])
+  local ru, ro, tu, to, ok, wr, wt = 0, -1, 0, -1, true, nil, nil
+  if rpm >= 0 then wr = window(KEYS[ka + 1], KEYS[ka + 3]); ru, ro = wr.used, wr.first; ok = wr.used + sr <= rpm / 2 end
+  if tpm >= 0 then wt = window(KEYS[ka + 2], KEYS[ka + 4]); tu, to = wt.used, wt.first; ok = ok and wt.used + st <= tpm / 2 end
+  if ok then
+    if wr then add(KEYS[ka + 1], sr) end
+    if wt then add(KEYS[ka + 2], st) end
+  end
+  out[#out + 1] = ok and 1 or 0; out[#out + 1] = sec
+  out[#out + 1] = ru; out[#out + 1] = ro; out[#out + 1] = tu; out[#out + 1] = to
+  ka = ka + 4
+  aa = aa + 4
+end
 for _, w in pairs(windows) do if w.changed then writeSummary(w.skey, sec, w) end end
 return out`;
+
+/**
+ * Takes an amount counted in an earlier second's bucket back out of it (a settled estimate, an
+ * unused slice), keeping the window's summary of this second right. Lua helpers shared by the
+ * scripts that take back.
+ */
+const TAKE_BACK = `${SUMMARY}
+local sec = tonumber(redis.call('TIME')[1])
+local summaries = {}
+local function summary(skey)
+  local w = summaries[skey]
+  if w == nil then w = readSummary(skey, sec) or false; summaries[skey] = w end
+  return w
+end
+local function takeBack(key, skey, bucket, amount)
+  if tonumber(bucket) < sec - ${WINDOW_BUCKETS - 1} or amount <= 0 or redis.call('HEXISTS', key, bucket) == 0 then return end
+  local left = redis.call('HINCRBY', key, bucket, -amount)
+  local w = summary(skey)
+  if left <= 0 then
+    redis.call('HDEL', key, bucket)
+    if w then
+      -- The oldest bucket gone: the next read walks the buckets. (The last field gone takes the hash's expiry with it.)
+      if w.first == tonumber(bucket) then summaries[skey] = false; redis.call('DEL', skey)
+      else w.used = w.used - (left + amount); w.expiring = false; w.changed = true end
+    end
+  elseif w then w.used = w.used - amount; w.changed = true end
+end
+local function writeSummaries()
+  for skey, w in pairs(summaries) do if w and w.changed then writeSummary(skey, sec, w) end end
+end`;
 
 /**
  * Settles a batch of ended requests: each one's token estimate leaves its bucket, its actual
@@ -165,14 +215,7 @@ return out`;
  * per scope whether it counts tokens and whether it counts requests in flight (1/0); KEYS: per
  * request, per scope its tokens and in-flight keys and the tokens window's summary.
  */
-export const SETTLE = `${SUMMARY}
-local sec = tonumber(redis.call('TIME')[1])
-local summaries = {}
-local function summary(skey)
-  local w = summaries[skey]
-  if w == nil then w = readSummary(skey, sec) or false; summaries[skey] = w end
-  return w
-end
+export const SETTLE = `${TAKE_BACK}
 local ka, aa = 0, 2
 for _ = 1, tonumber(ARGV[1]) do
   local n, member, admitted, estimate, actual = tonumber(ARGV[aa]), ARGV[aa + 1], ARGV[aa + 2], tonumber(ARGV[aa + 3]), tonumber(ARGV[aa + 4])
@@ -180,18 +223,7 @@ for _ = 1, tonumber(ARGV[1]) do
   for i = 1, n do
     local tk, ck, sk = KEYS[ka + 3 * i - 2], KEYS[ka + 3 * i - 1], KEYS[ka + 3 * i]
     if ARGV[aa + 2 * (i - 1)] == '1' then
-      if tonumber(admitted) >= sec - ${WINDOW_BUCKETS - 1} and estimate > 0 and redis.call('HEXISTS', tk, admitted) == 1 then
-        local left = redis.call('HINCRBY', tk, admitted, -estimate)
-        local w = summary(sk)
-        if left <= 0 then
-          redis.call('HDEL', tk, admitted)
-          if w then
-            -- The oldest bucket gone: the next read walks the buckets. (The last field gone takes the hash's expiry with it.)
-            if w.first == tonumber(admitted) then summaries[sk] = false; redis.call('DEL', sk)
-            else w.used = w.used - (left + estimate); w.expiring = false; w.changed = true end
-          end
-        elseif w then w.used = w.used - estimate; w.changed = true end
-      end
+      takeBack(tk, sk, admitted, estimate)
       if actual > 0 then
         redis.call('HINCRBY', tk, sec, actual); redis.call('PEXPIRE', tk, ${WINDOW_BUCKETS + 1} * 1000)
         local w = summary(sk)
@@ -206,7 +238,16 @@ for _ = 1, tonumber(ARGV[1]) do
   ka = ka + 3 * n
   aa = aa + 2 * n
 end
-for skey, w in pairs(summaries) do if w and w.changed then writeSummary(skey, sec, w) end end
+writeSummaries()
+return 1`;
+
+/**
+ * Hands unused slices back (rate-window-redis.ts): each amount leaves the bucket it was reserved
+ * in. KEYS: per slice window its key and its summary's; ARGV: per slice window its second and amount.
+ */
+export const RELEASE = `${TAKE_BACK}
+for i = 1, #KEYS / 2 do takeBack(KEYS[2 * i - 1], KEYS[2 * i], ARGV[2 * i - 1], tonumber(ARGV[2 * i])) end
+writeSummaries()
 return 1`;
 
 /** Requests still in flight stay counted for another TTL (only those still in the set). */
