@@ -19,7 +19,8 @@
 // SVC_TEST_PG_URL (default postgres://postgres@127.0.0.1:5432/postgres) and SVC_TEST_REDIS_URL
 // (default redis://127.0.0.1:6379). A fresh database and Redis prefix are used and removed.
 // Knobs: BENCH_C1_REQUESTS (default 2000), BENCH_C64_SECONDS (default 10), BENCH_PROFILE=0 (no
-// CPU profile), BENCH_NO_WRITE=1 (print the report instead of writing RESULTS.md).
+// CPU profile), BENCH_PROFILE_TARGET (the target profiled, default svc; svcLimited for limits on),
+// BENCH_NO_WRITE=1 (print the report instead of writing RESULTS.md).
 // SVC_BENCH_SMOKE=1: a smoke run (a few requests per target, no profile, no component timing, no
 // RESULTS.md written), to check the benchmark still runs end to end; its figures mean nothing.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -582,9 +583,10 @@ async function main() {
     // Where the platform process spends its CPU: a sampling profile of a separate c=64 run.
     let profile;
     if (process.env.BENCH_PROFILE !== '0' && !SMOKE) {
-      log(`CPU profile of the platform process, svc at c=${HIGH} ...`);
-      const t = targets.svc;
-      profile = await profilePlatform(() => runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: HIGH, durationMs: 4000, warmupMs: 500 }));
+      const t = targets[process.env.BENCH_PROFILE_TARGET ?? 'svc'];
+      if (!t) throw new Error(`BENCH_PROFILE_TARGET names no target: ${process.env.BENCH_PROFILE_TARGET} (one of ${Object.keys(targets).join(', ')})`);
+      log(`CPU profile of the platform process, ${t.label} at c=${HIGH} ...`);
+      profile = { ...(await profilePlatform(() => runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: HIGH, durationMs: 4000, warmupMs: 500 }))), label: t.label };
     }
 
     // 5. The per-request PostgreSQL and Redis work of a cacheBypass request, timed on its own in
@@ -962,7 +964,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   if (profile) {
     md.push(`## Where the platform process spends its CPU (concurrency ${HIGH})`);
     md.push('');
-    md.push(`Sampling CPU profile (node:inspector, 250 µs) of the platform process during a separate 4 s run of the svc target at c=${HIGH} (${profile.requests} requests; the profiler slows it somewhat, so only the shares matter). The event loop was busy ${fmt(profile.busyPercent, 0)} % of the time, ${fmt(profile.busyMsPerRequest, 2)} ms per request on the main thread. Self time, idle excluded:`);
+    md.push(`Sampling CPU profile (node:inspector, 250 µs) of the platform process during a separate 4 s run of ${profile.label} at c=${HIGH} (${profile.requests} requests; the profiler slows it somewhat, so only the shares matter). The event loop was busy ${fmt(profile.busyPercent, 0)} % of the time, ${fmt(profile.busyMsPerRequest, 2)} ms per request on the main thread. Self time, idle excluded:`);
     md.push('');
     md.push('| area (npm package, svc workspace or Node) | share of busy time |');
     md.push('|---|---:|');

@@ -265,10 +265,18 @@ describe('the Redis admission script', () => {
     // A hundred more admitted from the slice: Redis counted none of them again, and each reports the window's true use.
     expect([await counted('key:slice', 'r'), await counted('key:slice', 't')]).toEqual([501, 10_050]);
     expect(next.map((d) => (d.admitted ? [d.second, d.uses[0]!.requestsUsed, d.uses[0]!.tokensUsed] : 'refused'))).toEqual(next.map((_, i) => [sec, i + 1, 50 * (i + 1)]));
-    // A settlement (50 estimated, 10 used) shows in the slice's view at once, and in Redis.
+    // A settlement (50 estimated, 10 used) within the second is the slice's to take: Redis is not
+    // asked, the slice's view follows at once, and the difference goes back with the unused part.
     await store.settle(scopes, 'sl1', sec, 50, 10);
     const after = await store.admit(scopes, 50, 'sl101', 30_000);
     expect(after.uses[0]!.tokensUsed).toBe(50 * 101 - 40);
+    await new Promise((r) => setTimeout(r, 20));
+    expect([await counted('key:slice', 'r'), await counted('key:slice', 't')]).toEqual([501, 10_050]);
+    // One admitted in an earlier second settles in Redis: its estimate leaves that second's bucket.
+    await redis.hset(key('key:slice', 't'), String(sec - 5), '50');
+    await store.settle(scopes, 'old', sec - 5, 50, 0);
+    await new Promise((r) => setTimeout(r, 50));
+    expect(await redis.hget(key('key:slice', 't'), String(sec - 5))).toBeNull();
     // When the second ends, the slice's unused part goes back: the window holds what was admitted.
     await new Promise((r) => setTimeout(r, 1300));
     expect(await counted('key:slice', 'r')).toBe(102);

@@ -128,6 +128,29 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     return slice;
   }
 
+  /**
+   * Settles a request that ends within the second it was admitted in, when every scope has a
+   * live slice of that second: its estimate and its actual tokens would both land in that
+   * second's bucket, which holds the slice, so the slice takes them and hands back the
+   * difference with its unused part. True when it did; else Redis settles it.
+   */
+  function settleLocally(scopes: readonly LimitScope[], second: number, estimate: number, actual: number): boolean {
+    const now = Date.now();
+    const held: Slice[] = [];
+    for (const scope of scopes) {
+      const slice = slices.get(scope.id);
+      if (!slice || slice.second !== second || now >= slice.until || !sameLimits(slice.limits, scope.limits)) return false;
+      if (scope.limits.tokensPerMinute !== null && slice.tokens + estimate - actual < 0) return false;
+      held.push(slice);
+    }
+    for (const slice of held) {
+      if (slice.limits.tokensPerMinute === null) continue;
+      slice.tokens += estimate - actual;
+      slice.use.tokensUsed = Math.max(0, slice.use.tokensUsed + actual - estimate);
+    }
+    return true;
+  }
+
   /** Admits from this instance's slices when every scope has one of the same second with room; else undefined. */
   function admitLocally(scopes: readonly LimitScope[], tokens: number): WindowAdmission | undefined {
     const now = Date.now();
@@ -282,6 +305,7 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
 
     async settle(scopes, member, second, estimate, actual) {
       if (counted.delete(member)) return fallback.settle(scopes, member, second, estimate, actual);
+      if (settleLocally(scopes, second, estimate, actual)) return;
       // A live slice's view of its window follows the settlement (the estimate leaves only a bucket still counted).
       const taken = second >= oldestCounted(Math.floor(Date.now() / 1000)) ? estimate : 0;
       for (const { id, limits } of scopes) {
