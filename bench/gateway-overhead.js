@@ -1002,7 +1002,7 @@ function limiterCost(results, components) {
   return [
     '### What the rate limiter costs',
     '',
-    `The limited agent has a requests-per-minute and a tokens-per-minute limit too high to refuse anything; every request still runs the admission script (one Redis call, atomic over the key's and the agent's windows) before the upstream call and the settlement script after the answer, and carries the six \`x-ratelimit-*\` headers. Limits on minus limits off, same run:`,
+    `The limited agent has a requests-per-minute and a tokens-per-minute limit too high to refuse anything; far below them, requests are admitted from slices of 0.5 % of each limit that the admission script reserves in Redis about once a second per scope (\`SLICE\` in \`subgraphs/llm/src/domain/rate-limits.ts\`), a request that ends within its second settles in the slice, and the others go to Redis as they would near a limit (one atomic script call over the key's and the agent's windows before the upstream call, the settlement script after the answer); every answer carries the six \`x-ratelimit-*\` headers. Limits on minus limits off, same run:`,
     '',
     '| measure | limits off | limits on | cost of the limiter |',
     '|---|---:|---:|---:|',
@@ -1012,7 +1012,7 @@ function limiterCost(results, components) {
     `| platform CPU per request at concurrency ${HIGH}, ms | ${fmt(cpu(svc[HIGH]), 3)} | ${fmt(cpu(lim[HIGH]), 3)} | ${signed(cpu(lim[HIGH]) - cpu(svc[HIGH]), 3)} |`,
     `| Redis commands per request (counted at concurrency 1) | ${fmt(redis(svc[1]), 1)} | ${fmt(redis(lim[1]), 1)} | ${signed((redis(lim[1]) ?? NaN) - (redis(svc[1]) ?? NaN), 1)} |`,
     ...(components?.limiterAdmit
-      ? ['', `Timed alone in this process (sequential, same Redis): the admission script takes ${fmt(components.limiterAdmit.p50, 3)} ms at p50 (${fmt(components.limiterAdmit.p99, 3)} ms p99), the settlement script ${fmt(components.limiterSettle.p50, 3)} ms (${fmt(components.limiterSettle.p99, 3)} ms p99); only the admission is awaited before the upstream call. Differences of the end-to-end rows above include the noise of a shared machine.`]
+      ? ['', `Timed alone in this process (sequential, same Redis, so mostly admitted from and settled in slices): an admission takes ${fmt(components.limiterAdmit.p50, 3)} ms at p50 (${fmt(components.limiterAdmit.p99, 3)} ms p99), a settlement ${fmt(components.limiterSettle.p50, 3)} ms (${fmt(components.limiterSettle.p99, 3)} ms p99); only the admission is awaited before the upstream call. Differences of the end-to-end rows above include the noise of a shared machine.`]
       : []),
   ];
 }
