@@ -28,6 +28,20 @@ describe('analyse', () => {
     expect(narrate(f).statements.find((st) => st.topic === 'range')?.text).toMatch(/^From the history before the change started \(Sat 7 Nov\), items was expected between /);
   });
 
+  it('states the causes that matter and leaves a factor of 1 % of the change to the waterfall', () => {
+    // cancel_rate = cancels ÷ bookings: cancels double from Mon 9 Nov, bookings wobble a little.
+    const series = [
+      flat('cancels', {}, '2026-09-01', 76, (i) => (i >= 69 ? 16 + (i % 3) : 8 + (i % 3))),
+      flat('bookings', {}, '2026-09-01', 76, (i) => 100 + (i % 4)),
+    ];
+    const f = analyse({ question: 'why did the cancel rate go up last week', catalog: [{ name: 'cancel_rate', aggregation: { ratio: { numerator: 'cancels', denominator: 'bookings' } } }, { name: 'cancels' }, { name: 'bookings' }], series, now });
+    expect(f.causes.map((c) => c.name)).toEqual(['cancels', 'bookings']);
+    expect(Math.abs(f.causes[1]!.share)).toBeLessThan(0.05);
+    const causes = narrate(f).statements.filter((st) => st.topic === 'cause').map((st) => st.text);
+    expect(causes).toHaveLength(1);
+    expect(causes[0]).toMatch(/^The factor cancels accounts for /);
+  });
+
   it('states its readings and defaults, skips segments of a metric that does not add up, and keeps the remainder', () => {
     const series = [
       flat('latency_ms', { region: 'eu' }, '2026-10-01', 48, (i) => (i >= 39 ? 300 : 200)),

@@ -18,6 +18,8 @@ export interface Narrative {
 }
 
 const MAX_CAUSES = 4;
+/** A cause smaller than this share of the change is not stated (the waterfall still shows it), unless it is the largest. */
+const MIN_STATED_SHARE = 0.05;
 
 export function narrate(f: Finding): Narrative {
   const answer = answerFirstSentence(f);
@@ -38,7 +40,7 @@ export function narrate(f: Finding): Narrative {
     statements.push({ topic: 'start', text: `The change started on ${formatDay(f.changePoint.day, locale)}${events.length ? `; on the timeline then: ${events.join('; ')}` : ''}.` });
   }
   if (p.observed !== 'flat' && f.causes.length > 0) {
-    for (const c of f.causes.slice(0, MAX_CAUSES)) {
+    for (const c of f.causes.filter((c, i) => i === 0 || Math.abs(c.share) >= MIN_STATED_SHARE).slice(0, MAX_CAUSES)) {
       const how = c.view === 'segment' ? `the segment ${c.name}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
       const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
       statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
