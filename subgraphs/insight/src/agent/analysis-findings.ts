@@ -15,6 +15,7 @@ interface AnalysisData extends Narrative {
 }
 
 const TITLES: Record<Narrative['statements'][number]['topic'], string> = {
+  ranking: 'Ranked',
   range: 'How unusual it is',
   start: 'When it started',
   cause: 'A cause',

@@ -21,6 +21,7 @@ import { forecastAhead, whatIfEffect } from './outlook.js';
 import { choosePeriods, type Period } from './periods.js';
 import { subjectOf } from './plan.js';
 import { judgePremise } from './premise.js';
+import { rankParts } from './ranking.js';
 import { remainderOf } from './remainder.js';
 import { attributeSegments, type SegmentAttribution } from './segment-attribution.js';
 import { SeriesBook, type SeriesData } from './series.js';
@@ -247,6 +248,9 @@ export function analyse(input: AnalysisInput): Finding {
     ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed,
       reading.whatIf.metric && defs.get(reading.whatIf.metric) ? { def: defs.get(reading.whatIf.metric)!, from: periods.period.from } : undefined)
     : undefined;
+  const order = reading.rankOrder === 'best' ? (def.upIsGood ? 'most' : 'least') : reading.rankOrder === 'worst' ? (def.upIsGood ? 'least' : 'most') : reading.rankOrder;
+  const ranking = order ? rankParts(def, book, periods.period, periods.comparison, reading.subjectText, order, scope) : undefined;
+  if (order && !ranking) notes.push(`${def.name} has no label with two or more values to rank${isAdditive(def) || ratioParts(def.aggregation) ? '' : ' (and it does not add up over labels)'}`);
   return {
     ...base,
     status: 'analysed',
@@ -262,6 +266,7 @@ export function analyse(input: AnalysisInput): Finding {
     candidates,
     ...(fc ? { forecast: fc } : {}),
     ...(whatIf ? { whatIf } : {}),
+    ...(ranking ? { ranking } : {}),
     notes,
   };
 }

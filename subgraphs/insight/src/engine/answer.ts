@@ -1,5 +1,6 @@
 /**
- * The judgment's first sentence: it answers the question that was asked. A false premise is
+ * The judgment's first sentence: it answers the question that was asked. A question about which
+ * part comes first is answered with the ranking, then the whole's move; a false premise is
  * said first, with the figures; a move inside the expected range is called normal; an unknown
  * metric is said to be unknown, with what the catalog has; otherwise the move, how unusual it
  * is, when it started (and the event that day), the largest cause with its share and, when that
@@ -22,7 +23,28 @@ function periodWords(p: Period, locale: string): string {
   return p.kind === 'month' ? `in ${formatPeriod(p, locale)}` : p.kind === 'day' ? `on ${formatPeriod(p, locale)}` : `over ${formatPeriod(p, locale)}`;
 }
 
+/** For a question that asks which part comes first: the first three parts, ranked, with their values. */
+function rankingSentence(f: Finding): string | undefined {
+  if (!f.ranking || !f.intents.includes('rank') || !f.subject || !f.periods) return undefined;
+  const { dimension, order, rows } = f.ranking;
+  const s = f.subject;
+  const v = (x: number) => formatValue(x, s.unit, f.locale);
+  const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
+  const word = ratio ? (order === 'most' ? 'highest' : 'lowest') : order === 'most' ? 'most' : s.unit.kind === 'count' ? 'fewest' : 'least';
+  const [first, ...rest] = rows;
+  const then = rest.slice(0, 3).map((r) => `${r.value} (${v(r.amount)})`);
+  const more = rest.length > 3 ? ` and ${rest.length - 3} more` : '';
+  const share = first!.share !== undefined ? `, ${formatShare(first!.share, f.locale)} of the total` : '';
+  return `${dimension}=${first!.value} had the ${word} ${subjectName(s)} ${periodWords(f.periods.period, f.locale)}: ${v(first!.amount)}${share}; then ${then.join(', ')}${more}.`;
+}
+
 export function answerFirstSentence(f: Finding): string {
+  const ranked = rankingSentence(f);
+  const main = mainSentence(f);
+  return ranked ? `${ranked} In all, ${main}` : main;
+}
+
+function mainSentence(f: Finding): string {
   const locale = f.locale;
   if (f.status === 'unknown-metric') {
     const names = f.available ?? [];

@@ -14,6 +14,7 @@ import type { Premise } from './premise.js';
 import type { Remainder } from './remainder.js';
 import type { SegmentAttribution } from './segment-attribution.js';
 import type { MatchHow } from './subject.js';
+import type { Ranking } from './ranking.js';
 
 /** A decomposition of the change: through a formula (or a ratio's numerator and denominator), declared drivers, or labels. */
 export type View = 'formula' | 'driver' | 'segment';
@@ -99,6 +100,8 @@ export interface Finding {
   candidates: Candidate[];
   forecast?: ForecastSummary;
   whatIf?: WhatIfOutcome;
+  /** For a question that asks which part comes first: the subject per value of one label, ranked (ranking.ts). */
+  ranking?: Ranking;
   /** Assumptions and readings worth stating (period reading, defaults, skipped stages and why). */
   notes: string[];
   locale: string;

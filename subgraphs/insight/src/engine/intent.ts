@@ -1,12 +1,12 @@
 /**
- * What the question asks: why something changed, what would happen if a lever moved, or where
- * a metric is heading; which direction it claims the metric moved; and a what-if's lever, read
+ * What the question asks: why something changed, what would happen if a lever moved, where
+ * a metric is heading, or which of its parts comes first (`rank`); which direction it claims the metric moved; and a what-if's lever, read
  * against the catalog (a metric plus the label values the text names) and its percentage.
  */
 import type { MetricDef } from './catalog.js';
 import { findMetrics, stem, tokens } from './subject.js';
 
-export type Intent = 'why' | 'what-if' | 'forecast';
+export type Intent = 'why' | 'what-if' | 'forecast' | 'rank';
 export type Direction = 'up' | 'down';
 
 export interface WhatIf {
@@ -33,11 +33,16 @@ export interface QuestionReading {
   whatIf?: WhatIf;
   /** Days ahead a forecast question asks about (next week 7, next month 30); 28 by default. */
   horizonDays: number;
+  /** For `rank`: whether the question asks for the largest parts, the smallest, or the best or worst (which depends on whether up is good). */
+  rankOrder?: 'most' | 'least' | 'best' | 'worst';
 }
 
 const DOWN = /\b(fewer|drop(?:s|ped)?|fall(?:s|en)?|fell|declin(?:e|es|ed)|decreas(?:e|es|ed)|dip(?:s|ped)?|down|plung(?:e|es|ed)|slump(?:s|ed)?|shr[iau]nk|lower|worse|lost|los(?:e|ing)|tank(?:s|ed)?|s[ai]nk|collaps(?:e|ed)|crash(?:ed)?)\b/;
 const UP = /\b(ris(?:e|es|en)|rose|spik(?:e|es|ed)|increas(?:e|es|ed)|gr[eo]w(?:s|n)?|jump(?:s|ed)?|surg(?:e|es|ed)|climb(?:s|ed)?|(?<!\b(?:sign|signed|set|pick|picked|log|logged|back|show|showed|look|follow|catch|sum|summed|add|added|open|opened|spin|spun)\s)up|higher|improv(?:e|es|ed)|soar(?:s|ed)?|boost(?:ed)?)\b/;
 const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower|halve|drop|trim|spend)\s+(?:the\s+|our\s+)?(.+?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent\b)/;
+/** "Which marina booked the most", "what store sold the fewest", "rank the regions", "top 5 products": not "what drove most of the drop". */
+const RANK = /\b(?:which|what)\b[^?.!;]*?\b(most|least|highest|lowest|fewest|biggest|largest|smallest|best|worst|top)\b(?!\s+of\b)|\brank(?:s|ed|ing)?\b|\btop\s+\d+\b/;
+const LEAST = /^(least|lowest|fewest|smallest)$/;
 const WHAT_IF = /\b(what\s+if|what\s+happens\s+if|what\s+would\s+happen|suppose|if\s+we|simulate)\b[^?.!;]*/;
 
 function horizonOf(q: string): number {
@@ -86,6 +91,8 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
   if (/\bwhy\b|what\s+(caused|drove|happened)|explain|reason|root\s+cause|how\s+come/.test(subjectText) || first) intents.push('why');
   const whatIf = whatIfClause ? readLever(whatIfClause, catalog, labelValues) : undefined;
   if (whatIfClause) intents.push('what-if');
+  const rank = RANK.exec(subjectText);
+  if (rank) intents.push('rank');
   if (/\bforecast|heading|going\s+to\b|\bwill\b|\bnext\s+(week|month|quarter|\d+\s+(day|week|month)s?)\b|predict|outlook|project(ed|ion)?\b/.test(subjectText)) intents.push('forecast');
   return {
     intents,
@@ -94,5 +101,6 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
     ...(whatIfClause ? { whatIfRest: whatIfClause.replace(LEVER.exec(whatIfClause)?.[0] ?? '', ' ') } : {}),
     ...(whatIf ? { whatIf } : {}),
     horizonDays: horizonOf(subjectText),
+    ...(rank ? { rankOrder: LEAST.test(rank[1] ?? '') ? 'least' as const : rank[1] === 'best' || rank[1] === 'worst' ? rank[1] : 'most' as const } : {}),
   };
 }

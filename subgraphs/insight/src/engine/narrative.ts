@@ -8,18 +8,23 @@
 import { answerFirstSentence } from './answer.js';
 import { subjectName } from './scope.js';
 import type { Finding } from './finding.js';
-import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
+import { formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
 
 export interface Narrative {
   /** The judgment's first sentence: the answer to the question asked. */
   answer: string;
   /** Each further statement, one sentence each, in reading order. */
-  statements: { topic: 'range' | 'start' | 'cause' | 'remainder' | 'candidate' | 'forecast' | 'what-if' | 'note'; text: string }[];
+  statements: { topic: 'ranking' | 'range' | 'start' | 'cause' | 'remainder' | 'candidate' | 'forecast' | 'what-if' | 'note'; text: string }[];
 }
 
 const MAX_CAUSES = 4;
+/** Parts a ranking lists in its statement. */
+const MAX_RANKED = 10;
 /** A cause smaller than this share of the change is not stated (the waterfall still shows it), unless it is the largest. */
 const MIN_STATED_SHARE = 0.05;
+
+/** The comparison period in words ("the week before", "in September 2026"). */
+const comparisonName = (f: Finding) => (f.periods!.period.kind === 'iso-week' ? 'the week before' : `in ${formatPeriod(f.periods!.comparison, f.locale)}`);
 
 export function narrate(f: Finding): Narrative {
   const answer = answerFirstSentence(f);
@@ -30,6 +35,17 @@ export function narrate(f: Finding): Narrative {
   const v = (x: number) => formatValue(x, unit, locale);
   const d = (x: number) => formatDelta(x, unit, locale);
   const p = f.premise;
+  if (f.ranking && f.intents.includes('rank')) {
+    const rows = f.ranking.rows.slice(0, MAX_RANKED);
+    const row = (r: (typeof rows)[number]) => {
+      const aside = [...(r.share !== undefined ? [`${formatShare(r.share, locale)} of the total`] : []), ...(r.before !== undefined ? [`${v(r.before)} ${comparisonName(f)}`] : [])];
+      return `${r.value} ${v(r.amount)}${aside.length ? ` (${aside.join('; ')})` : ''}`;
+    };
+    const more = f.ranking.rows.length > rows.length ? `, and ${f.ranking.rows.length - rows.length} more not listed` : '';
+    const ratio = unit.kind === 'ratio' || unit.kind === 'percent';
+    const first = f.ranking.order === 'most' ? (ratio ? 'highest' : 'largest') : ratio ? 'lowest' : 'smallest';
+    statements.push({ topic: 'ranking', text: `By ${f.ranking.dimension}, ${first} first: ${rows.map(row).join(', ')}${more}.` });
+  }
   if (p.band && p.position) {
     const where = p.position === 'inside' ? 'inside' : p.position === 'below' ? 'below' : 'above';
     const history = p.band.historyBefore ? `the history before the change started (${formatDay(p.band.historyBefore, locale)})` : 'the history before the period';

@@ -38,6 +38,13 @@ export class Leaf {
     for (const p of this.points) if (p.t >= start && p.t < end && Number.isFinite(p.value)) sum += p.value;
     return sum;
   }
+
+  /** Whether it has a finite value between the start of day `from` and the end of day `to`. */
+  hasBetween(from: string, to: string): boolean {
+    const start = timeOf(from);
+    const end = timeOf(to) + DAY_MS;
+    return this.points.some((p) => p.t >= start && p.t < end && Number.isFinite(p.value));
+  }
 }
 
 interface Entry {

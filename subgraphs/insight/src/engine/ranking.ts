@@ -1,0 +1,82 @@
+/**
+ * A question that asks which part comes first ("which marina booked the most berths last
+ * month?"): the subject's value for each value of one label over the period, ranked, with the
+ * comparison period's beside it. The label is the one the question names (its name, or every
+ * word of it), else the one with the most values; a label the question fixes (its scope) is not
+ * ranked. Only a metric that adds up over labels, or a ratio of two that do, can be split so.
+ */
+import { ratioScale } from './aggregate.js';
+import { isAdditive, ratioParts, type MetricDef } from './catalog.js';
+import type { Period } from './periods.js';
+import type { SeriesBook } from './series.js';
+import { stem, tokens } from './subject.js';
+
+export interface RankRow {
+  value: string;
+  /** The subject's value for this part over the period, in its unit (a ratio: the part's own ratio). */
+  amount: number;
+  /** The same over the comparison period; undefined when the part had no data then. */
+  before?: number;
+  /** The part's share of the whole (additive metrics). */
+  share?: number;
+}
+
+export interface Ranking {
+  dimension: string;
+  order: 'most' | 'least';
+  /** Ranked by amount, first the one the question asks for. */
+  rows: RankRow[];
+}
+
+type Sums = { num: number; den: number; numBefore: number; denBefore: number; seen: boolean; seenBefore: boolean };
+
+/** The label to rank by: named in the question, else the one with the most values (at least two). */
+function dimensionOf(question: string, values: ReadonlyMap<string, Set<string>>): string | undefined {
+  const words = new Set(tokens(question).map((t) => t.word));
+  const candidates = [...values].filter(([, v]) => v.size >= 2);
+  const named = candidates.find(([label]) => label.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).every((w) => words.has(stem(w))));
+  if (named) return named[0];
+  return candidates.sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0]))[0]?.[0];
+}
+
+export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comparison: Period, question: string, order: 'most' | 'least', fixed: Readonly<Record<string, string>>): Ranking | undefined {
+  const parts = ratioParts(def.aggregation);
+  if (!parts && !isAdditive(def)) return undefined;
+  const numerators = book.leaves(parts ? parts.numerator : def.name);
+  const denominators = parts ? new Map(book.leaves(parts.denominator).map((l) => [JSON.stringify(Object.entries(l.labels).sort()), l])) : undefined;
+  const values = new Map<string, Set<string>>();
+  for (const leaf of numerators) for (const [label, value] of Object.entries(leaf.labels)) if (!(label in fixed)) (values.get(label) ?? values.set(label, new Set()).get(label)!).add(value);
+  const dimension = dimensionOf(question, values);
+  if (!dimension) return undefined;
+  const sums = new Map<string, Sums>();
+  for (const leaf of numerators) {
+    const value = leaf.labels[dimension];
+    if (value === undefined) continue;
+    const den = denominators?.get(JSON.stringify(Object.entries(leaf.labels).sort()));
+    if (denominators && !den) continue;
+    const s = sums.get(value) ?? sums.set(value, { num: 0, den: 0, numBefore: 0, denBefore: 0, seen: false, seenBefore: false }).get(value)!;
+    const after = leaf.sumBetween(period.from, period.to);
+    const before = leaf.sumBetween(comparison.from, comparison.to);
+    s.num += after;
+    s.numBefore += before;
+    s.seen ||= leaf.hasBetween(period.from, period.to);
+    s.seenBefore ||= leaf.hasBetween(comparison.from, comparison.to);
+    if (den) {
+      s.den += den.sumBetween(period.from, period.to);
+      s.denBefore += den.sumBetween(comparison.from, comparison.to);
+    }
+  }
+  const scale = parts ? ratioScale(def) : 1;
+  const amountOf = (num: number, den: number) => (parts ? (den > 0 ? (num / den) * scale : Number.NaN) : num);
+  const total = parts ? 0 : [...sums.values()].reduce((t, s) => t + s.num, 0);
+  const rows: RankRow[] = [...sums]
+    .filter(([, s]) => s.seen && Number.isFinite(amountOf(s.num, s.den)))
+    .map(([value, s]) => ({
+      value,
+      amount: amountOf(s.num, s.den),
+      ...(s.seenBefore && Number.isFinite(amountOf(s.numBefore, s.denBefore)) ? { before: amountOf(s.numBefore, s.denBefore) } : {}),
+      ...(!parts && total > 0 ? { share: s.num / total } : {}),
+    }))
+    .sort((a, b) => (order === 'most' ? b.amount - a.amount : a.amount - b.amount) || a.value.localeCompare(b.value));
+  return rows.length >= 2 ? { dimension, order, rows } : undefined;
+}
