@@ -9,11 +9,16 @@
 import type { Finding } from './finding.js';
 import { subjectName } from './scope.js';
 import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
-import type { Period } from './periods.js';
+import { isYearBefore, type Period } from './periods.js';
 
 const LISTED = 12;
 
-function comparisonWords(p: Period, c: Period, locale: string): string {
+/** The comparison period in words: "the week before", "the same week a year before (Mon 17 – Sun 23 Nov 2025)", "September 2026". */
+export function comparisonWords(p: Period, c: Period, locale: string): string {
+  if (isYearBefore(p, c) && p.kind !== 'month') {
+    const what = p.kind === 'iso-week' ? 'week' : p.kind === 'day' ? 'day' : 'days';
+    return `the same ${what} a year before (${formatPeriod(c, locale)} ${c.to.slice(0, 4)})`;
+  }
   if (p.kind === 'iso-week' && c.kind === 'iso-week') return 'the week before';
   if (p.kind === 'day' && c.kind === 'day') return `the same day a week before (${formatDay(c.from, locale)})`;
   return formatPeriod(c, locale);
@@ -32,6 +37,10 @@ function rankingSentence(f: Finding): string | undefined {
   const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
   const word = ratio ? (order === 'most' ? 'highest' : 'lowest') : order === 'most' ? 'most' : s.unit.kind === 'count' ? 'fewest' : 'least';
   const [first, ...rest] = rows;
+  if (f.ranking.named && rows.length === 2) {
+    const more = ratio ? (order === 'most' ? 'a higher' : 'a lower') : order === 'most' ? 'more' : s.unit.kind === 'count' ? 'fewer' : 'less';
+    return `${dimension}=${first!.value} had ${more} ${subjectName(s)} than ${rest[0]!.value} ${periodWords(f.periods.period, f.locale)}: ${v(first!.amount)} against ${v(rest[0]!.amount)} (${formatDelta(first!.amount - rest[0]!.amount, s.unit, f.locale)}).`;
+  }
   const then = rest.slice(0, 3).map((r) => `${r.value} (${v(r.amount)})`);
   const more = rest.length > 3 ? ` and ${rest.length - 3} more` : '';
   const share = first!.share !== undefined ? `, ${formatShare(first!.share, f.locale)} of the total` : '';

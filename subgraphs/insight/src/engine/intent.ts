@@ -40,8 +40,8 @@ export interface QuestionReading {
 const DOWN = /\b(fewer|drop(?:s|ped)?|fall(?:s|en)?|fell|declin(?:e|es|ed)|decreas(?:e|es|ed)|dip(?:s|ped)?|down|plung(?:e|es|ed)|slump(?:s|ed)?|shr[iau]nk|lower|worse|lost|los(?:e|ing)|tank(?:s|ed)?|s[ai]nk|collaps(?:e|ed)|crash(?:ed)?)\b/;
 const UP = /\b(ris(?:e|es|en)|rose|spik(?:e|es|ed)|increas(?:e|es|ed)|gr[eo]w(?:s|n)?|jump(?:s|ed)?|surg(?:e|es|ed)|climb(?:s|ed)?|(?<!\b(?:sign|signed|set|pick|picked|log|logged|back|show|showed|look|follow|catch|sum|summed|add|added|open|opened|spin|spun)\s)up|higher|improv(?:e|es|ed)|soar(?:s|ed)?|boost(?:ed)?)\b/;
 const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower|halve|drop|trim|spend)\s+(?:the\s+|our\s+)?(.+?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent\b)/;
-/** "Which marina booked the most", "what store sold the fewest", "rank the regions", "top 5 products": not "what drove most of the drop". */
-const RANK = /\b(?:which|what)\b[^?.!;]*?\b(most|least|highest|lowest|fewest|biggest|largest|smallest|best|worst|top)\b(?!\s+of\b)|\brank(?:s|ed|ing)?\b|\btop\s+\d+\b/;
+/** "Which marina booked the most", "what store sold the fewest", "rank the regions", "top 5 products", "compare north and south": not "what drove most of the drop", nor "compared to last year". */
+const RANK = /\b(?:which|what)\b[^?.!;]*?\b(most|least|highest|lowest|fewest|biggest|largest|smallest|best|worst|top)\b(?!\s+of\b)|\brank(?:s|ed|ing)?\b|\btop\s+\d+\b|\bcompar(?:e|ing)\b(?!\s+(?:to|with)\b)/;
 const LEAST = /^(least|lowest|fewest|smallest)$/;
 const WHAT_IF = /\b(what\s+if|what\s+happens\s+if|what\s+would\s+happen|suppose|if\s+we|simulate)\b[^?.!;]*/;
 

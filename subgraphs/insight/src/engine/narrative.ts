@@ -5,10 +5,10 @@
  * is heading, and what the what-if would bring. Every figure is the engine's, formatted for the
  * metric's unit and the locale.
  */
-import { answerFirstSentence } from './answer.js';
+import { answerFirstSentence, comparisonWords } from './answer.js';
 import { subjectName } from './scope.js';
 import type { Finding } from './finding.js';
-import { formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
+import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
 
 export interface Narrative {
   /** The judgment's first sentence: the answer to the question asked. */
@@ -24,7 +24,10 @@ const MAX_RANKED = 10;
 const MIN_STATED_SHARE = 0.05;
 
 /** The comparison period in words ("the week before", "in September 2026"). */
-const comparisonName = (f: Finding) => (f.periods!.period.kind === 'iso-week' ? 'the week before' : `in ${formatPeriod(f.periods!.comparison, f.locale)}`);
+function comparisonName(f: Finding): string {
+  const words = comparisonWords(f.periods!.period, f.periods!.comparison, f.locale);
+  return words.startsWith('the ') ? words : `in ${words}`;
+}
 
 export function narrate(f: Finding): Narrative {
   const answer = answerFirstSentence(f);

@@ -22,6 +22,18 @@ describe('choosePeriods', () => {
     expect(c.reading.startsWith('no period named')).toBe(true);
   });
 
+  it('compares with the same period a year before when the question says so, and only then', () => {
+    const week = read('How did fuel litres change compared to last year?');
+    expect([week.period, week.comparison]).toEqual([{ from: '2026-11-09', to: '2026-11-15', kind: 'iso-week' }, { from: '2025-11-10', to: '2025-11-16', kind: 'iso-week' }]);
+    expect(week.reading).toBe('no period named, so last week: the last complete ISO week (Monday to Sunday), against the same period a year before (the question compares with last year)');
+    expect(read('revenue last month year over year').comparison).toEqual({ from: '2025-10-01', to: '2025-10-31', kind: 'month' });
+    expect(read('Is revenue up vs a year ago?').comparison.from).toBe('2025-11-10');
+    expect(read('why did sales drop last week YoY').comparison.from).toBe('2025-11-10');
+    // "last year" alone, or a comparison the question already gives, keeps its reading.
+    expect(read('why did sales drop last week, as they did last year').comparison.from).toBe('2026-11-02');
+    expect(read('October vs September compared to last year').comparison).toEqual({ from: '2026-09-01', to: '2026-09-30', kind: 'month' });
+  });
+
   it('reads "yesterday" against the same weekday a week before', () => {
     const c = read('why did it fall yesterday');
     expect([c.period, c.comparison]).toEqual([{ from: '2026-11-17', to: '2026-11-17', kind: 'day' }, { from: '2026-11-10', to: '2026-11-10', kind: 'day' }]);

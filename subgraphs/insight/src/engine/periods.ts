@@ -159,16 +159,24 @@ function read(q: string, today: string): Reading {
   };
 }
 
+/** "compared to last year", "vs. a year ago", "year over year", "YoY", "than the same week last year": the period is compared with the same one a year before. */
+const AGAINST_YEAR_BEFORE = /\b(?:year[\s-]+over[\s-]+year|yoy|y\/y|(?:vs\.?|versus|against|compared\s+(?:with|to)|than|from|to)\s+(?:the\s+same\s+\w+\s+)?(?:of\s+)?(?:last|a|the\s+previous|the\s+prior)\s+year|a\s+year\s+(?:ago|before|earlier))\b/;
+
+/** Whether `comparison` is `period`'s year-before (364 days for weeks and days, 12 months for months). */
+export const isYearBefore = (period: Period, comparison: Period) => comparison.from === yearBeforeOf(period).from && comparison.to === yearBeforeOf(period).to;
+
 /** Reads the question's period (lower or mixed case) and chooses its comparisons. */
 export function choosePeriods(question: string, ctx: PeriodContext): PeriodChoice {
   const today = todayOf(ctx);
-  const r = read(question.toLowerCase(), today);
+  const q = question.toLowerCase();
+  const r = read(q, today);
   const yearBefore = yearBeforeOf(r.period);
+  const yoy = !r.comparison && AGAINST_YEAR_BEFORE.test(q);
   return {
     period: r.period,
-    comparison: r.comparison ?? comparisonOf(r.period),
+    comparison: yoy ? yearBefore : r.comparison ?? comparisonOf(r.period),
     ...(ctx.firstDataDay && ctx.firstDataDay <= yearBefore.from ? { yearBefore } : {}),
-    reading: r.reading,
+    reading: yoy ? `${r.reading.replace(/, against [^,]*$/, '')}, against the same period a year before (the question compares with last year)` : r.reading,
     today,
   };
 }

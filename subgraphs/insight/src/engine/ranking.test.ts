@@ -66,4 +66,22 @@ describe('a question that asks which part comes first', () => {
     expect(f.ranking).toBeUndefined();
     expect(f.notes).toContain('fuel has no label with two or more values to rank');
   });
+
+  it('names a year-before comparison as such in the answer', () => {
+    const long = [flat('berths', { marina: 'north' }, () => 40)].map((s0) => ({ ...s0, points: Array.from({ length: 510 }, (_, i) => ({ t: timeOf(addDays('2025-07-01', i)), value: i >= 470 ? 50 : 40 })) }));
+    const f = analyse({ question: 'How did berths change compared to last year?', catalog: [{ name: 'berths' }], series: long, now });
+    expect(f.periods?.comparison).toEqual({ from: '2025-11-17', to: '2025-11-23', kind: 'iso-week' });
+    expect(narrate(f).answer).toMatch(/^berths rose 25.0 % over Mon 16 – Sun 22 Nov, from 280 to 350 against the same week a year before \(Mon 17 – Sun 23 Nov 2025\)/);
+  });
+
+  it('compares only the values the question names', () => {
+    expect(readQuestion('Compare the north and south marinas on berths last week', []).intents).toEqual(['rank']);
+    expect(readQuestion('How did revenue do compared to last year?', []).intents).toEqual([]);
+    const f = ask('Compare the north and south marinas on berths last week');
+    expect(f.ranking).toMatchObject({ dimension: 'marina', named: true });
+    expect(f.ranking!.rows.map((r) => r.value)).toEqual(['north', 'south']);
+    // Shares stay shares of the whole (west included).
+    expect(f.ranking!.rows[0]!.share! + f.ranking!.rows[1]!.share!).toBeLessThan(0.8);
+    expect(narrate(f).answer).toMatch(/^marina=north had more berths than south over Mon 16 – Sun 22 Nov: 28\d against 210 \(\+\d+\)\. In all, berths /);
+  });
 });

@@ -2,8 +2,9 @@
  * A question that asks which part comes first ("which marina booked the most berths last
  * month?"): the subject's value for each value of one label over the period, ranked, with the
  * comparison period's beside it. The label is the one the question names (its name, or every
- * word of it), else the one with the most values; a label the question fixes (its scope) is not
- * ranked. Only a metric that adds up over labels, or a ratio of two that do, can be split so.
+ * word of it), else the one two or more of whose values it names, else the one with the most
+ * values; a label the question fixes (its scope) is not ranked; when the question names two or
+ * more of its values ("compare north and south"), only those are compared. Only a metric that adds up over labels, or a ratio of two that do, can be split so.
  */
 import { ratioScale } from './aggregate.js';
 import { isAdditive, ratioParts, type MetricDef } from './catalog.js';
@@ -23,6 +24,8 @@ export interface RankRow {
 
 export interface Ranking {
   dimension: string;
+  /** True when the question named the values compared (only those are ranked). */
+  named?: boolean;
   order: 'most' | 'least';
   /** Ranked by amount, first the one the question asks for. */
   rows: RankRow[];
@@ -30,13 +33,27 @@ export interface Ranking {
 
 type Sums = { num: number; den: number; numBefore: number; denBefore: number; seen: boolean; seenBefore: boolean };
 
-/** The label to rank by: named in the question, else the one with the most values (at least two). */
-function dimensionOf(question: string, values: ReadonlyMap<string, Set<string>>): string | undefined {
+/** Whether every word of `name` is among the question's (stemmed) words. */
+const namedIn = (words: ReadonlySet<string>, name: string) => {
+  const parts = name.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean);
+  return parts.length > 0 && parts.every((w) => words.has(stem(w)));
+};
+
+/**
+ * The label to rank by: named in the question, else the one two or more of whose values it
+ * names ("compare north and south"), else the one with the most values (at least two); and the
+ * values the question names of it, when it names two or more (only those are compared).
+ */
+function dimensionOf(question: string, values: ReadonlyMap<string, Set<string>>): { dimension: string; only?: Set<string> } | undefined {
   const words = new Set(tokens(question).map((t) => t.word));
   const candidates = [...values].filter(([, v]) => v.size >= 2);
-  const named = candidates.find(([label]) => label.toLowerCase().split(/[^a-z0-9]+/).filter(Boolean).every((w) => words.has(stem(w))));
-  if (named) return named[0];
-  return candidates.sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0]))[0]?.[0];
+  const namedValues = (v: Set<string>) => new Set([...v].filter((x) => namedIn(words, x)));
+  const chosen = candidates.find(([label]) => namedIn(words, label))
+    ?? candidates.find(([, v]) => namedValues(v).size >= 2)
+    ?? candidates.sort((a, b) => b[1].size - a[1].size || a[0].localeCompare(b[0]))[0];
+  if (!chosen) return undefined;
+  const only = namedValues(chosen[1]);
+  return { dimension: chosen[0], ...(only.size >= 2 ? { only } : {}) };
 }
 
 export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comparison: Period, question: string, order: 'most' | 'least', fixed: Readonly<Record<string, string>>): Ranking | undefined {
@@ -46,12 +63,13 @@ export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comp
   const denominators = parts ? new Map(book.leaves(parts.denominator).map((l) => [JSON.stringify(Object.entries(l.labels).sort()), l])) : undefined;
   const values = new Map<string, Set<string>>();
   for (const leaf of numerators) for (const [label, value] of Object.entries(leaf.labels)) if (!(label in fixed)) (values.get(label) ?? values.set(label, new Set()).get(label)!).add(value);
-  const dimension = dimensionOf(question, values);
-  if (!dimension) return undefined;
+  const chosen = dimensionOf(question, values);
+  if (!chosen) return undefined;
+  const { dimension, only } = chosen;
   const sums = new Map<string, Sums>();
   for (const leaf of numerators) {
     const value = leaf.labels[dimension];
-    if (value === undefined) continue;
+    if (value === undefined || (only && !only.has(value))) continue;
     const den = denominators?.get(JSON.stringify(Object.entries(leaf.labels).sort()));
     if (denominators && !den) continue;
     const s = sums.get(value) ?? sums.set(value, { num: 0, den: 0, numBefore: 0, denBefore: 0, seen: false, seenBefore: false }).get(value)!;
@@ -68,7 +86,8 @@ export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comp
   }
   const scale = parts ? ratioScale(def) : 1;
   const amountOf = (num: number, den: number) => (parts ? (den > 0 ? (num / den) * scale : Number.NaN) : num);
-  const total = parts ? 0 : [...sums.values()].reduce((t, s) => t + s.num, 0);
+  // Shares are of the whole, also when only the values the question names are compared.
+  const total = parts ? 0 : numerators.filter((l) => l.labels[dimension] !== undefined).reduce((t, l) => t + l.sumBetween(period.from, period.to), 0);
   const rows: RankRow[] = [...sums]
     .filter(([, s]) => s.seen && Number.isFinite(amountOf(s.num, s.den)))
     .map(([value, s]) => ({
@@ -78,5 +97,5 @@ export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comp
       ...(!parts && total > 0 ? { share: s.num / total } : {}),
     }))
     .sort((a, b) => (order === 'most' ? b.amount - a.amount : a.amount - b.amount) || a.value.localeCompare(b.value));
-  return rows.length >= 2 ? { dimension, order, rows } : undefined;
+  return rows.length >= 2 ? { dimension, ...(only ? { named: true } : {}), order, rows } : undefined;
 }
