@@ -172,6 +172,7 @@ export function analyse(input: AnalysisInput): Finding {
   const base = {
     question: input.question,
     intents: reading.intents,
+    ...(reading.perDay ? { perDay: true } : {}),
     ...(reading.claimed ? { claimed: reading.claimed, claimWord: reading.claimWord! } : {}),
     drivers: [],
     causes: [],

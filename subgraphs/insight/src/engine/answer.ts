@@ -9,6 +9,7 @@
 import type { Finding } from './finding.js';
 import { subjectName } from './scope.js';
 import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
+import { daysBetween } from './days.js';
 import { isYearBefore, type Period } from './periods.js';
 
 const LISTED = 12;
@@ -47,10 +48,25 @@ function rankingSentence(f: Finding): string | undefined {
   return `${dimension}=${first!.value} had the ${word} ${subjectName(s)} ${periodWords(f.periods.period, f.locale)}: ${v(first!.amount)}${share}; then ${then.join(', ')}${more}.`;
 }
 
+/** For a question that asks how much it was: the period's figure, and a day's when asked for (or when the metric adds up). */
+function valueSentence(f: Finding): string | undefined {
+  if (!f.intents.includes('value') || f.intents.includes('why') || f.intents.includes('rank') || !f.subject || !f.periods || !f.premise) return undefined;
+  const s = f.subject;
+  const v = (x: number) => formatValue(x, s.unit, f.locale);
+  const days = daysBetween(f.periods.period.from, f.periods.period.to) + 1;
+  const sums = s.aggregation === 'sum';
+  const perDay = sums && days > 1 ? `, ${v(f.premise.actual / days)} a day` : '';
+  if (f.perDay && sums && days > 1) return `${subjectName(s)} averaged ${v(f.premise.actual / days)} a day ${periodWords(f.periods.period, f.locale)} (${v(f.premise.actual)} in all).`;
+  const verb = sums ? 'totalled' : s.aggregation === 'last' ? 'ended at' : s.aggregation === 'mean' ? 'averaged' : 'was';
+  return `${subjectName(s)} ${verb} ${v(f.premise.actual)} ${periodWords(f.periods.period, f.locale)}${perDay}.`;
+}
+
 export function answerFirstSentence(f: Finding): string {
-  const ranked = rankingSentence(f);
   const main = mainSentence(f);
-  return ranked ? `${ranked} In all, ${main}` : main;
+  const ranked = rankingSentence(f);
+  if (ranked) return `${ranked} In all, ${main}`;
+  const value = valueSentence(f);
+  return value ? `${value} ${main}` : main;
 }
 
 function mainSentence(f: Finding): string {

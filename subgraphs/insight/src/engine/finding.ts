@@ -76,6 +76,8 @@ export interface Finding {
   question: string;
   status: 'analysed' | 'unknown-metric' | 'no-data';
   intents: Intent[];
+  /** The question asks for a day's figure ("average daily", "per day"). */
+  perDay?: boolean;
   claimed?: Direction;
   claimWord?: string;
   /** For `unknown-metric`: every metric of the catalog. */

@@ -1,12 +1,12 @@
 /**
  * What the question asks: why something changed, what would happen if a lever moved, where
- * a metric is heading, or which of its parts comes first (`rank`); which direction it claims the metric moved; and a what-if's lever, read
+ * a metric is heading, which of its parts comes first (`rank`), or how much it was (`value`); which direction it claims the metric moved; and a what-if's lever, read
  * against the catalog (a metric plus the label values the text names) and its percentage.
  */
 import type { MetricDef } from './catalog.js';
 import { findMetrics, stem, tokens } from './subject.js';
 
-export type Intent = 'why' | 'what-if' | 'forecast' | 'rank';
+export type Intent = 'why' | 'what-if' | 'forecast' | 'rank' | 'value';
 export type Direction = 'up' | 'down';
 
 export interface WhatIf {
@@ -33,6 +33,8 @@ export interface QuestionReading {
   whatIf?: WhatIf;
   /** Days ahead a forecast question asks about (next week 7, next month 30); 28 by default. */
   horizonDays: number;
+  /** For `value`: the question asks for a day's figure ("average daily", "per day"). */
+  perDay?: boolean;
   /** For `rank`: whether the question asks for the largest parts, the smallest, or the best or worst (which depends on whether up is good). */
   rankOrder?: 'most' | 'least' | 'best' | 'worst';
 }
@@ -43,6 +45,10 @@ const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower
 /** "Which marina booked the most", "what store sold the fewest", "rank the regions", "top 5 products", "compare north and south": not "what drove most of the drop", nor "compared to last year". */
 const RANK = /\b(?:which|what)\b[^?.!;]*?\b(most|least|highest|lowest|fewest|biggest|largest|smallest|best|worst|top)\b(?!\s+of\b)|\brank(?:s|ed|ing)?\b|\btop\s+\d+\b|\bcompar(?:e|ing)\b(?!\s+(?:to|with)\b)/;
 const LEAST = /^(least|lowest|fewest|smallest)$/;
+/** "How many berths were booked", "how much did we spend", "what was the total revenue", "what is the average daily fuel use", "what was the conversion rate". */
+const VALUE = /\bhow\s+(?:many|much)\b|\bwhat\s+(?:is|was|were|are)\s+(?:the\s+|our\s+)?(?:[a-z_]+\s+){0,3}?(?:total|average|mean|number|amount|sum|count|level|value|rate|ratio|share)\b/;
+/** The question wants a day's figure: "average daily", "per day", "a day". */
+const PER_DAY = /\b(?:average|mean)\s+daily\b|\bdaily\s+(?:average|mean)\b|\bper\s+day\b|\ba\s+day\b/;
 const WHAT_IF = /\b(what\s+if|what\s+happens\s+if|what\s+would\s+happen|suppose|if\s+we|simulate)\b[^?.!;]*/;
 
 function horizonOf(q: string): number {
@@ -93,6 +99,7 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
   if (whatIfClause) intents.push('what-if');
   const rank = RANK.exec(subjectText);
   if (rank) intents.push('rank');
+  if (VALUE.test(subjectText)) intents.push('value');
   if (/\bforecast|heading|going\s+to\b|\bwill\b|\bnext\s+(week|month|quarter|\d+\s+(day|week|month)s?)\b|predict|outlook|project(ed|ion)?\b/.test(subjectText)) intents.push('forecast');
   return {
     intents,
@@ -101,6 +108,7 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
     ...(whatIfClause ? { whatIfRest: whatIfClause.replace(LEVER.exec(whatIfClause)?.[0] ?? '', ' ') } : {}),
     ...(whatIf ? { whatIf } : {}),
     horizonDays: horizonOf(subjectText),
+    ...(PER_DAY.test(subjectText) ? { perDay: true } : {}),
     ...(rank ? { rankOrder: LEAST.test(rank[1] ?? '') ? 'least' as const : rank[1] === 'best' || rank[1] === 'worst' ? rank[1] : 'most' as const } : {}),
   };
 }

@@ -21,7 +21,7 @@ const series = [
 const catalog = [{ name: 'berths' }, { name: 'cancels' }, { name: 'bookings' }, { name: 'cancel_rate', aggregation: { ratio: { numerator: 'cancels', denominator: 'bookings' } }, upIsGood: false }];
 const ask = (question: string) => analyse({ question, catalog, series, now });
 
-describe('a question that asks which part comes first', () => {
+describe('questions beyond why: which part comes first, named parts compared, how much, against last year', () => {
   it('is read as a ranking, largest or smallest first, and "most of the drop" is not one', () => {
     const read = (q: string) => readQuestion(q, []);
     expect(read('Which marina booked the most berths last month?')).toMatchObject({ intents: ['rank'], rankOrder: 'most' });
@@ -83,5 +83,15 @@ describe('a question that asks which part comes first', () => {
     // Shares stay shares of the whole (west included).
     expect(f.ranking!.rows[0]!.share! + f.ranking!.rows[1]!.share!).toBeLessThan(0.8);
     expect(narrate(f).answer).toMatch(/^marina=north had more berths than south over Mon 16 – Sun 22 Nov: 28\d against 210 \(\+\d+\)\. In all, berths /);
+  });
+
+  it('answers how much it was with the figure first, and a day\'s figure when asked for one', () => {
+    expect(readQuestion('How many berths were booked last week?', [])).toMatchObject({ intents: ['value'] });
+    expect(readQuestion('What is the average daily fuel use this month?', [])).toMatchObject({ intents: ['value'], perDay: true });
+    expect(readQuestion('Why did revenue drop last week?', []).intents).toEqual(['why']);
+    expect(readQuestion('What is the reason revenue fell?', []).intents).toEqual(['why']);
+    expect(narrate(ask('How many berths were booked last week?')).answer).toMatch(/^berths totalled [\d,]+ over Mon 16 – Sun 22 Nov, [\d,]+ a day\. berths (rose|fell|was flat)/);
+    expect(narrate(ask('What was the average daily number of berths last week?')).answer).toMatch(/^berths averaged [\d,]+ a day over Mon 16 – Sun 22 Nov \([\d,]+ in all\)\. /);
+    expect(narrate(ask('What is the cancel rate last week?')).answer).toMatch(/^cancel_rate was 10 % over Mon 16 – Sun 22 Nov\. cancel_rate was flat/);
   });
 });
