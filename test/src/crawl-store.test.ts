@@ -339,11 +339,12 @@ describe('knowledge chunks', () => {
     // tenant's anywhere, so an index scan meets thousands of the other tenant's rows first.
     const load = async (tenantId: string, itemCount: number, vector: () => number[]) => {
       const owners = await Promise.all(Array.from({ length: itemCount }, (_, i) => itemFor(tenantId, `${tenantId}-${i}`)));
-      await Promise.all(
-        owners.map((o, i) =>
-          knowledge.replaceItemChunks(tenantId, owner(o, tenantId, `${tenantId}-${i}`), MODEL, chunksOf(Array.from({ length: 100 }, vector), tenantId)),
-        ),
-      );
+      // Eight writes at a time (fewer than the pool's 10 connections): 40 writes of 100 indexed
+      // chunks queued at once waited past the pool's 5 s connect timeout on a loaded CI machine.
+      const vectors = owners.map(() => chunksOf(Array.from({ length: 100 }, vector), tenantId));
+      for (let at = 0; at < owners.length; at += 8) {
+        await Promise.all(owners.slice(at, at + 8).map((o, j) => knowledge.replaceItemChunks(tenantId, owner(o, tenantId, `${tenantId}-${at + j}`), MODEL, vectors[at + j]!)));
+      }
     };
     await load('t-large', 24, () => near(query, 0.5 + 0.5 * rand(), rand));
     await load('t-small', 16, () => unitVector(rand));
