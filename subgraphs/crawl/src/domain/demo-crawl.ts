@@ -55,14 +55,15 @@ function competitorPrices(now: Date, random: () => number): DemoCrawl {
     return { totalCount, healed: at === healing, elapsedMs: (before ? 40 : 12) * 1000 + Math.floor(random() * 8000) };
   });
   const healedRun = runs.find((r) => r.healed);
+  const created = new Date(runs[0]!.startedAt.getTime() - DAY);
   return {
     tenantId: DEMO_CRAWL_TENANT,
     jobName: 'Competitor prices',
     targetUrl: 'https://competitor.example/catalogue',
     cronExpression: '0 6 * * *',
-    createdAt: new Date(runs[0]!.startedAt.getTime() - DAY),
+    createdAt: created,
     versions: [
-      { selectors: DEMO_CRAWL_ORIGINAL, reason: 'created', at: new Date(runs[0]!.startedAt.getTime() - DAY) },
+      { selectors: DEMO_CRAWL_ORIGINAL, reason: 'created', at: created },
       ...(healedRun ? [{ selectors: DEMO_CRAWL_HEALED, reason: 'healed', at: healedRun.finishedAt }] : []),
     ],
     runs,

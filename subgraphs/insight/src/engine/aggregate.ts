@@ -6,7 +6,7 @@
 import { isAdditive, ratioParts, type MetricDef } from './catalog.js';
 import { dayRange } from './days.js';
 import type { Period } from './periods.js';
-import type { Daily, SeriesBook } from './series.js';
+import type { Daily, Leaf, SeriesBook } from './series.js';
 
 export interface Aggregate {
   value: number;
@@ -15,6 +15,28 @@ export interface Aggregate {
   /** For a ratio: the period's numerator and denominator totals. */
   numerator?: number;
   denominator?: number;
+}
+
+/** Labels as a key: the same labels in any order give the same key. */
+export function labelKey(labels: Readonly<Record<string, string>>): string {
+  return JSON.stringify(Object.entries(labels).sort());
+}
+
+/**
+ * The leaves a metric splits into over its labels: its own when it adds up; for a ratio, its
+ * numerator's, each with the denominator leaf of the same labels (a numerator leaf without one
+ * is left out). Undefined when the metric does not add up over labels (a mean, a last value).
+ */
+export function additiveLeaves(def: MetricDef, book: SeriesBook): { leaf: Leaf; denominator?: Leaf }[] | undefined {
+  const parts = ratioParts(def.aggregation);
+  if (parts) {
+    const dens = new Map(book.leaves(parts.denominator).map((l) => [labelKey(l.labels), l]));
+    return book.leaves(parts.numerator).flatMap((leaf) => {
+      const denominator = dens.get(labelKey(leaf.labels));
+      return denominator ? [{ leaf, denominator }] : [];
+    });
+  }
+  return isAdditive(def) ? book.leaves(def.name).map((leaf) => ({ leaf })) : undefined;
 }
 
 /** Percent-unit ratios are stored in percent points, so numerator ÷ denominator is scaled by 100. */

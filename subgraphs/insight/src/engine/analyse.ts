@@ -3,7 +3,7 @@
  * fetched (see `plan`), the tenant's events and the time → a Finding. Every stage is one of the
  * engine's modules; nothing here names a metric.
  */
-import { aggregate, dailyValues, ratioScale } from './aggregate.js';
+import { additiveLeaves, aggregate, dailyValues, ratioScale } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
 import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
@@ -63,10 +63,6 @@ function shift(p: Period, days: number): Period {
 
 function defOf(defs: Map<string, MetricDef>, name: string): MetricDef {
   return defs.get(name) ?? withDefaults({ name });
-}
-
-function keyOf(labels: Readonly<Record<string, string>>): string {
-  return JSON.stringify(Object.entries(labels).sort());
 }
 
 function formulaView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, subject: { before: number; after: number }, notes: string[]): Finding['formula'] {
@@ -133,31 +129,19 @@ function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBo
 }
 
 function segmentView(def: MetricDef, book: SeriesBook, period: Period, comparison: Period, notes: string[]): SegmentAttribution | undefined {
-  const parts = ratioParts(def.aggregation);
-  const leaves: SegmentLeaf[] = [];
-  if (parts) {
-    const dens = new Map(book.leaves(parts.denominator).map((l) => [keyOf(l.labels), l]));
-    for (const n of book.leaves(parts.numerator)) {
-      const d = dens.get(keyOf(n.labels));
-      if (!d) continue;
-      leaves.push({
-        labels: n.labels,
-        before: n.sumBetween(comparison.from, comparison.to),
-        after: n.sumBetween(period.from, period.to),
-        denominatorBefore: d.sumBetween(comparison.from, comparison.to),
-        denominatorAfter: d.sumBetween(period.from, period.to),
-      });
-    }
-  } else if (isAdditive(def)) {
-    for (const l of book.leaves(def.name)) {
-      leaves.push({ labels: l.labels, before: l.sumBetween(comparison.from, comparison.to), after: l.sumBetween(period.from, period.to) });
-    }
-  } else if (book.leaves(def.name).length) {
-    notes.push(`${def.name} aggregates by ${String(def.aggregation)}, which does not add up over labels, so segments were not attributed`);
+  const pairs = additiveLeaves(def, book);
+  if (!pairs) {
+    if (book.leaves(def.name).length) notes.push(`${def.name} aggregates by ${String(def.aggregation)}, which does not add up over labels, so segments were not attributed`);
     return undefined;
   }
+  const leaves: SegmentLeaf[] = pairs.map(({ leaf, denominator: d }) => ({
+    labels: leaf.labels,
+    before: leaf.sumBetween(comparison.from, comparison.to),
+    after: leaf.sumBetween(period.from, period.to),
+    ...(d ? { denominatorBefore: d.sumBetween(comparison.from, comparison.to), denominatorAfter: d.sumBetween(period.from, period.to) } : {}),
+  }));
   if (leaves.length < 2) return undefined;
-  return attributeSegments(leaves, { scale: parts ? ratioScale(def) : 1 });
+  return attributeSegments(leaves, { scale: ratioParts(def.aggregation) ? ratioScale(def) : 1 });
 }
 
 /** Runs the whole analysis. Pure apart from the WebAssembly models it loads once. */

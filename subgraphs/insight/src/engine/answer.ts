@@ -6,6 +6,7 @@
  * is, when it started (and the event that day), the largest cause with its share and, when that
  * cause is a factor or a driver, the segment the change is concentrated in.
  */
+import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
 import { subjectName } from './scope.js';
 import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
@@ -35,7 +36,7 @@ function rankingSentence(f: Finding): string | undefined {
   const { dimension, order, rows } = f.ranking;
   const s = f.subject;
   const v = (x: number) => formatValue(x, s.unit, f.locale);
-  const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
+  const ratio = isRatioUnit(s.unit);
   const word = ratio ? (order === 'most' ? 'highest' : 'lowest') : order === 'most' ? 'most' : s.unit.kind === 'count' ? 'fewest' : 'least';
   const [first, ...rest] = rows;
   if (f.ranking.named && rows.length === 2) {
@@ -85,7 +86,7 @@ function mainSentence(f: Finding): string {
   }
   const p = f.premise;
   const v = (x: number) => formatValue(x, s.unit, locale);
-  const ratio = s.unit.kind === 'ratio' || s.unit.kind === 'percent';
+  const ratio = isRatioUnit(s.unit);
   const size = p.relativeChange === null ? '' : formatChange(Math.abs(p.relativeChange), locale).replace('+', '');
   const move = p.observed === 'flat'
     ? `was flat${p.relativeChange === null ? '' : ` (${formatChange(p.relativeChange, locale)})`}`

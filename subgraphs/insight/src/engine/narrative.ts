@@ -7,6 +7,7 @@
  */
 import { answerFirstSentence, comparisonWords } from './answer.js';
 import { subjectName } from './scope.js';
+import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
 import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
 
@@ -45,7 +46,7 @@ export function narrate(f: Finding): Narrative {
       return `${r.value} ${v(r.amount)}${aside.length ? ` (${aside.join('; ')})` : ''}`;
     };
     const more = f.ranking.rows.length > rows.length ? `, and ${f.ranking.rows.length - rows.length} more not listed` : '';
-    const ratio = unit.kind === 'ratio' || unit.kind === 'percent';
+    const ratio = isRatioUnit(unit);
     const first = f.ranking.order === 'most' ? (ratio ? 'highest' : 'largest') : ratio ? 'lowest' : 'smallest';
     statements.push({ topic: 'ranking', text: `By ${f.ranking.dimension}, ${first} first: ${rows.map(row).join(', ')}${more}.` });
   }

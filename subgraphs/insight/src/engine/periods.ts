@@ -163,7 +163,10 @@ function read(q: string, today: string): Reading {
 const AGAINST_YEAR_BEFORE = /\b(?:year[\s-]+over[\s-]+year|yoy|y\/y|(?:vs\.?|versus|against|compared\s+(?:with|to)|than|from|to)\s+(?:the\s+same\s+\w+\s+)?(?:of\s+)?(?:last|a|the\s+previous|the\s+prior)\s+year|a\s+year\s+(?:ago|before|earlier))\b/;
 
 /** Whether `comparison` is `period`'s year-before (364 days for weeks and days, 12 months for months). */
-export const isYearBefore = (period: Period, comparison: Period) => comparison.from === yearBeforeOf(period).from && comparison.to === yearBeforeOf(period).to;
+export function isYearBefore(period: Period, comparison: Period): boolean {
+  const year = yearBeforeOf(period);
+  return comparison.from === year.from && comparison.to === year.to;
+}
 
 /** Reads the question's period (lower or mixed case) and chooses its comparisons. */
 export function choosePeriods(question: string, ctx: PeriodContext): PeriodChoice {

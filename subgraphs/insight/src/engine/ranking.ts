@@ -6,8 +6,8 @@
  * values; a label the question fixes (its scope) is not ranked; when the question names two or
  * more of its values ("compare north and south"), only those are compared. Only a metric that adds up over labels, or a ratio of two that do, can be split so.
  */
-import { ratioScale } from './aggregate.js';
-import { isAdditive, ratioParts, type MetricDef } from './catalog.js';
+import { additiveLeaves, ratioScale } from './aggregate.js';
+import { ratioParts, type MetricDef } from './catalog.js';
 import type { Period } from './periods.js';
 import type { SeriesBook } from './series.js';
 import { stem, tokens } from './subject.js';
@@ -57,26 +57,26 @@ function dimensionOf(question: string, values: ReadonlyMap<string, Set<string>>)
 }
 
 export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comparison: Period, question: string, order: 'most' | 'least', fixed: Readonly<Record<string, string>>): Ranking | undefined {
-  const parts = ratioParts(def.aggregation);
-  if (!parts && !isAdditive(def)) return undefined;
-  const numerators = book.leaves(parts ? parts.numerator : def.name);
-  const denominators = parts ? new Map(book.leaves(parts.denominator).map((l) => [JSON.stringify(Object.entries(l.labels).sort()), l])) : undefined;
+  const pairs = additiveLeaves(def, book);
+  if (!pairs) return undefined;
   const values = new Map<string, Set<string>>();
-  for (const leaf of numerators) for (const [label, value] of Object.entries(leaf.labels)) if (!(label in fixed)) (values.get(label) ?? values.set(label, new Set()).get(label)!).add(value);
+  for (const { leaf } of pairs) for (const [label, value] of Object.entries(leaf.labels)) if (!(label in fixed)) (values.get(label) ?? values.set(label, new Set()).get(label)!).add(value);
   const chosen = dimensionOf(question, values);
   if (!chosen) return undefined;
   const { dimension, only } = chosen;
+  const ratio = ratioParts(def.aggregation) !== undefined;
   const sums = new Map<string, Sums>();
-  for (const leaf of numerators) {
+  // Shares are of the whole, also when only the values the question names are compared.
+  let total = 0;
+  for (const { leaf, denominator: den } of pairs) {
     const value = leaf.labels[dimension];
-    if (value === undefined || (only && !only.has(value))) continue;
-    const den = denominators?.get(JSON.stringify(Object.entries(leaf.labels).sort()));
-    if (denominators && !den) continue;
-    const s = sums.get(value) ?? sums.set(value, { num: 0, den: 0, numBefore: 0, denBefore: 0, seen: false, seenBefore: false }).get(value)!;
+    if (value === undefined) continue;
     const after = leaf.sumBetween(period.from, period.to);
-    const before = leaf.sumBetween(comparison.from, comparison.to);
+    total += after;
+    if (only && !only.has(value)) continue;
+    const s = sums.get(value) ?? sums.set(value, { num: 0, den: 0, numBefore: 0, denBefore: 0, seen: false, seenBefore: false }).get(value)!;
     s.num += after;
-    s.numBefore += before;
+    s.numBefore += leaf.sumBetween(comparison.from, comparison.to);
     s.seen ||= leaf.hasBetween(period.from, period.to);
     s.seenBefore ||= leaf.hasBetween(comparison.from, comparison.to);
     if (den) {
@@ -84,17 +84,15 @@ export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comp
       s.denBefore += den.sumBetween(comparison.from, comparison.to);
     }
   }
-  const scale = parts ? ratioScale(def) : 1;
-  const amountOf = (num: number, den: number) => (parts ? (den > 0 ? (num / den) * scale : Number.NaN) : num);
-  // Shares are of the whole, also when only the values the question names are compared.
-  const total = parts ? 0 : numerators.filter((l) => l.labels[dimension] !== undefined).reduce((t, l) => t + l.sumBetween(period.from, period.to), 0);
+  const scale = ratio ? ratioScale(def) : 1;
+  const amountOf = (num: number, den: number) => (ratio ? (den > 0 ? (num / den) * scale : Number.NaN) : num);
   const rows: RankRow[] = [...sums]
     .filter(([, s]) => s.seen && Number.isFinite(amountOf(s.num, s.den)))
     .map(([value, s]) => ({
       value,
       amount: amountOf(s.num, s.den),
       ...(s.seenBefore && Number.isFinite(amountOf(s.numBefore, s.denBefore)) ? { before: amountOf(s.numBefore, s.denBefore) } : {}),
-      ...(!parts && total > 0 ? { share: s.num / total } : {}),
+      ...(!ratio && total > 0 ? { share: s.num / total } : {}),
     }))
     .sort((a, b) => (order === 'most' ? b.amount - a.amount : a.amount - b.amount) || a.value.localeCompare(b.value));
   return rows.length >= 2 ? { dimension, ...(only ? { named: true } : {}), order, rows } : undefined;

@@ -119,10 +119,16 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     slice.tokens = 0;
   }
 
+  /** The scope's slice while its second lasts and its limits are the scope's. */
+  function currentSlice(scope: LimitScope, now: number): Slice | undefined {
+    const slice = slices.get(scope.id);
+    return slice && now < slice.until && sameLimits(slice.limits, scope.limits) ? slice : undefined;
+  }
+
   /** The scope's slice, when it can admit `tokens` more now under these limits. */
   function liveSlice(scope: LimitScope, tokens: number, now: number): Slice | undefined {
-    const slice = slices.get(scope.id);
-    if (!slice || now >= slice.until || !sameLimits(slice.limits, scope.limits)) return undefined;
+    const slice = currentSlice(scope, now);
+    if (!slice) return undefined;
     if (scope.limits.requestsPerMinute !== null && slice.requests < 1) return undefined;
     if (scope.limits.tokensPerMinute !== null && slice.tokens < tokens) return undefined;
     return slice;
@@ -138,8 +144,8 @@ export function createRedisRateWindows(url: string, prefix: string, log: Logger)
     const now = Date.now();
     const held: Slice[] = [];
     for (const scope of scopes) {
-      const slice = slices.get(scope.id);
-      if (!slice || slice.second !== second || now >= slice.until || !sameLimits(slice.limits, scope.limits)) return false;
+      const slice = currentSlice(scope, now);
+      if (!slice || slice.second !== second) return false;
       if (scope.limits.tokensPerMinute !== null && slice.tokens + estimate - actual < 0) return false;
       held.push(slice);
     }
