@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { estimatePromptTokens } from '@svc/llm/domain/tokens';
+import { promptTokenBound } from '@svc/llm/domain/prompt-bound';
+import { heldPromptTokens } from '@svc/llm/domain/tokens';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
 import { call } from './support/http.js';
@@ -96,7 +97,7 @@ describe('an agent limit shared by two gateway processes', () => {
     const tpmKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-tpm") { key } }')).createApiKey.key;
     const concKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-conc") { key } }')).createApiKey.key;
     const messages = [{ role: 'user' as const, content: 'the same prompt every time' }];
-    const estimate = estimatePromptTokens(messages) + 5;
+    const estimate = heldPromptTokens(promptTokenBound(messages, undefined), messages) + 5;
     const tpm = 10 * estimate + Math.floor(estimate / 2); // ten and a half requests' worth
     await graphql(b, `mutation { setAgentLimits(agentCode: "shared-tpm", input: { tokensPerMinute: ${tpm} }) { tokensPerMinute } }`);
     await graphql(b, 'mutation { setAgentLimits(agentCode: "shared-conc", input: { maxConcurrent: 5 }) { maxConcurrent } }');

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { estimatePromptTokens } from '@svc/llm/domain/tokens';
+import { promptTokenBound } from '@svc/llm/domain/prompt-bound';
+import { estimatePromptTokens, heldPromptTokens, SHORT_PROMPT_TOKENS } from '@svc/llm/domain/tokens';
 import OpenAI from 'openai';
 import { answerFor, startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { call, gql } from './support/http.js';
@@ -29,8 +30,8 @@ const putLimits = (path: string, json: unknown) => call(`${platform.bridge}/admi
 const chat = (key: string, content: string, max_tokens = 5) =>
   call(`${platform.bridge}/v1/chat/completions`, { headers: { authorization: `Bearer ${key}` }, json: { model: 'fast-a', max_tokens, messages: user(content), svcllm_options: { cacheBypass: true } } });
 
-/** What the gateway holds against TPM while a request runs: the prompt's estimate plus max_tokens. */
-const estimate = (content: string, maxTokens: number) => estimatePromptTokens(user(content)) + maxTokens;
+/** What the gateway holds against TPM while a request runs: the prompt's tokens (a short one's bound, a long one's o200k estimate) plus max_tokens. */
+const estimate = (content: string, maxTokens: number) => heldPromptTokens(promptTokenBound(user(content), undefined), user(content)) + maxTokens;
 /** What the fake upstream reports: 10 prompt tokens, one completion token per word of its echo. */
 const actual = (content: string) => 10 + answerFor({ messages: user(content) }).split(' ').length;
 
@@ -122,6 +123,17 @@ describe('answers under limits', () => {
     expect(tooLarge.status).toBe(429);
     expect(tooLarge.body.error.message).toMatch(/^Request too large for API key .+ on tokens per min \(TPM\): Limit 50, Requested \d+/);
     expect(tooLarge.headers.get('retry-after')).toBeNull();
+
+    // A long prompt is held at its o200k estimate, not its bound (one token per byte): 6,000
+    // bytes of English fit a 2,000-token limit, and the answer's headers show what was held.
+    const long = 'the quick brown fox jumps over the lazy dog '.repeat(136);
+    expect(promptTokenBound(user(long), undefined)).toBeGreaterThan(Math.max(2_000, SHORT_PROMPT_TOKENS));
+    expect(estimate(long, 5)).toBe(estimatePromptTokens(user(long)) + 5);
+    const { id: longId, key: longKey } = await newKey('limits-headers');
+    await putLimits(`keys/${longId}`, { tokensPerMinute: 2_000 });
+    const fits = await chat(longKey, long);
+    expect(fits.status).toBe(200);
+    expect(Number(fits.headers.get('x-ratelimit-remaining-tokens'))).toBe(2_000 - estimate(long, 5));
   });
 
   it("the openai SDK's own retry honours Retry-After: a concurrency limit of 1 serves two concurrent calls", async () => {

@@ -120,29 +120,43 @@ export interface Refusal {
   retryAfterMs: number;
 }
 
-/** OpenAI's duration format in rate-limit headers: `20ms`, `1.5s`, `6m0s`. */
+/** OpenAI's duration format in rate-limit headers: `20ms`, `1.5s`, `6m0s` (whole milliseconds, so at most three decimals). */
 export function formatDuration(ms: number): string {
   const whole = Math.max(0, Math.ceil(ms));
   if (whole < 1000) return `${whole}ms`;
-  const seconds = whole / 1000;
-  const trim = (n: number) => String(Number(n.toFixed(3)));
-  if (seconds < 60) return `${trim(seconds)}s`;
-  const minutes = Math.floor(seconds / 60);
-  return `${minutes}m${trim(seconds - minutes * 60)}s`;
+  if (whole < 60_000) return `${whole / 1000}s`;
+  const minutes = Math.floor(whole / 60_000);
+  return `${minutes}m${(whole - minutes * 60_000) / 1000}s`;
+}
+
+/** Of the states that limit `kind`, the one with the least left (the first of equals). */
+function tightest(states: readonly ScopeState[], kind: 'requests' | 'tokens'): LimitState | undefined {
+  let least: LimitState | undefined;
+  for (const state of states) {
+    const dimension = state[kind];
+    if (dimension && (!least || dimension.remaining < least.remaining)) least = dimension;
+  }
+  return least;
 }
 
 /**
  * The OpenAI-style headers for a response: of every scope with a requests (tokens) limit, the
- * one with the least left names the requests (tokens) headers. None for a dimension no scope limits.
+ * one with the least left names the requests (tokens) headers. None for a dimension no scope
+ * limits. (On every limited request's path: no sorting, no intermediate arrays.)
  */
 export function rateLimitHeaders(states: readonly ScopeState[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const kind of ['requests', 'tokens'] as const) {
-    const tightest = states.map((s) => s[kind]).filter((s): s is LimitState => !!s).sort((a, b) => a.remaining - b.remaining)[0];
-    if (!tightest) continue;
-    headers[`x-ratelimit-limit-${kind}`] = String(tightest.limit);
-    headers[`x-ratelimit-remaining-${kind}`] = String(Math.max(0, tightest.remaining));
-    headers[`x-ratelimit-reset-${kind}`] = formatDuration(tightest.resetMs);
+  const requests = tightest(states, 'requests');
+  if (requests) {
+    headers['x-ratelimit-limit-requests'] = String(requests.limit);
+    headers['x-ratelimit-remaining-requests'] = String(Math.max(0, requests.remaining));
+    headers['x-ratelimit-reset-requests'] = formatDuration(requests.resetMs);
+  }
+  const tokens = tightest(states, 'tokens');
+  if (tokens) {
+    headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
+    headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tokens.remaining));
+    headers['x-ratelimit-reset-tokens'] = formatDuration(tokens.resetMs);
   }
   return headers;
 }

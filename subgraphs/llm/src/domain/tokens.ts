@@ -20,3 +20,17 @@ export function estimatePromptTokens(messages: readonly ChatMessage[], tools?: r
   if (tools?.length) total += estimateTextTokens(JSON.stringify(tools));
   return total;
 }
+
+/** A prompt whose upper bound (prompt-bound.ts) is at most this is held at its bound against tokens-per-minute limits. */
+export const SHORT_PROMPT_TOKENS = 1024;
+
+/**
+ * The prompt tokens a tokens-per-minute limit holds until the answer settles them to the billed
+ * count: a short prompt's upper bound `bound` (never less than it is billed, and no tokenizing
+ * on the request's path: it over-holds by at most {@link SHORT_PROMPT_TOKENS} for a moment), a
+ * longer prompt's o200k estimate (its bound, one token per byte, would hold several times its
+ * tokens and could refuse a request that fits).
+ */
+export function heldPromptTokens(bound: number, messages: readonly ChatMessage[], tools?: readonly ToolDefinition[]): number {
+  return bound <= SHORT_PROMPT_TOKENS ? bound : estimatePromptTokens(messages, tools);
+}

@@ -10,7 +10,7 @@ import { promptTokenBound } from '../domain/prompt-bound.js';
 import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
 import type { AgentCaller } from '../domain/api-key.js';
-import { estimatePromptTokens, estimateTextTokens } from '../domain/tokens.js';
+import { estimateTextTokens, heldPromptTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
 import type { GatewayMetrics } from './metrics.js';
 import { withDeadline } from './deadline.js';
@@ -142,7 +142,12 @@ export function createChatService(deps: ChatServiceDeps) {
     cacheKey?: string | (() => string);
     cacheStatus: CacheStatus;
     cached?: ChatCompletion;
+    /** The prompt's upper bound (prompt-bound.ts), computed once: see {@link promptBound}. */
+    bound?: number;
   }
+
+  /** The most prompt tokens the request can be billed: what the budget and the rate limits hold, and the charge without trusted usage. */
+  const promptBound = (p: Prepared): number => (p.bound ??= promptTokenBound(p.messages, p.request.tools));
 
   async function prepare(agentCode: string, body: unknown): Promise<Prepared> {
     const request = parseChatRequest(body);
@@ -176,10 +181,10 @@ export function createChatService(deps: ChatServiceDeps) {
 
   /**
    * Admits the request under its key's and agent's rate limits: a cache hit needs no tokens; a
-   * call upstream holds the prompt's estimate plus its output limit until it ends (OpenAI counts so too).
+   * call upstream holds its prompt's tokens (`heldPromptTokens`) plus its output limit until it ends (OpenAI counts so too).
    */
   function admit(caller: AgentCaller, p: Prepared, meta?: ResponseMeta): Promise<RateTicket> {
-    const tokens = () => (p.cached ? 0 : estimatePromptTokens(p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d))));
+    const tokens = () => (p.cached ? 0 : heldPromptTokens(promptBound(p), p.messages, p.request.tools) + Math.max(...p.targets.map((d) => maxOutput(p, d))));
     return limiter.admit(limitScopes(caller), tokens, meta);
   }
 
@@ -195,7 +200,7 @@ export function createChatService(deps: ChatServiceDeps) {
 
   async function reserveFor(agentCode: string, p: Prepared, requestId?: string): Promise<Reservation> {
     const maxOut = Math.max(...p.targets.map((d) => maxOutput(p, d)));
-    const amount = worstCaseUsd(promptTokenBound(p.messages, p.request.tools), maxOut, p.targets.map((d) => d.price));
+    const amount = worstCaseUsd(promptBound(p), maxOut, p.targets.map((d) => d.price));
     return budgets.reserve(agentCode, amount, requestId);
   }
 
@@ -222,7 +227,7 @@ export function createChatService(deps: ChatServiceDeps) {
   function usageOr(usage: Usage | undefined | null, p: Prepared, d: Deployment, generated: string): Usage {
     const trusted = trustedUsage(usage);
     if (trusted) return trusted;
-    const prompt = promptTokenBound(p.messages, p.request.tools);
+    const prompt = promptBound(p);
     const completion = Math.min(Buffer.byteLength(generated), maxOutput(p, d));
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }
@@ -233,7 +238,7 @@ export function createChatService(deps: ChatServiceDeps) {
    * reservation's worst case.
    */
   function deliveredUsage(p: Prepared, d: Deployment, delivered: string): Usage {
-    const prompt = promptTokenBound(p.messages, p.request.tools);
+    const prompt = promptBound(p);
     const completion = Math.min(estimateTextTokens(delivered), maxOutput(p, d));
     return { prompt_tokens: prompt, completion_tokens: completion, total_tokens: prompt + completion };
   }

@@ -34,11 +34,11 @@ const LONGEST_REQUEST_MS = 11 * 60_000;
 function stateOf(scope: LimitScope, use: ScopeUse, admitted: { second: number; tokens: number } | undefined, nowMs: number): ScopeState {
   const { requestsPerMinute: rpm, tokensPerMinute: tpm, maxConcurrent: conc } = scope.limits;
   const fresh = admitted?.second;
-  return {
-    ...(rpm !== null ? { requests: { limit: rpm, remaining: rpm - use.requestsUsed - (admitted ? 1 : 0), resetMs: resetIn(use.requestsOldest ?? fresh, nowMs) } } : {}),
-    ...(tpm !== null ? { tokens: { limit: tpm, remaining: tpm - use.tokensUsed - (admitted?.tokens ?? 0), resetMs: resetIn(use.tokensOldest ?? (admitted?.tokens ? fresh : undefined), nowMs) } } : {}),
-    ...(conc !== null ? { concurrent: { limit: conc, inFlight: use.inFlight + (admitted ? 1 : 0) } } : {}),
-  };
+  const state: ScopeState = {};
+  if (rpm !== null) state.requests = { limit: rpm, remaining: rpm - use.requestsUsed - (admitted ? 1 : 0), resetMs: resetIn(use.requestsOldest ?? fresh, nowMs) };
+  if (tpm !== null) state.tokens = { limit: tpm, remaining: tpm - use.tokensUsed - (admitted?.tokens ?? 0), resetMs: resetIn(use.tokensOldest ?? (admitted?.tokens ? fresh : undefined), nowMs) };
+  if (conc !== null) state.concurrent = { limit: conc, inFlight: use.inFlight + (admitted ? 1 : 0) };
+  return state;
 }
 
 /** 429 `rate_limit_exceeded`, OpenAI's shape; Retry-After is when the request would fit (1 s for a concurrency limit). */
