@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { RateLimits } from './rate-limits.js';
 
 export const KEY_PREFIX = 'sk-svc-';
@@ -27,8 +27,8 @@ export interface ApiKey {
   limits: RateLimits;
 }
 
-/** SHA-256 in hex: the key's own 32 random bytes make a slow hash unnecessary. */
-export const hashKey = (key: string): string => createHash('sha256').update(key).digest('hex');
+/** SHA-256 in hex: the key's own 32 random bytes make a slow hash unnecessary (one-shot `hash`: a third of a Hash object's cost, on every request). */
+export const hashKey = (key: string): string => hash('sha256', key, 'hex');
 
 /** What is shown of a key after its creation, to recognise it. */
 export const keyPrefixOf = (key: string): string => `${key.slice(0, 11)}...`;

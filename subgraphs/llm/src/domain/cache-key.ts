@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { ChatMessage, ToolChoice, ToolDefinition } from './openai-types.js';
 
 export interface CacheableRequest {
@@ -36,6 +36,6 @@ export function chatCacheKey(agentCode: string, request: CacheableRequest): stri
     stop: request.stop,
     top_p: request.top_p,
   });
-  const digest = createHash('sha256').update(JSON.stringify(normal)).digest('base64url');
+  const digest = hash('sha256', JSON.stringify(normal), 'base64url');
   return `llm:cache:${agentCode}:${digest}`;
 }
