@@ -136,8 +136,8 @@ async function freePort() {
   return port;
 }
 
-function forkChild(file, name, options = {}) {
-  const child = fork(fileURLToPath(new URL(file, import.meta.url)), [], { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...options });
+function forkChild(file, name, options = {}, args = []) {
+  const child = fork(fileURLToPath(new URL(file, import.meta.url)), args, { stdio: ['ignore', 'inherit', 'inherit', 'ipc'], ...options });
   const ready = new Promise((resolve, reject) => {
     child.once('message', resolve);
     child.once('exit', (code) => reject(new Error(`${name} exited with ${code} before it was ready`)));
@@ -369,6 +369,10 @@ async function main() {
     cleanups.push(() => stopChild(upstream.child));
     const upstreamUrl = (await upstream.ready).url;
     log(`fake upstream ${upstreamUrl}`);
+    // The floor: a bare Node.js proxy in front of the same upstream, in its own process.
+    const bare = forkChild('./bare-proxy.js', 'bare proxy', {}, [upstreamUrl]);
+    cleanups.push(() => stopChild(bare.child));
+    const bareUrl = (await bare.ready).url;
 
     // 2. Our platform, in this process, on a fresh database.
     const db = await createDatabase();
@@ -441,6 +445,7 @@ async function main() {
     const agentAuth = { authorization: `Bearer ${agentKey}` };
     const targets = {
       direct: { label: 'fake upstream, direct', url: `${upstreamUrl}/v1/chat/completions`, headers: { authorization: 'Bearer sk-fake' }, body: bypassBody },
+      bare: { label: 'bare Node.js proxy (node:http + undici, forwards only)', url: `${bareUrl}/v1/chat/completions`, headers: { authorization: 'Bearer sk-fake' }, body: bypassBody, checkHeader: 'x-bare-proxy', expectHeader: '1' },
       svc: { label: 'svc gateway (bridge → llm native, one process), cacheBypass', url: `${bridge}/v1/chat/completions`, headers: agentAuth, body: bypassBody, checkHeader: 'x-svc-cache', expectHeader: 'BYPASS' },
       portkey: {
         label: `Portkey gateway ${portkeyVersion}`,
@@ -469,6 +474,7 @@ async function main() {
     const cpuParties = {
       'svc platform (this process)': () => [process.pid],
       'Portkey': () => [portkey.child.pid],
+      'bare proxy': () => [bare.child.pid],
       'fake upstream': () => [upstream.child.pid],
       'load generator': () => [load.child.pid],
       // Backends of our database, plus the server's background processes (titles without a client address).
@@ -482,7 +488,7 @@ async function main() {
       await runLoad(load.child, { url: t.url, headers: t.headers, body: t.body, concurrency: 8, durationMs: 1, warmupMs: WARM.initialMs, checkHeader: t.checkHeader, expectHeader: t.expectHeader });
     }
 
-    const order = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
+    const order = ['direct', 'bare', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
     const results = Object.fromEntries(order.map((name) => [name, {}]));
     const finish = (name, concurrency, a) => {
       const result = { ...summarise(a.latencies, a.elapsedMs), requests: a.requests, errors: a.errors, headerMismatches: a.headerMismatches, firstError: a.firstError, elapsedMs: a.elapsedMs };
@@ -543,7 +549,7 @@ async function main() {
     };
 
     // Concurrency 1, the headline targets: back to back, each process kept hot by its own loop.
-    const headline = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit'];
+    const headline = ['direct', 'bare', 'svc', 'svcLimited', 'portkey', 'svcHit'];
     await runRounds(headline, 1, ROUNDS_C1, () => ({ requests: Math.ceil(C1_REQUESTS / ROUNDS_C1), durationMs: 60_000 / ROUNDS_C1, warmupRequests: WARM.requests }));
 
     // Concurrency 1, the hop split: direct, llm subgraph, router and bridge interleaved request by
@@ -789,7 +795,7 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
 
 function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo, streaming }) {
   const cpu = os.cpus();
-  const names = ['direct', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
+  const names = ['direct', 'bare', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
   // Average share of the machine used by processes outside the benchmark (rows with CPU accounting).
   let otherMs = 0;
   let totalMs = 0;
@@ -811,7 +817,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
       const base = c === 1 && (name === 'llm' || name === 'router') ? split.direct : direct[c];
       const addedP50 = name === 'direct' ? undefined : r.p50 - base.p50;
       const addedP99 = name === 'direct' ? undefined : r.p99 - base.p99;
-      const gatewayCpu = name === 'portkey' ? r.cpuMsPerRequest['Portkey'] : name === 'direct' ? undefined : r.cpuMsPerRequest['svc platform (this process)'];
+      const gatewayCpu = name === 'portkey' ? r.cpuMsPerRequest['Portkey'] : name === 'bare' ? r.cpuMsPerRequest['bare proxy'] : name === 'direct' ? undefined : r.cpuMsPerRequest['svc platform (this process)'];
       const pgCpu = r.cpuMsPerRequest['PostgreSQL'];
       rows.push(`| ${targets[name].label}${c === 1 && (name === 'llm' || name === 'router') ? ' (interleaved run)' : ''} | ${c} | ${r.requests} | ${r.errors + r.headerMismatches} | ${fmt(r.throughput, 0)} | ${fmt(r.p50, 3)} | ${fmt(r.p99, 3)} | ${name === 'direct' ? '–' : signed(addedP50, 3)} | ${name === 'direct' ? '–' : signed(addedP99, 3)} | ${fmt(gatewayCpu, 3)} | ${fmt(pgCpu, 3)} |`);
       consoleRows.push([targets[name].label.slice(0, 58).padEnd(58), String(c).padStart(3), fmt(r.throughput, 0).padStart(8), fmt(r.p50, 3).padStart(9), fmt(r.p99, 3).padStart(9), (name === 'direct' ? '–' : signed(addedP50, 3)).padStart(9), (name === 'direct' ? '–' : signed(addedP99, 3)).padStart(9), String(r.errors + r.headerMismatches).padStart(6)].join(' '));
@@ -856,6 +862,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   md.push('- **Fake upstream** (`bench/fake-upstream.js`, own process): node:http, answers every POST with the same 254-byte `chat.completion` with `usage`, no delay.');
   md.push(`- **svc gateway**: the whole platform started in-process by \`startPlatform(config, 'all')\` (bridge, router, insight, llm, cms in one Node process, as \`npm start\` does) on a fresh PostgreSQL database and a fresh Redis prefix, \`LOG_LEVEL=silent\`, \`DB_POOL_MAX=${poolMax}\` (default). \`SVCLLM_CONFIG\` routes \`bench-model\` (openai-compatible provider on the fake, priced at $2.50 / $10 per MTok, so every request is metered) and both aliases to it. An agent key and a $1,000,000 hard-limited budget are created through \`POST /admin/v1/keys\` and \`/admin/v1/budgets\` with the master key. Requests: \`POST /v1/chat/completions\` on the bridge, \`model: "fast-track"\`, \`svcllm_options: {cacheBypass: true}\` so each one goes upstream and is reserved, settled and written to the ledger (the \`x-svc-cache: BYPASS\` header is checked on every response). The cache-hit row sends the same request without \`cacheBypass\` (\`x-svc-cache: HIT\` checked).`);
   md.push('- **Portkey**: `node node_modules/@portkey-ai/gateway/build/start-server.js --port=<free> --headless` with `NODE_ENV=production` (own process), routed per request with `x-portkey-provider: openai` and `x-portkey-custom-host: <fake>/v1`; no Portkey config, cache, retries or logging store. It is started with `--import bench/portkey-stream-preload.js`, which re-wraps an upstream `text/event-stream` response with a mutable copy of its headers: without it every streamed request to Portkey 1.15.2 on Node 24 answers 500 (Portkey-AI/gateway#1389/#1550: it appends its `x-portkey-*` headers to the upstream fetch response\'s immutable ones; the fix proposed upstream, #1551, copies the response likewise). Non-streamed answers pass through untouched.');
+  md.push('- **Bare Node.js proxy** (`bench/bare-proxy.js`, own process): the floor for any gateway written in Node.js on this machine. node:http reads the client\'s JSON, drops `svcllm_options`, POSTs it upstream with undici (a keep-alive pool, as the svc providers use) and answers the parsed and re-serialised completion; no key check, validation, routing, limits, budget or metering.');
   md.push('- **Load generator** (`bench/load-worker.js`, own process): node:http keep-alive agent with exactly *c* sockets and *c* requests always in flight; per-request latency from write to the end of the response body. Identical request body for every target.');
   md.push('- Added latency = target percentile − direct percentile at the same concurrency. CPU columns: CPU time of the gateway process (for svc: the whole platform process) and of PostgreSQL during the measured phase, divided by requests (from /proc, 10 ms ticks).');
   md.push('');
@@ -873,7 +880,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   }
   md.push('CPU time per request by party, measured phase only (ms; from /proc, 10 ms ticks, so small values are coarse). PostgreSQL = the backends of the benchmark database plus the server\'s background processes; Redis is the shared server; "other" = machine-wide busy time not spent by any listed party, i.e. unrelated processes on the machine:');
   md.push('');
-  const parties = ['svc platform (this process)', 'Portkey', 'fake upstream', 'load generator', 'PostgreSQL', 'Redis', 'other processes'];
+  const parties = ['svc platform (this process)', 'Portkey', 'bare proxy', 'fake upstream', 'load generator', 'PostgreSQL', 'Redis', 'other processes'];
   md.push(`| target | c | ${parties.map((p) => p.replace(' (this process)', '')).join(' | ')} | machine busy, % of one core (max ${cpu.length * 100}) |`);
   md.push(`|---|---:|${parties.map(() => '---:').join('|')}|---:|`);
   for (const c of [1, HIGH]) for (const n of names) {
@@ -1026,6 +1033,11 @@ function interpretation({ results, components, profile, split, splitTotal, p50Ad
   const pkAdded1 = pk[1].p50 - direct[1].p50;
   const share = (v) => `${fmt((100 * v) / splitTotal, 0)} %`;
   out.push(`- **Latency at concurrency 1.** Our gateway adds ${fmt(p50Added1, 3)} ms at p50 and ${fmt(svc[1].p99 - direct[1].p99, 3)} ms at p99; Portkey adds ${fmt(pkAdded1, 3)} ms / ${fmt(pk[1].p99 - direct[1].p99, 3)} ms${pkAdded1 >= 1 ? ' (so on this machine Portkey does not get under 1 ms either)' : ''}. ${p50TargetMet ? 'The 1 ms p50 target is met.' : `The 1 ms p50 target is **missed**: ${fmt(p50Added1, 3)} ms measured, ×${fmt(p50Added1, 1)} the budget.`}`);
+  const bare = results.bare;
+  if (bare?.[1]) {
+    const bareAdded1 = bare[1].p50 - direct[1].p50;
+    out.push(`- **The floor for a Node.js gateway** (a bare proxy that forwards only, own process): it adds ${fmt(bareAdded1, 3)} ms at p50 at concurrency 1 (×${fmt(bareAdded1 / pkAdded1, 2)} Portkey's) and reaches ${fmt(bare[h].throughput, 0)} req/s at c=${h} with ${fmt(bare[h].cpuMsPerRequest['bare proxy'], 3)} ms CPU per request. What our gateway does beyond forwarding (key check, request validation, routing, rate limits, budget hold, metering, ledger, cache write) costs ${fmt(p50Added1 - bareAdded1, 3)} ms of its p50 at concurrency 1 and ${fmt(svc[h].cpuMsPerRequest['svc platform (this process)'] - bare[h].cpuMsPerRequest['bare proxy'], 3)} ms CPU per request at c=${h}; the rest of its added latency is the extra loopback hop and the process wake-ups every gateway pays on this machine.`);
+  }
   const parts = [
     ['the router hop (Apollo Gateway: parse, validate, plan, graphql-armor, a `fetch` to the subgraph, result merge)', routerHop],
     ['the REST bridge hop (HTTP server, route table, a `fetch` to the router, envelope)', bridgeHop],
