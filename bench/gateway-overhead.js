@@ -46,7 +46,7 @@ const C1_REQUESTS = SMOKE ? 8 : Number(process.env.BENCH_C1_REQUESTS ?? 2000);
 const C64_MS = SMOKE ? 200 : Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
 const STREAM_REQUESTS = SMOKE ? 3 : Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
 const HIGH = 64;
-const ROUNDS_C1 = SMOKE ? 1 : 4;
+const ROUNDS_C1 = SMOKE ? 1 : 6;
 const ROUNDS_HIGH = SMOKE ? 1 : 2;
 const SPLIT_REQUESTS = SMOKE ? 4 : Math.max(100, Math.round(C1_REQUESTS / 2));
 /** Warm-up sizes (requests, ms, interleaved rounds): tiny in a smoke run. */
