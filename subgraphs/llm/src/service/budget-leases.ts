@@ -43,6 +43,8 @@ interface Lease {
   deadline: number;
   /** The sweep charged it (this instance stalled past its TTL): nothing more is admitted or charged under it. */
   dead: boolean;
+  /** A grow is on its way for a request about to be held on it: the tidier must not give it back meanwhile. */
+  growing: boolean;
 }
 
 /**
@@ -83,7 +85,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
   /** Admission may rely on a lease until this long after the write or renewal that set its expiry was sent. */
   const validFor = ttlMs * 0.75;
   const newLease = (agentCode: string, period: string): Lease => {
-    const lease: Lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now(), persisted: false, deadline: 0, dead: false };
+    const lease: Lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now(), persisted: false, deadline: 0, dead: false, growing: false };
     leases.set(`${agentCode}|${period}`, lease);
     byId.set(lease.key.id, lease);
     return lease;
@@ -105,33 +107,47 @@ export function createLeaseBook(options: LeaseBookOptions) {
     else kill(lease);
   }
 
-  /** Grows (or opens) the agent's lease so `amountUsd` fits; false when the hard limit refuses even one request. */
-  async function grow(agentCode: string, period: string, amountUsd: number, openPeriod: () => Promise<void>): Promise<boolean> {
+  /**
+   * Grows (or opens) the agent's lease so `amountUsd` fits and returns it; undefined when the hard
+   * limit refuses even one request. Every lease it works on is marked `growing` until it returns,
+   * so the tidier cannot give back (and drop) the lease the caller is about to hold a request on.
+   */
+  async function grow(agentCode: string, period: string, amountUsd: number, openPeriod: () => Promise<void>): Promise<Lease | undefined> {
     const name = `${agentCode}|${period}`;
-    let lease = leases.get(name) ?? newLease(agentCode, period);
-    const needed = Math.max(0, amountUsd - free(lease));
-    for (const want of [Math.max(needed, amountUsd * sliceFactor), needed]) {
-      for (let attempt = 0; attempt < 3; attempt++) {
-        const sent = performance.now();
-        const outcome = await store.grow(lease.key, want, !lease.persisted);
-        if (outcome === 'gone') {
-          kill(lease);
-          lease = newLease(agentCode, period);
-          continue;
+    const marked: Lease[] = [];
+    const mark = (lease: Lease): Lease => {
+      lease.growing = true;
+      marked.push(lease);
+      return lease;
+    };
+    let lease = mark(leases.get(name) ?? newLease(agentCode, period));
+    try {
+      const needed = Math.max(0, amountUsd - free(lease));
+      for (const want of [Math.max(needed, amountUsd * sliceFactor), needed]) {
+        for (let attempt = 0; attempt < 3; attempt++) {
+          const sent = performance.now();
+          const outcome = await store.grow(lease.key, want, !lease.persisted);
+          if (outcome === 'gone') {
+            kill(lease);
+            lease = mark(newLease(agentCode, period));
+            continue;
+          }
+          if (outcome === 'grown') {
+            lease.persisted = true;
+            lease.grantedUsd += want;
+            lease.deadline = sent + validFor;
+            return lease;
+          }
+          // The month's row may not exist yet (the first request of a month): open it, try once more.
+          if (attempt > 0) break;
+          await openPeriod();
         }
-        if (outcome === 'grown') {
-          lease.persisted = true;
-          lease.grantedUsd += want;
-          lease.deadline = sent + validFor;
-          return true;
-        }
-        // The month's row may not exist yet (the first request of a month): open it, try once more.
-        if (attempt > 0) break;
-        await openPeriod();
+        lease = mark(leases.get(name) ?? lease);
       }
-      lease = leases.get(name) ?? lease;
+      return undefined;
+    } finally {
+      for (const l of marked) l.growing = false;
     }
-    return false;
   }
 
   /** Runs `work` for one agent at a time, so concurrent requests grow a lease once, not each. */
@@ -195,7 +211,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
       const name = `${lease.key.agentCode}|${lease.key.period}`;
       const current = leases.get(name) === lease;
       const empty = lease.heldUsd <= 1e-9 && lease.pendingUsd <= 1e-9 && !lease.entries.length;
-      if (!empty || (current && now - lease.lastUsed < idleMs)) continue;
+      if (!empty || lease.growing || (current && now - lease.lastUsed < idleMs)) continue;
       byId.delete(id);
       if (current) leases.delete(name);
       if (lease.persisted && !lease.dead) await store.giveBack(lease.key).catch((error: unknown) => log.warn({ reason: (error as Error).message, lease: id }, 'could not give a budget lease back; it expires'));
@@ -253,8 +269,9 @@ export function createLeaseBook(options: LeaseBookOptions) {
         if (current && current.persisted && !usable(current)) await revalidate(current);
         const valid = leases.get(name);
         if (usable(valid) && fits(valid, amountUsd)) return hold(valid);
-        if (!(await grow(agentCode, period, amountUsd, openPeriod))) return undefined;
-        return hold(leases.get(name)!);
+        // The lease grown, not the map's current one: the tidier or a renewal may have changed that meanwhile.
+        const grown = await grow(agentCode, period, amountUsd, openPeriod);
+        return grown ? hold(grown) : undefined;
       });
     },
 
