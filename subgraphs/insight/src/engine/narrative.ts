@@ -41,8 +41,9 @@ export function narrate(f: Finding): Narrative {
   const p = f.premise;
   if (f.ranking && f.intents.includes('rank')) {
     const rows = f.ranking.rows.slice(0, MAX_RANKED);
+    const then = comparisonName(f);
     const row = (r: (typeof rows)[number]) => {
-      const aside = [...(r.share !== undefined ? [`${formatShare(r.share, locale)} of the total`] : []), ...(r.before !== undefined ? [`${v(r.before)} ${comparisonName(f)}`] : [])];
+      const aside = [...(r.share !== undefined ? [`${formatShare(r.share, locale)} of the total`] : []), ...(r.before !== undefined ? [`${v(r.before)} ${then}`] : [])];
       return `${r.value} ${v(r.amount)}${aside.length ? ` (${aside.join('; ')})` : ''}`;
     };
     const more = f.ranking.rows.length > rows.length ? `, and ${f.ranking.rows.length - rows.length} more not listed` : '';

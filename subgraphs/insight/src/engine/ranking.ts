@@ -84,7 +84,7 @@ export function rankParts(def: MetricDef, book: SeriesBook, period: Period, comp
       s.denBefore += den.sumBetween(comparison.from, comparison.to);
     }
   }
-  const scale = ratio ? ratioScale(def) : 1;
+  const scale = ratioScale(def);
   const amountOf = (num: number, den: number) => (ratio ? (den > 0 ? (num / den) * scale : Number.NaN) : num);
   const rows: RankRow[] = [...sums]
     .filter(([, s]) => s.seen && Number.isFinite(amountOf(s.num, s.den)))

@@ -146,17 +146,12 @@ function tightest(states: readonly ScopeState[], kind: 'requests' | 'tokens'): L
  */
 export function rateLimitHeaders(states: readonly ScopeState[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  const requests = tightest(states, 'requests');
-  if (requests) {
-    headers['x-ratelimit-limit-requests'] = String(requests.limit);
-    headers['x-ratelimit-remaining-requests'] = String(Math.max(0, requests.remaining));
-    headers['x-ratelimit-reset-requests'] = formatDuration(requests.resetMs);
-  }
-  const tokens = tightest(states, 'tokens');
-  if (tokens) {
-    headers['x-ratelimit-limit-tokens'] = String(tokens.limit);
-    headers['x-ratelimit-remaining-tokens'] = String(Math.max(0, tokens.remaining));
-    headers['x-ratelimit-reset-tokens'] = formatDuration(tokens.resetMs);
+  for (const kind of ['requests', 'tokens'] as const) {
+    const least = tightest(states, kind);
+    if (!least) continue;
+    headers[`x-ratelimit-limit-${kind}`] = String(least.limit);
+    headers[`x-ratelimit-remaining-${kind}`] = String(Math.max(0, least.remaining));
+    headers[`x-ratelimit-reset-${kind}`] = formatDuration(least.resetMs);
   }
   return headers;
 }
