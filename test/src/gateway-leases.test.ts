@@ -119,4 +119,23 @@ describe('budget leases across instances', () => {
     expect(after.spent).toBeCloseTo(swept.spent + later * COST, 6);
     expect(later).toBe(Math.floor((20 * COST - swept.spent + 1e-9) / COST)); // exactly what was left
   });
+  it('writes every field of each answered request to the ledger, one line per request, under its lease', async () => {
+    const budgets = await instance('gateway-lines');
+    await budgets.set({ agentCode: 'lines', monthlyBudgetUsd: 10, hardLimitEnabled: true });
+    const entries = [
+      { kind: 'chat', requestedModel: 'fast-track', model: 'small', deployment: 'openai', promptTokens: 12, completionTokens: 34, costUsd: 0.00012345, cached: false, outcome: 'ok', requestId: 'req-1' },
+      // Quotes, a backslash and non-ASCII travel as data; absent fields are null.
+      { kind: 'embedding', requestedModel: `it's "q" \\ é`, promptTokens: 7, completionTokens: 0, costUsd: 0, cached: false, outcome: 'error' },
+    ] as const;
+    for (const entry of entries) budgets.settle(await budgets.reserve('lines', 0.01), entry);
+    await budgets.drain();
+    const { rows } = await sql.query(
+      `select kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd::text as cost, cached, outcome, request_id, lease_id is not null as leased, id is not null as has_id
+         from llm.usage_ledger where agent_code = 'lines' and period is not null order by prompt_tokens desc`,
+    );
+    expect(rows).toEqual([
+      { kind: 'chat', requested_model: 'fast-track', model: 'small', deployment: 'openai', prompt_tokens: 12, completion_tokens: 34, cost: '0.00012345', cached: false, outcome: 'ok', request_id: 'req-1', leased: true, has_id: true },
+      { kind: 'embedding', requested_model: `it's "q" \\ é`, model: null, deployment: null, prompt_tokens: 7, completion_tokens: 0, cost: '0.00000000', cached: false, outcome: 'error', request_id: null, leased: true, has_id: true },
+    ]);
+  });
 });

@@ -2,7 +2,7 @@ import type { MikroORM } from '@svc/kit';
 import type pg from 'pg';
 import { admits } from '../domain/budget.js';
 import type { UsageEntry } from '../domain/usage.js';
-import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
+import { LEDGER_INSERT_LINES } from './usage-store.js';
 
 /**
  * A slice of an agent's period budget held by one gateway instance. Its id is its fencing
@@ -109,11 +109,7 @@ export function createLeaseStore(orm: MikroORM, options: { ttlMs: number; renewa
           );
           if (!row) result.fenced.push(lease.id);
           const lines = row ? entries : entries.map((entry) => ({ ...entry, costUsd: 0 }));
-          // One statement for the batch's ledger lines (chunks keep it under PostgreSQL's parameter limit).
-          for (let i = 0; i < lines.length; i += 1000) {
-            const chunk = lines.slice(i, i + 1000);
-            await tx.execute(`${LEDGER_INSERT}${', (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)'.repeat(chunk.length - 1)}`, chunk.flatMap((entry) => ledgerValues(lease.agentCode, lease.period, entry, lease.id)));
-          }
+          if (lines.length) await tx.execute(LEDGER_INSERT_LINES, [lease.agentCode, lease.period, lease.id, JSON.stringify(lines)]);
           if (row) result.spent.push({ agentCode: lease.agentCode, period: lease.period, allocatedUsd: num(row.monthly_budget_usd), spentUsd: num(row.spent_usd), alertThresholdPercent: num(row.alert_threshold_percent) });
         }
         return result;
