@@ -12,13 +12,27 @@ export interface CacheableRequest {
   top_p?: number;
 }
 
-/** Sorts object keys so equal requests serialise equally. */
-function canonical(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(canonical);
-  if (value && typeof value === 'object') {
-    return Object.fromEntries(Object.keys(value).sort().filter((k) => (value as Record<string, unknown>)[k] !== undefined).map((k) => [k, canonical((value as Record<string, unknown>)[k])]));
+/**
+ * JSON with every object's keys sorted (members whose value is undefined left out, as
+ * JSON.stringify leaves them out), so equal requests serialise equally whatever their key
+ * order. Written straight to the string: no sorted copy of the request is built first.
+ */
+export function canonicalJson(value: unknown): string {
+  if (Array.isArray(value)) {
+    let out = '[';
+    for (let i = 0; i < value.length; i++) out += (i ? ',' : '') + (value[i] === undefined ? 'null' : canonicalJson(value[i]));
+    return `${out}]`;
   }
-  return value;
+  if (value && typeof value === 'object') {
+    let out = '{';
+    for (const key of Object.keys(value).sort()) {
+      const member = (value as Record<string, unknown>)[key];
+      if (member === undefined) continue;
+      out += `${out.length > 1 ? ',' : ''}${JSON.stringify(key)}:${canonicalJson(member)}`;
+    }
+    return `${out}}`;
+  }
+  return JSON.stringify(value) ?? 'null';
 }
 
 /**
@@ -26,7 +40,7 @@ function canonical(value: unknown): unknown {
  * answer is never served to another.
  */
 export function chatCacheKey(agentCode: string, request: CacheableRequest): string {
-  const normal = canonical({
+  const normal = canonicalJson({
     model: request.model,
     messages: request.messages.map((m) => ({ role: m.role, content: m.content, name: m.name, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id })),
     temperature: request.temperature,
@@ -36,6 +50,6 @@ export function chatCacheKey(agentCode: string, request: CacheableRequest): stri
     stop: request.stop,
     top_p: request.top_p,
   });
-  const digest = hash('sha256', JSON.stringify(normal), 'base64url');
+  const digest = hash('sha256', normal, 'base64url');
   return `llm:cache:${agentCode}:${digest}`;
 }

@@ -1,8 +1,9 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { SvcError } from '@svc/kit';
 import { AUTO_ROUTE_PROMPT_TOKENS, autoRoute } from './auto-route.js';
 import { budgetRecord } from './budget-status.js';
-import { chatCacheKey } from './cache-key.js';
+import { canonicalJson, chatCacheKey } from './cache-key.js';
 import { parseChatRequest, parseEmbeddingRequest } from './chat-request.js';
 import { costUsd, roundUsd, worstCaseUsd } from './cost.js';
 import { LOCAL_MODEL, resolveGatewayConfig } from './gateway-config.js';
@@ -79,6 +80,24 @@ describe('chatCacheKey', () => {
     expect(chatCacheKey('a', { ...base, max_tokens: 5 })).not.toBe(key);
     expect(chatCacheKey('a', { ...base, messages: [user('hi!')] })).not.toBe(key);
     expect(chatCacheKey('a', { ...base, tools: [{ type: 'function', function: { name: 't' } }] })).not.toBe(key);
+  });
+});
+
+describe('canonicalJson', () => {
+  /** The same value with every object's keys in reverse order. */
+  const reordered = (value: unknown): unknown =>
+    Array.isArray(value) ? value.map(reordered) : value && typeof value === 'object' ? Object.fromEntries(Object.entries(value).reverse().map(([k, v]) => [k, reordered(v)])) : value;
+  it('is JSON of the same value, whatever the key order at any depth', () => {
+    fc.assert(
+      fc.property(fc.jsonValue(), (value) => {
+        const text = canonicalJson(value);
+        expect(JSON.parse(text)).toEqual(JSON.parse(JSON.stringify(value)));
+        expect(canonicalJson(reordered(value))).toBe(text);
+      }),
+    );
+  });
+  it('sorts keys and leaves out undefined members, as JSON.stringify does', () => {
+    expect(canonicalJson({ b: 1, a: { d: [1, undefined, 'x'], c: undefined } })).toBe('{"a":{"d":[1,null,"x"]},"b":1}');
   });
 });
 
