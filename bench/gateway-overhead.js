@@ -20,7 +20,12 @@
 // (default redis://127.0.0.1:6379). A fresh database and Redis prefix are used and removed.
 // Knobs: BENCH_C1_REQUESTS (default 2000), BENCH_C64_SECONDS (default 10), BENCH_PROFILE=0 (no
 // CPU profile), BENCH_PROFILE_TARGET (the target profiled, default svc; svcLimited for limits on),
-// BENCH_NO_WRITE=1 (print the report instead of writing RESULTS.md).
+// BENCH_NO_WRITE=1 (print the report instead of writing RESULTS.md), BENCH_PIN=0 (no CPU pinning).
+// Cores: each gateway under test (this process, which runs the platform; Portkey; the bare proxy)
+// is pinned to the last CPU and the load generator and fake upstream to the others (taskset, all
+// threads), so every gateway gets the same dedicated core and none takes CPU from the load
+// generator; PostgreSQL and Redis are left to the scheduler. A shorter unpinned c=64 pass of svc
+// and Portkey follows, reported beside the pinned figures.
 // SVC_BENCH_SMOKE=1: a smoke run (a few requests per target, no profile, no component timing, no
 // RESULTS.md written), to check the benchmark still runs end to end; its figures mean nothing.
 import { fork, spawn, spawnSync } from 'node:child_process';
@@ -46,11 +51,13 @@ const C1_REQUESTS = SMOKE ? 8 : Number(process.env.BENCH_C1_REQUESTS ?? 2000);
 const C64_MS = SMOKE ? 200 : Number(process.env.BENCH_C64_SECONDS ?? 10) * 1000;
 const STREAM_REQUESTS = SMOKE ? 3 : Number(process.env.BENCH_STREAM_REQUESTS ?? 500);
 const HIGH = 64;
-const ROUNDS_C1 = SMOKE ? 1 : 6;
-const ROUNDS_HIGH = SMOKE ? 1 : 2;
+// Many short rounds with a rotated order: drift on this shared machine then hits every target
+// alike, and the ratios between targets move less from run to run than with a few long ones.
+const ROUNDS_C1 = SMOKE ? 1 : 12; // twice through the 6 headline targets' positions
+const ROUNDS_HIGH = SMOKE ? 1 : 8; // once through the 8 targets' positions
 const SPLIT_REQUESTS = SMOKE ? 4 : Math.max(100, Math.round(C1_REQUESTS / 2));
 /** Warm-up sizes (requests, ms, interleaved rounds): tiny in a smoke run. */
-const WARM = SMOKE ? { requests: 2, ms: 50, rounds: 2, initialMs: 100 } : { requests: 100, ms: 1000, rounds: 100, initialMs: 1500 };
+const WARM = SMOKE ? { requests: 2, ms: 50, rounds: 2, initialMs: 100 } : { requests: 100, ms: 500, rounds: 100, initialMs: 1500 };
 /** Limits on the limited agent: high enough never to refuse a benchmark request. */
 const BENCH_LIMITS = { requestsPerMinute: 1_000_000_000, tokensPerMinute: 1_000_000_000_000 };
 const MASTER_KEY = `sk-svc-master-bench-${randomBytes(12).toString('hex')}`;
@@ -134,6 +141,34 @@ async function freePort() {
   const { port } = server.address();
   await new Promise((resolve) => server.close(resolve));
   return port;
+}
+
+/**
+ * Pins `gateways` (pids, all their threads) to the last CPU and `loads` to the others with
+ * taskset; `unpin()` lets them all run anywhere again. Without taskset, with one CPU or with
+ * BENCH_PIN=0 nothing is pinned, and `why` says so in the report.
+ */
+function pinCores(gateways, loads) {
+  const cpus = os.cpus().length;
+  const all = `0-${cpus - 1}`;
+  const set = (list, pids) => {
+    for (const pid of pids) {
+      const r = spawnSync('taskset', ['-a', '-p', '-c', list, String(pid)], { encoding: 'utf8' });
+      if (r.error || r.status !== 0) return r.error?.message ?? r.stderr.trim();
+    }
+    return undefined;
+  };
+  const none = (why) => ({ pinned: false, why, unpin() {} });
+  if (process.env.BENCH_PIN === '0') return none('BENCH_PIN=0');
+  if (cpus < 2) return none('one CPU');
+  const gatewayCpu = String(cpus - 1);
+  const loadCpus = cpus === 2 ? '0' : `0-${cpus - 2}`;
+  const failed = set(gatewayCpu, gateways) ?? set(loadCpus, loads);
+  if (failed) {
+    set(all, [...gateways, ...loads]);
+    return none(`taskset failed: ${failed}`);
+  }
+  return { pinned: true, gatewayCpu, loadCpus, unpin: () => set(all, [...gateways, ...loads]) };
 }
 
 function forkChild(file, name, options = {}, args = []) {
@@ -435,6 +470,8 @@ async function main() {
     const load = forkChild('./load-worker.js', 'load worker', { serialization: 'advanced' });
     cleanups.push(() => stopChild(load.child));
     await load.ready;
+    const pinning = pinCores([process.pid, portkey.child.pid, bare.child.pid], [load.child.pid, upstream.child.pid]);
+    log(pinning.pinned ? `pinned: gateways to CPU ${pinning.gatewayCpu}, load generator and fake upstream to CPU ${pinning.loadCpus}` : `not pinned (${pinning.why})`);
 
     // Every target gets the same chat request body.
     const chat = { model: 'fast-track', messages: [{ role: 'user', content: 'ping' }], max_tokens: 16 };
@@ -490,7 +527,7 @@ async function main() {
 
     const order = ['direct', 'bare', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
     const results = Object.fromEntries(order.map((name) => [name, {}]));
-    const finish = (name, concurrency, a) => {
+    const finish = (name, concurrency, a, into = results) => {
       const result = { ...summarise(a.latencies, a.elapsedMs), requests: a.requests, errors: a.errors, headerMismatches: a.headerMismatches, firstError: a.firstError, elapsedMs: a.elapsedMs };
       result.throughput = (a.requests / a.elapsedMs) * 1000;
       if (a.counted) result.perRequest = perUnit(a.counted, a.requests);
@@ -504,13 +541,13 @@ async function main() {
       }
       if (result.errors || result.headerMismatches) log(`  ${targets[name].label}: ${result.errors} errors, ${result.headerMismatches} header mismatches; first: ${result.firstError}`);
       log(`  ${targets[name].label}, c=${concurrency}: ${result.requests} requests, ${fmt(result.throughput, 0)} req/s, p50 ${fmt(result.p50, 3)} ms, p99 ${fmt(result.p99, 3)} ms`);
-      results[name][concurrency] = result;
+      (into[name] ??= {})[concurrency] = result;
     };
 
     // One target at a time (so its CPU can be counted and throughput has the machine to itself),
     // in rounds with a rotating order, merged per target, so slow drift does not favour whoever
     // runs first.
-    const runRounds = async (names, concurrency, rounds, scenarioOf) => {
+    const runRounds = async (names, concurrency, rounds, scenarioOf, into = results) => {
       const acc = {};
       for (let round = 0; round < rounds; round++) {
         const rotated = [...names.slice(round % names.length), ...names.slice(0, round % names.length)];
@@ -544,7 +581,7 @@ async function main() {
         a.latencies = new Float64Array(a.parts.reduce((n, l) => n + l.length, 0));
         let offset = 0;
         for (const l of a.parts) a.latencies.set(l, offset), (offset += l.length);
-        finish(name, concurrency, a);
+        finish(name, concurrency, a, into);
       }
     };
 
@@ -597,10 +634,18 @@ async function main() {
 
     // 5. The per-request PostgreSQL and Redis work of a cacheBypass request, timed on its own in
     // this process with the platform's own services (same code, same database, same agent row).
+    // The same c=64 targets with nothing pinned (shorter, one round), for comparison: every
+    // process then takes whichever core is free, and the figures move more between runs.
+    const unpinned = {};
+    if (pinning.pinned) {
+      pinning.unpin();
+      await runRounds(['svc', 'svcLimited', 'portkey'], HIGH, 2, () => ({ durationMs: C64_MS / 4, warmupMs: WARM.ms }), unpinned);
+    }
+
     if (!SMOKE) log('per-request database and cache work ...');
     const components = SMOKE ? undefined : await measureComponents({ dbUrl: db.url, poolMax: config.DB_POOL_MAX, agentKey, redisPrefix, log: platformLog });
 
-    const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo, streaming });
+    const report = buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion: db.version, redisVersion, poolMax: config.DB_POOL_MAX, loadAtStart, split, profile, gitInfo, streaming, pinning, unpinned });
     console.log(report.console);
     if (SMOKE) log('smoke run (SVC_BENCH_SMOKE=1): RESULTS.md left as it is');
     else if (process.env.BENCH_NO_WRITE === '1') console.log(`\n${report.markdown}`);
@@ -793,7 +838,7 @@ async function measureComponents({ dbUrl, poolMax, agentKey, redisPrefix, log: s
 // ---------------------------------------------------------------------------------------------
 // Report
 
-function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo, streaming }) {
+function buildReport({ startedAt, results, targets, components, portkeyVersion, pgVersion, redisVersion, poolMax, loadAtStart, split, profile, gitInfo, streaming, pinning, unpinned }) {
   const cpu = os.cpus();
   const names = ['direct', 'bare', 'svc', 'svcLimited', 'portkey', 'svcHit', 'llm', 'router'];
   // Average share of the machine used by processes outside the benchmark (rows with CPU accounting).
@@ -847,13 +892,15 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
   const md = [];
   md.push('# Model gateway overhead benchmark');
   md.push('');
-  md.push(`Reproduce: \`${cmd}\` from the repository root (builds, then runs \`node bench/gateway-overhead.js\`; needs PostgreSQL with pgvector and Redis on loopback, as \`npm test\` does — \`bash scripts/provision.sh\`). Takes about 2–2½ minutes. Knobs: \`BENCH_C1_REQUESTS\` (default 2000), \`BENCH_C64_SECONDS\` (default 10), \`BENCH_PROFILE=0\` (skip the CPU profile), \`BENCH_NO_WRITE=1\` (print only).`);
+  md.push(`Reproduce: \`${cmd}\` from the repository root (builds, then runs \`node bench/gateway-overhead.js\`; needs PostgreSQL with pgvector and Redis on loopback, as \`npm test\` does — \`bash scripts/provision.sh\`). Takes about 4 minutes. Knobs: \`BENCH_C1_REQUESTS\` (default 2000), \`BENCH_C64_SECONDS\` (default 10), \`BENCH_PROFILE=0\` (skip the CPU profile), \`BENCH_PIN=0\` (no CPU pinning), \`BENCH_NO_WRITE=1\` (print only).`);
   md.push('');
   md.push(`- Date: ${startedAt.toISOString()}`);
-  md.push(`- Machine: ${machine}. **Everything shares these ${cpu.length} cores**: the load generator, the fake upstream, the gateway under test, PostgreSQL and Redis.`);
+  md.push(pinning.pinned
+    ? `- Machine: ${machine}. **Cores:** each gateway under test (the svc platform process, Portkey, the bare proxy) runs pinned to CPU ${pinning.gatewayCpu} with all its threads, the load generator and the fake upstream to CPU ${pinning.loadCpus} (\`taskset\`); PostgreSQL and Redis are not pinned. So every gateway gets the same one core of its own and none takes CPU from the load generator; unpinned, the figures moved by a fifth between runs minutes apart. A shorter unpinned pass at concurrency ${HIGH} is reported under Targets for comparison.`
+    : `- Machine: ${machine}. **Everything shares these ${cpu.length} cores** (not pinned: ${pinning.why}): the load generator, the fake upstream, the gateway under test, PostgreSQL and Redis.`);
   md.push(`- Platform measured: commit \`${gitInfo.commit}\`${gitInfo.dirty ? ` **plus uncommitted changes** in ${gitInfo.dirty}` : ' (clean tree)'}, built by \`npm run bench\` just before the run.`);
   md.push(`- Node ${process.version}; PostgreSQL ${pgVersion}; Redis ${redisVersion}; @portkey-ai/gateway ${portkeyVersion}.`);
-  md.push(`- Run parameters: every target is first warmed up for 1.5 s at concurrency 8. Concurrency 1: ${C1_REQUESTS} requests per target, one target at a time in ${ROUNDS_C1} rounds with a rotated order (100 warm-up requests before each), rounds merged. Hop split at concurrency 1: direct, llm subgraph, router and bridge **interleaved** request by request (rotating start), ${SPLIT_REQUESTS} each after 100 unrecorded rounds, so drift and other load hit them alike; its rows are compared with its own direct baseline (each process then wakes from idle for every request, so all four are a little slower than in back-to-back runs). Concurrency ${HIGH}: one target at a time, ${C64_MS / 1000} s per target (hop-split rows: ${C64_MS / 2000} s) in ${ROUNDS_HIGH} rounds with a rotated order, 1 s warm-up before each, rounds merged.`);
+  md.push(`- Run parameters: every target is first warmed up for 1.5 s at concurrency 8. Concurrency 1: ${C1_REQUESTS} requests per target, one target at a time in ${ROUNDS_C1} rounds with a rotated order (100 warm-up requests before each), rounds merged. Hop split at concurrency 1: direct, llm subgraph, router and bridge **interleaved** request by request (rotating start), ${SPLIT_REQUESTS} each after 100 unrecorded rounds, so drift and other load hit them alike; its rows are compared with its own direct baseline (each process then wakes from idle for every request, so all four are a little slower than in back-to-back runs). Concurrency ${HIGH}: one target at a time, ${C64_MS / 1000} s per target (hop-split rows: ${C64_MS / 2000} s) in ${ROUNDS_HIGH} rounds with a rotated order, ${WARM.ms / 1000} s warm-up before each, rounds merged.`);
   md.push('- **A shared machine**: other engineers\' builds and tests run on the same cores during the day, so absolute figures vary between runs; compare rows of one run, which share the conditions.');
   md.push(`- Load average at start: ${loadAtStart}${otherBusy > 2 ? `. **Other processes were busy during the run** (${fmt(otherBusy, 0)} % of the machine on average, see the CPU table): the figures are noisier than on an idle machine.` : '.'}`);
   md.push('');
@@ -927,6 +974,13 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
     md.push(`| added p50 at concurrency 1 at most 0.5× Portkey's, ${what} | ${fmt(added, 3)} ms vs ${fmt(pkAdded, 3)} ms (×${fmt(added / pkAdded, 2)}) | ${added <= 0.5 * pkAdded ? 'yes' : '**no**'} |`);
     md.push(`| throughput at concurrency ${HIGH} at least 2.5× Portkey's, ${what} | ${fmt(r[HIGH].throughput, 0)} vs ${fmt(pk[HIGH].throughput, 0)} req/s (×${fmt(ratio(r[HIGH].throughput, pk[HIGH].throughput), 2)}) | ${r[HIGH].throughput >= 2.5 * pk[HIGH].throughput ? 'yes' : '**no**'} |`);
   }
+  if (unpinned.svc) {
+    const upk = unpinned.portkey[HIGH].throughput;
+    for (const [name, what] of [['svc', 'limits off'], ['svcLimited', 'RPM + TPM limits on']]) {
+      const t = unpinned[name][HIGH].throughput;
+      md.push(`| *not pinned, for comparison:* throughput at concurrency ${HIGH} at least 2.5× Portkey's, ${what} (2 rounds of ${C64_MS / 4000} s) | ${fmt(t, 0)} vs ${fmt(upk, 0)} req/s (×${fmt(t / upk, 2)}) | ${t >= 2.5 * upk ? 'yes' : '**no**'} |`);
+    }
+  }
   md.push('');
   md.push(...limiterCost(results, components));
   md.push('');
@@ -996,6 +1050,7 @@ function buildReport({ startedAt, results, targets, components, portkeyVersion, 
     `limits on: c=1 p50 ${fmt(results.svcLimited[1].p50, 3)} ms (limits off ${fmt(svc[1].p50, 3)} ms), c=${HIGH} ${fmt(results.svcLimited[HIGH].throughput, 0)} req/s (×${fmt(ratio(results.svcLimited[HIGH].throughput, pk[HIGH].throughput), 2)} Portkey)`,
     `svc/Portkey throughput: c=1 ×${fmt(ratio(svc[1].throughput, pk[1].throughput), 2)}, c=${HIGH} ×${fmt(ratio(svc[HIGH].throughput, pk[HIGH].throughput), 2)}; svc/direct: c=1 ×${fmt(ratio(svc[1].throughput, direct[1].throughput), 2)}, c=${HIGH} ×${fmt(ratio(svc[HIGH].throughput, direct[HIGH].throughput), 2)}`,
     `p50 added at c=1: ${fmt(p50Added1, 3)} ms (target < 1 ms: ${p50TargetMet ? 'met' : 'MISSED'}); interleaved split of ${fmt(splitTotal, 3)} ms: bridge ${fmt(bridgeHop, 3)}, router ${fmt(routerHop, 3)}, llm subgraph ${fmt(llmAdded, 3)}${components ? ` (PostgreSQL ${fmt(dbTotal, 3)}, Redis ${fmt(cacheSet, 3)}, rest ${fmt(llmRest, 3)})` : ''}`,
+    unpinned.svc ? `not pinned (2 rounds): c=${HIGH} svc ×${fmt(ratio(unpinned.svc[HIGH].throughput, unpinned.portkey[HIGH].throughput), 2)}, limits on ×${fmt(ratio(unpinned.svcLimited[HIGH].throughput, unpinned.portkey[HIGH].throughput), 2)} Portkey` : '',
     components ? `database work alone: ${fmt(components.dbTotal1.p50, 3)} ms p50 sequential, ${fmt(components.dbTotalHigh.throughput, 0)} req/s at c=${HIGH}` : '',
   ].join('\n');
   return { markdown: md.join('\n'), console: consoleText };
