@@ -85,7 +85,8 @@ function handle(req: IncomingMessage, res: ServerResponse, body: Record<string, 
       return;
     case 'garbage':
       res.writeHead(200, { 'content-type': 'application/json' });
-      res.end('not json');
+      // A broken upstream that echoes the prompt in a body that is not JSON.
+      res.end('not json: the prompt was "my card is 4111 1111 1111 1111"');
       return;
     case 'slow': {
       const timer = setTimeout(() => json(200, completion(model)), 5000);
@@ -288,8 +289,11 @@ describe('openai-compatible provider: errors', () => {
     expect(error.message).not.toContain('Bad gateway');
   });
 
-  it('treats an invalid JSON answer as a retryable upstream failure', async () => {
-    expect((await upstreamFailure(provider().chat(request('garbage'), signal))).retryable).toBe(true);
+  it('treats an invalid JSON answer as a retryable upstream failure, and never quotes it (it may echo the prompt)', async () => {
+    const error = await upstreamFailure(provider().chat(request('garbage'), signal));
+    expect(error.retryable).toBe(true);
+    expect(error.message).toMatch(/invalid JSON \(\d+ bytes, not shown\)/);
+    expect(error.message).not.toMatch(/prompt|4111/);
   });
 
   it('times out as a retryable UpstreamError without status', async () => {

@@ -235,11 +235,11 @@ export function parseRetryAfter(headers: HeaderReader, now: number = Date.now())
   return Math.max(0, date - now);
 }
 
-/** Parses JSON from an upstream; garbage means a broken upstream (retryable). */
+/** Parses JSON from an upstream; garbage means a broken upstream (retryable). Like an error body, the text is never quoted: it may echo the prompt. */
 export function parseJsonData(text: string, label: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
-    throw new UpstreamError(`${label}: upstream sent invalid JSON: ${text.slice(0, 200)}`, undefined, true);
+    throw new UpstreamError(`${label}: upstream sent invalid JSON (${Buffer.byteLength(text)} bytes, not shown)`, undefined, true);
   }
 }
