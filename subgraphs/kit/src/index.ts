@@ -22,7 +22,6 @@ export * from './subgraph/finite-numbers.js';
 export * from './subgraph/create-subgraph.js';
 export * from './cache/cache.js';
 export * from './cache/attempt-gate.js';
-export * from './cache/write-coalescing.js';
 export * from './http/static-files.js';
 export * from './db/database.js';
 export * from './db/idempotency.js';
