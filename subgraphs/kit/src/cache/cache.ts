@@ -1,6 +1,7 @@
 import { Redis } from 'ioredis';
 import { SvcError } from '../errors.js';
 import type { Logger } from '../logger.js';
+import { turnBatch } from './turn-batch.js';
 import { gateStep, keepMs, settleStep, type BackoffPolicy, type GateResult, type GateSettlement, type GateState } from './attempt-gate.js';
 
 /**
@@ -97,23 +98,13 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
   // EVALSHA, loading the script once (ioredis retries with EVAL after NOSCRIPT); the key count comes first.
   redis.defineCommand('svcSetMany', { lua: SET_MANY });
   const setMany = (redis as unknown as { svcSetMany(...args: (string | number)[]): Promise<number> }).svcSetMany.bind(redis);
-  /**
-   * The writes asked for in this turn of the event loop, sent together in its check phase: under
-   * load many answers are stored per turn (about 15 at concurrency 64 in the gateway benchmark),
-   * and one script call costs the client one command to build, send and read back, not one each.
-   * Nothing waits longer than the rest of the turn, and the writes keep their order.
-   */
-  let queued: [key: string, value: string, ttlSeconds: number][] = [];
-  let sent: Promise<void> = Promise.resolve();
-  async function sendQueued(): Promise<void> {
-    const batch = queued;
-    queued = [];
-    if (!batch.length) return;
+  // One turn's writes in one command (about 15 per turn at concurrency 64 in the gateway benchmark); a lone write is a plain SET.
+  const writes = turnBatch<[key: string, value: string, ttlSeconds: number]>(async (batch) => {
     if (batch.length === 1) {
       const [[key, value, ttl]] = batch as [[string, string, number]];
       await attempt(() => redis.set(key, value, 'EX', ttl));
     } else await attempt(() => setMany(batch.length, ...batch.map(([key]) => key), ...batch.flatMap(([, value, ttl]) => [value, ttl])));
-  }
+  });
   return {
     kind: 'redis',
     async get(key) {
@@ -121,10 +112,7 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
       return result.ok ? (result.value ?? undefined) : undefined;
     },
     set(key, value, ttlSeconds) {
-      if (ttlSeconds <= 0) return Promise.resolve();
-      if (!queued.length) sent = new Promise((resolve) => setImmediate(() => resolve(sendQueued())));
-      queued.push([key, value, Math.ceil(ttlSeconds)]);
-      return sent;
+      return ttlSeconds > 0 ? writes.add([key, value, Math.ceil(ttlSeconds)]) : Promise.resolve();
     },
     async del(...keys) {
       if (!keys.length) return 0;
@@ -156,7 +144,7 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
       if (!result.ok) throw unavailable();
     },
     async close() {
-      await sendQueued();
+      await writes.flush();
       await redis.quit().catch(() => redis.disconnect());
       await fallback.close();
     },

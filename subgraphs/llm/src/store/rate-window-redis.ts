@@ -1,4 +1,4 @@
-import type { Logger } from '@svc/kit';
+import { turnBatch, type Logger } from '@svc/kit';
 import { Redis } from 'ioredis';
 import { oldestCounted, sliceOf, type LimitScope, type RateLimits, type Refusal } from '../domain/rate-limits.js';
 import { ADMIT, RELEASE, RENEW, SETTLE } from './rate-window-scripts.js';
@@ -6,22 +6,6 @@ import { createMemoryRateWindows, type RateWindowStore, type ScopeUse, type Wind
 
 const KIND = { 1: 'requests', 2: 'tokens', 3: 'concurrent' } as const;
 
-/** Items queued in one turn of the event loop, handed to `send` together in its check phase (or by `flush`). */
-function turnBatch<T>(send: (batch: T[]) => Promise<void>): { add(item: T): void; flush(): Promise<void> } {
-  let queued: T[] = [];
-  const flush = async (): Promise<void> => {
-    const batch = queued;
-    queued = [];
-    if (batch.length) await send(batch);
-  };
-  return {
-    add(item) {
-      if (!queued.length) setImmediate(() => void flush());
-      queued.push(item);
-    },
-    flush,
-  };
-}
 const limitArg = (value: number | null) => (value === null ? -1 : value);
 
 /**
