@@ -1,6 +1,6 @@
 import { Migrator } from '@mikro-orm/migrations';
 import type { MigrationObject } from '@mikro-orm/core';
-import { MikroORM, type EntitySchema } from '@mikro-orm/postgresql';
+import { MikroORM, type EntitySchema, type PostgreSqlConnection } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import type { Logger } from '../logger.js';
 
@@ -78,6 +78,43 @@ export function releaseDroppedClients(pool: pg.Pool): void {
     });
   });
 }
+
+/** Runs one statement with bind parameters (`$1`, `$2`, ...) and returns its rows. */
+export type NativeQuery = <R = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<R[]>;
+
+/**
+ * Statements with bind parameters on the ORM's own pool (the same connections and limit).
+ * For hot paths only: `em.execute` writes every parameter into the SQL text (quoted, character
+ * by character), which for a settlement batch's JSON cost more CPU and garbage than the
+ * statement itself; here parameters go to PostgreSQL as they are. `transaction` runs `work` in
+ * one transaction on one connection: committed when it returns, rolled back when it throws (a
+ * connection that fails meanwhile is discarded, not given back).
+ */
+export function nativeSql(orm: MikroORM) {
+  let pool: Promise<pg.Pool> | undefined;
+  const getPool = () => (pool ??= (orm.em.getConnection() as PostgreSqlConnection).getNativeClient() as unknown as Promise<pg.Pool>);
+  const run = (client: pg.Pool | pg.PoolClient): NativeQuery => async (text, params = []) => (await client.query(text, params as unknown[])).rows;
+  return {
+    query: (async (text, params) => run(await getPool())(text, params)) as NativeQuery,
+    async transaction<T>(work: (query: NativeQuery) => Promise<T>): Promise<T> {
+      const client = await (await getPool()).connect();
+      let broken: Error | undefined;
+      try {
+        await client.query('begin');
+        const result = await work(run(client));
+        await client.query('commit');
+        return result;
+      } catch (error) {
+        await client.query('rollback').catch((rollbackFailed: Error) => (broken = rollbackFailed));
+        throw error;
+      } finally {
+        client.release(broken);
+      }
+    },
+  };
+}
+
+export type NativeSql = ReturnType<typeof nativeSql>;
 
 /** Whether `work` settled within `ms` (it goes on either way; a shutdown just stops waiting). */
 export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {

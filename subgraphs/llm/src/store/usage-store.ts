@@ -9,14 +9,13 @@ export const LEDGER_INSERT = `insert into llm.usage_ledger (id, agent_code, peri
        values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`;
 
 /**
- * Any number of one lease's ledger lines in one statement with one parameter: the lines as a
- * JSON array (the {@link UsageEntry} objects as they are), unpacked by PostgreSQL. A statement
- * of 14 placeholders per line had the client quote and splice every value into the SQL text,
- * which was most of a settlement's CPU in this process.
+ * Any number of one lease's ledger lines in one statement: the lines as one JSON array
+ * parameter (the {@link UsageEntry} objects as they are), unpacked by PostgreSQL. Bind
+ * parameters (`$n`, for kit `nativeSql`): agent code, period, lease id, lines.
  */
 export const LEDGER_INSERT_LINES = `insert into llm.usage_ledger (id, agent_code, period, kind, requested_model, model, deployment, prompt_tokens, completion_tokens, cost_usd, cached, outcome, request_id, lease_id)
-  select gen_random_uuid(), ?, ?, l.kind, l."requestedModel", l.model, l.deployment, l."promptTokens", l."completionTokens", l."costUsd", l.cached, l.outcome, l."requestId", ?
-    from jsonb_to_recordset(?::jsonb) as l(kind text, "requestedModel" text, model text, deployment text, "promptTokens" int, "completionTokens" int, "costUsd" numeric, cached boolean, outcome text, "requestId" text)`;
+  select gen_random_uuid(), $1, $2, l.kind, l."requestedModel", l.model, l.deployment, l."promptTokens", l."completionTokens", l."costUsd", l.cached, l.outcome, l."requestId", $3::uuid
+    from jsonb_to_recordset($4::jsonb) as l(kind text, "requestedModel" text, model text, deployment text, "promptTokens" int, "completionTokens" int, "costUsd" numeric, cached boolean, outcome text, "requestId" text)`;
 
 export function ledgerValues(agentCode: string, period: string, usage: UsageEntry, leaseId?: string): unknown[] {
   return [randomUUID(), agentCode, period, usage.kind, usage.requestedModel, usage.model ?? null, usage.deployment ?? null, usage.promptTokens, usage.completionTokens, usage.costUsd, usage.cached, usage.outcome, usage.requestId ?? null, leaseId ?? null];
