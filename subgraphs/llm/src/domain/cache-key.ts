@@ -35,21 +35,36 @@ export function canonicalJson(value: unknown): string {
   return JSON.stringify(value) ?? 'null';
 }
 
+/** `out` (an object's JSON so far, from its `{`) with the member `name` added, unless its value is undefined. */
+const withMember = (out: string, name: string, json: string | undefined): string => (json === undefined ? out : `${out}${out.length > 1 ? ',' : ''}"${name}":${json}`);
+const json = (value: unknown): string | undefined => (value === undefined ? undefined : canonicalJson(value));
+
+/** A message's canonical JSON: its cache-relevant members, written in sorted order. */
+function messageJson(m: ChatMessage): string {
+  let out = withMember('{', 'content', json(m.content));
+  out = withMember(out, 'name', json(m.name));
+  out = withMember(out, 'role', json(m.role));
+  out = withMember(out, 'tool_call_id', json(m.tool_call_id));
+  return `${withMember(out, 'tool_calls', json(m.tool_calls))}}`;
+}
+
 /**
  * Exact-match key over the normalised request, scoped to the agent so one customer's cached
- * answer is never served to another.
+ * answer is never served to another. The request's and its messages' own members are written
+ * in sorted order directly (the same text {@link canonicalJson} gives for them, without
+ * building and sorting a copy on every request); the values inside go through canonicalJson.
  */
 export function chatCacheKey(agentCode: string, request: CacheableRequest): string {
-  const normal = canonicalJson({
-    model: request.model,
-    messages: request.messages.map((m) => ({ role: m.role, content: m.content, name: m.name, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id })),
-    temperature: request.temperature,
-    max_tokens: request.max_tokens,
-    tools: request.tools,
-    tool_choice: request.tool_choice,
-    stop: request.stop,
-    top_p: request.top_p,
-  });
-  const digest = hash('sha256', normal, 'base64url');
+  let messages = '[';
+  for (let i = 0; i < request.messages.length; i++) messages += (i ? ',' : '') + messageJson(request.messages[i]!);
+  let out = withMember('{', 'max_tokens', json(request.max_tokens));
+  out = withMember(out, 'messages', `${messages}]`);
+  out = withMember(out, 'model', json(request.model));
+  out = withMember(out, 'stop', json(request.stop));
+  out = withMember(out, 'temperature', json(request.temperature));
+  out = withMember(out, 'tool_choice', json(request.tool_choice));
+  out = withMember(out, 'tools', json(request.tools));
+  out = withMember(out, 'top_p', json(request.top_p));
+  const digest = hash('sha256', `${out}}`, 'base64url');
   return `llm:cache:${agentCode}:${digest}`;
 }

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import { hash } from 'node:crypto';
 import fc from 'fast-check';
 import { SvcError } from '@svc/kit';
 import { AUTO_ROUTE_PROMPT_TOKENS, autoRoute } from './auto-route.js';
@@ -80,6 +81,41 @@ describe('chatCacheKey', () => {
     expect(chatCacheKey('a', { ...base, max_tokens: 5 })).not.toBe(key);
     expect(chatCacheKey('a', { ...base, messages: [user('hi!')] })).not.toBe(key);
     expect(chatCacheKey('a', { ...base, tools: [{ type: 'function', function: { name: 't' } }] })).not.toBe(key);
+  });
+  it("is the hash of the request's canonical JSON (the same keys as before its members were written in order)", () => {
+    const optional = <T>(arb: fc.Arbitrary<T>) => fc.option(arb, { nil: undefined });
+    const message = fc.record({
+      role: fc.constantFrom('system', 'user', 'assistant', 'tool'),
+      content: fc.oneof(fc.string(), fc.constant(null), fc.array(fc.record({ type: fc.constant('text'), text: fc.string() }))),
+      name: optional(fc.string()),
+      tool_call_id: optional(fc.string()),
+      tool_calls: optional(fc.array(fc.record({ id: fc.string(), type: fc.constant('function'), function: fc.record({ name: fc.string(), arguments: fc.string() }) }), { maxLength: 2 })),
+    });
+    const request = fc.record({
+      model: fc.string(),
+      messages: fc.array(message, { minLength: 1, maxLength: 4 }),
+      temperature: fc.double({ min: 0, max: 2, noNaN: true }),
+      max_tokens: optional(fc.nat()),
+      tools: optional(fc.array(fc.record({ type: fc.constant('function'), function: fc.record({ name: fc.string(), parameters: optional(fc.jsonValue()) }) }), { maxLength: 2 })),
+      tool_choice: optional(fc.oneof(fc.constant('auto'), fc.record({ type: fc.constant('function'), function: fc.record({ name: fc.string() }) }))),
+      stop: optional(fc.oneof(fc.string(), fc.array(fc.string(), { maxLength: 3 }))),
+      top_p: optional(fc.double({ min: 0, max: 1, noNaN: true })),
+    });
+    fc.assert(
+      fc.property(request, (r) => {
+        const generic = canonicalJson({
+          model: r.model,
+          messages: r.messages.map((m) => ({ role: m.role, content: m.content, name: m.name, tool_calls: m.tool_calls, tool_call_id: m.tool_call_id })),
+          temperature: r.temperature,
+          max_tokens: r.max_tokens,
+          tools: r.tools,
+          tool_choice: r.tool_choice,
+          stop: r.stop,
+          top_p: r.top_p,
+        });
+        expect(chatCacheKey('a', r as Parameters<typeof chatCacheKey>[1])).toBe(`llm:cache:a:${hash('sha256', generic, 'base64url')}`);
+      }),
+    );
   });
 });
 
