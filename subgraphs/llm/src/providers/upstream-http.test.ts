@@ -1,5 +1,9 @@
-import { describe, expect, it } from '@jest/globals';
-import { errorKindOf, joinUrl, parseRetryAfter } from './upstream-http.js';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { request } from 'undici';
+import { UpstreamError } from '../domain/openai-types.js';
+import { errorKindOf, joinUrl, MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, parseRetryAfter, postJson, readAtMost } from './upstream-http.js';
 
 describe('upstream HTTP helpers', () => {
   it('appends a path to the base URL\'s path, keeping its query string', () => {
@@ -24,5 +28,58 @@ describe('upstream HTTP helpers', () => {
     expect(errorKindOf('{"error":"echo: secret plans"}')).toBeUndefined();
     expect(errorKindOf('{"error":{"type":"has spaces: secret plans"}}')).toBeUndefined();
     expect(errorKindOf('plain secret plans')).toBeUndefined();
+  });
+});
+
+describe('upstream answer size', () => {
+  let server: Server;
+  let base: string;
+  /** Bytes each chunked answer got to write before its connection was closed, by path. */
+  const written = new Map<string, number>();
+  beforeAll(async () => {
+    server = createServer((req, res) => {
+      req.resume();
+      const path = req.url ?? '/';
+      if (path === '/small') return void res.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      // Declares more than any answer may be; sends nothing of it.
+      if (path === '/declared-huge') return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_ANSWER_BYTES + 1) }).flushHeaders();
+      // Chunked and endless (until the client goes): counts what it could write.
+      const status = path === '/error-endless' ? 500 : 200;
+      res.writeHead(status, { 'content-type': 'application/json' });
+      const chunk = Buffer.alloc(16 * 1024, 'a');
+      let sent = 0;
+      const pump = () => {
+        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        written.set(path, sent);
+      };
+      res.on('drain', pump);
+      res.on('close', () => written.set(path, sent));
+      pump();
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('reads a body within the limit, and stops reading (closing the connection) once a chunked one passes it', async () => {
+    expect(await readAtMost(await request(`${base}/small`), 64)).toBe('{"ok":true}');
+    expect(await readAtMost(await request(`${base}/endless`), 100_000)).toBeUndefined();
+    // The server stopped writing soon after: its connection was closed, not drained to the end.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(written.get('/endless')).toBeLessThan(8 * 1024 * 1024);
+  });
+
+  it('refuses an answer declaring more than the limit without reading it, as a retryable upstream failure', async () => {
+    const failure = await postJson({ url: `${base}/declared-huge`, headers: {}, body: {}, timeoutMs: 5000, signal: new AbortController().signal, label: 'chat completion' }).catch((error: unknown) => error);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ retryable: true, message: `chat completion: upstream answer larger than ${MAX_ANSWER_BYTES} bytes, not read` });
+  });
+
+  it('reads an error body only up to its limit', async () => {
+    const failure = await postJson({ url: `${base}/error-endless`, headers: {}, body: {}, timeoutMs: 5000, signal: new AbortController().signal, label: 'chat completion' }).catch((error: unknown) => error);
+    expect(failure).toMatchObject({ status: 500, message: `chat completion: HTTP 500, over ${MAX_ERROR_BODY_BYTES} bytes of error body not shown` });
   });
 });

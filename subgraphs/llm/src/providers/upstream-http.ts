@@ -12,6 +12,9 @@
  *   `UpstreamError`s; an abort of the caller's signal is rethrown as the signal's reason (an
  *   AbortError `DOMException` unless the caller gave another reason), never as an UpstreamError.
  *   Upstream error bodies are never passed on (they may quote the prompt): only their identifiers.
+ * - Size: a whole answer is read up to {@link MAX_ANSWER_BYTES} (room for the largest embeddings
+ *   answer OpenAI gives), an error body up to {@link MAX_ERROR_BODY_BYTES}; a larger one is not
+ *   read further (its connection is closed), so a broken or hostile upstream cannot fill memory.
  */
 import { Agent, request, type Dispatcher } from 'undici';
 
@@ -43,11 +46,44 @@ export interface UpstreamCall {
   label: string;
 }
 
+/** The most a whole upstream answer may be: 2,048 embeddings of 3,072 dimensions as JSON floats are about 130 MB. */
+export const MAX_ANSWER_BYTES = 256 * 1024 * 1024;
+/** The most of an error body read (for its error kind only). */
+export const MAX_ERROR_BODY_BYTES = 64 * 1024;
+
+/**
+ * The answer's body as text when it is at most `maxBytes`, otherwise undefined (reading stops and
+ * the connection is closed). A body with a Content-Length is read in one go (undici reads no more
+ * than it declares); a chunked one is counted as it arrives.
+ */
+export async function readAtMost(response: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
+  const declared = response.headers['content-length'];
+  if (declared !== undefined) {
+    if (Number(declared) > maxBytes) return void response.body.destroy();
+    return response.body.text();
+  }
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > maxBytes) return void response.body.destroy();
+    chunks.push(chunk);
+  }
+  return Buffer.concat(chunks, size).toString('utf8');
+}
+
+/** A whole answer's text; one over {@link MAX_ANSWER_BYTES} is a broken upstream (the next deployment is tried). */
+async function answerText(response: Dispatcher.ResponseData, label: string): Promise<string> {
+  const text = await readAtMost(response, MAX_ANSWER_BYTES);
+  if (text === undefined) throw new UpstreamError(`${label}: upstream answer larger than ${MAX_ANSWER_BYTES} bytes, not read`, undefined, true);
+  return text;
+}
+
 /** POSTs the call's JSON body; an answer that is not 2xx becomes the upstream's HTTP error (its body read for the error's kind only). */
 async function postUpstream(call: UpstreamCall, accept: string, signal: AbortSignal): Promise<Dispatcher.ResponseData> {
   const response = await request(call.url, { method: 'POST', headers: { 'content-type': 'application/json', accept, ...call.headers }, body: JSON.stringify(call.body), signal, dispatcher: upstreamAgent });
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  const text = await response.body.text().catch(() => '');
+  const text = await readAtMost(response, MAX_ERROR_BODY_BYTES).catch(() => '');
   throw upstreamHttpError(response.statusCode, text, headerReader(response.headers), call.label);
 }
 
@@ -78,7 +114,7 @@ export async function postJson(call: UpstreamCall): Promise<unknown> {
   timer.unref();
   try {
     const response = await postUpstream(call, 'application/json', linked.signal);
-    const parsed = parseJsonData(await response.body.text(), call.label);
+    const parsed = parseJsonData(await answerText(response, call.label), call.label);
     const error = upstreamErrorInBody(parsed, response.statusCode);
     if (error) throw error;
     return parsed;
@@ -113,7 +149,7 @@ export async function* postSse(call: UpstreamCall): AsyncGenerator<SseEvent> {
     const response = await postUpstream(call, 'text/event-stream', linked.signal);
     if (String(response.headers['content-type'] ?? '').includes('application/json')) {
       // Some servers answer a streaming request with a JSON error (or ignore `stream`).
-      const parsed = parseJsonData(await response.body.text(), call.label);
+      const parsed = parseJsonData(await answerText(response, call.label), call.label);
       throw upstreamErrorInBody(parsed, response.statusCode) ?? new UpstreamError(`${call.label}: upstream answered JSON instead of an event stream`, response.statusCode, false);
     }
     arm();
@@ -159,9 +195,10 @@ function describeNetworkError(error: unknown): string {
  * (the prompt), so only the status, the error's type and code identifiers, the body's size and
  * Retry-After are kept: they reach logs and clients, the body never does.
  */
-export function upstreamHttpError(status: number, text: string, headers: HeaderReader, label: string): UpstreamError {
-  const kind = errorKindOf(text);
-  return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${Buffer.byteLength(text)} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(headers));
+export function upstreamHttpError(status: number, text: string | undefined, headers: HeaderReader, label: string): UpstreamError {
+  const kind = text === undefined ? undefined : errorKindOf(text);
+  const size = text === undefined ? `over ${MAX_ERROR_BODY_BYTES}` : String(Buffer.byteLength(text));
+  return new UpstreamError(`${label}: HTTP ${status}${kind ? ` (${kind})` : ''}, ${size} bytes of error body not shown`, status, isRetryableStatus(status), parseRetryAfter(headers));
 }
 
 /** What reading response headers needs: {@link headerReader} over undici's plain object (fetch's `Headers` fits too). */
