@@ -65,4 +65,29 @@ describe('budget leases', () => {
     await book.flush();
     expect(calls.settle.at(-1)).toMatchObject({ lease: { id: held!.leaseId }, costUsd: 0.5 });
   });
+
+  it("grows a busy agent's lease by about a second of its spending, not once per 32 requests' worst case", async () => {
+    /** 1,000 requests of worst case $1 costing $0.50 each, 25 at a time every 10 ms (about $1,250 a second); the grows it took. */
+    async function grows(sliceMs: number): Promise<number> {
+      let growCalls = 0;
+      const store = {
+        grow: async () => (growCalls++, 'grown' as const),
+        settle: async () => ({ spent: [], fenced: [] }),
+        giveBack: async () => undefined,
+        renew: async (ids: readonly string[]) => new Set(ids),
+      } as unknown as LeaseStore;
+      const book = createLeaseBook({ store, instance: 'test', log, sliceMs, flushMs: 1 });
+      books.push(book);
+      for (let round = 0; round < 40; round++) {
+        const holds = await Promise.all(Array.from({ length: 25 }, () => book.admit('busy', '2026-11', 1, async () => undefined)));
+        for (const hold of holds) book.settle(hold!, { kind: 'chat', requestedModel: 'm', promptTokens: 1, completionTokens: 1, costUsd: 0.5, cached: false, outcome: 'ok' });
+        await book.flush();
+        await new Promise((resolve) => setTimeout(resolve, 10));
+      }
+      return growCalls;
+    }
+    // By worst cases alone ($32 a grow, $500 spent) it grows every few rounds; by its spending, a few times in all.
+    expect(await grows(0)).toBeGreaterThanOrEqual(15);
+    expect(await grows(1000)).toBeLessThanOrEqual(4);
+  });
 });

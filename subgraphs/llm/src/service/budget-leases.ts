@@ -12,8 +12,10 @@ export interface LeaseBookOptions {
   /** This process, as recorded on its leases. */
   instance: string;
   log: Logger;
-  /** A lease is grown by this many times the request's worst case (then single requests near the limit). Default 32. */
+  /** A lease is grown by this many times the request's worst case at least (then single requests near the limit). Default 32. */
   sliceFactor?: number;
+  /** ...or by what the agent spent on it in this long at its recent rate, when that is more, ms. Default 1000. */
+  sliceMs?: number;
   /** Answered requests are settled in batches at most this long after the answer, ms. Default 20. */
   flushMs?: number;
   /** A lease nothing uses for this long is given back, ms. Default 2000. */
@@ -45,6 +47,9 @@ interface Lease {
   dead: boolean;
   /** A grow is on its way for a request about to be held on it: the tidier must not give it back meanwhile. */
   growing: boolean;
+  /** When it last grew (performance.now), and the cost settled on it since: its spending rate. */
+  grownAt: number;
+  settledSinceGrowUsd: number;
 }
 
 /**
@@ -68,6 +73,7 @@ interface Lease {
 export function createLeaseBook(options: LeaseBookOptions) {
   const { store, log } = options;
   const sliceFactor = options.sliceFactor ?? 32;
+  const sliceMs = options.sliceMs ?? 1000;
   const flushMs = options.flushMs ?? 20;
   const idleMs = options.idleMs ?? 2000;
   const ttlMs = options.ttlMs ?? LEASE_TTL_MS;
@@ -85,7 +91,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
   /** Admission may rely on a lease until this long after the write or renewal that set its expiry was sent. */
   const validFor = ttlMs * 0.75;
   const newLease = (agentCode: string, period: string): Lease => {
-    const lease: Lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now(), persisted: false, deadline: 0, dead: false, growing: false };
+    const lease: Lease = { key: { id: randomUUID(), agentCode, period, instance: options.instance }, grantedUsd: 0, heldUsd: 0, pendingUsd: 0, entries: [], lastUsed: Date.now(), persisted: false, deadline: 0, dead: false, growing: false, grownAt: 0, settledSinceGrowUsd: 0 };
     leases.set(`${agentCode}|${period}`, lease);
     byId.set(lease.key.id, lease);
     return lease;
@@ -108,6 +114,18 @@ export function createLeaseBook(options: LeaseBookOptions) {
   }
 
   /**
+   * What the lease's agent spends in `sliceMs` at the rate settled on it since it last grew (0 for
+   * a new lease). A busy agent's lease grows by that much, so it grows about once per `sliceMs`
+   * instead of once per `sliceFactor` requests' worst case: at thousands of requests a second
+   * that was dozens of grow transactions a second on the agent's period row.
+   */
+  function recentSpendUsd(lease: Lease): number {
+    if (!lease.grownAt) return 0;
+    const seconds = Math.max(0.05, (performance.now() - lease.grownAt) / 1000);
+    return (lease.settledSinceGrowUsd / seconds) * (sliceMs / 1000);
+  }
+
+  /**
    * Grows (or opens) the agent's lease so `amountUsd` fits and returns it; undefined when the hard
    * limit refuses even one request. Every lease it works on is marked `growing` until it returns,
    * so the tidier cannot give back (and drop) the lease the caller is about to hold a request on.
@@ -123,7 +141,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
     let lease = mark(leases.get(name) ?? newLease(agentCode, period));
     try {
       const needed = Math.max(0, amountUsd - free(lease));
-      for (const want of [Math.max(needed, amountUsd * sliceFactor), needed]) {
+      for (const want of [Math.max(needed, amountUsd * sliceFactor, recentSpendUsd(lease)), needed]) {
         for (let attempt = 0; attempt < 3; attempt++) {
           const sent = performance.now();
           const outcome = await store.grow(lease.key, want, !lease.persisted);
@@ -135,6 +153,8 @@ export function createLeaseBook(options: LeaseBookOptions) {
           if (outcome === 'grown') {
             lease.persisted = true;
             lease.grantedUsd += want;
+            lease.grownAt = sent;
+            lease.settledSinceGrowUsd = 0;
             lease.deadline = sent + validFor;
             return lease;
           }
@@ -186,6 +206,7 @@ export function createLeaseBook(options: LeaseBookOptions) {
           const lease = byId.get(key.id);
           if (!lease) continue;
           lease.pendingUsd -= costUsd;
+          lease.settledSinceGrowUsd += costUsd;
           lease.grantedUsd = Math.max(0, lease.grantedUsd - costUsd);
           if (fenced.includes(key.id)) kill(lease);
           else lease.deadline = Math.max(lease.deadline, sent + validFor);
