@@ -301,7 +301,9 @@ describe('svc insight-mcp over stdio', () => {
     const env = ['-e', `SVC_ROUTER_URL=${platform.router}`, '-e', `SVC_TOKEN=${analystToken}`, '-e', 'SVC_TENANT_ID=demo', '-e', 'LOG_LEVEL=warn'];
     const inspect = (...method: string[]) =>
       new Promise<{ code: number; stdout: string; stderr: string }>((resolve) => {
-        execFile(process.execPath, [INSPECTOR, '--cli', ...env, process.execPath, SVC, 'insight-mcp', ...method], { cwd: REPO, env: { PATH: process.env.PATH ?? '', HOME: inspectorHome }, timeout: 30_000 }, (error, stdout, stderr) =>
+        // The inspector gives a stdio server 15 s to start by default; two start at once here, and on
+        // a busy CI machine a cold Node start of the server has taken longer (exit 4, unreachable).
+        execFile(process.execPath, [INSPECTOR, '--cli', '--connect-timeout', '60000', ...env, process.execPath, SVC, 'insight-mcp', ...method], { cwd: REPO, env: { PATH: process.env.PATH ?? '', HOME: inspectorHome }, timeout: 90_000 }, (error, stdout, stderr) =>
           resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr }),
         );
       });
@@ -315,5 +317,5 @@ describe('svc insight-mcp over stdio', () => {
     const answer = JSON.parse(called.stdout) as CallToolResult;
     expect(answer.isError).toBeFalsy();
     expect(answer.structuredContent).toMatchObject({ name: 'conversion_rate', step: '1w', series: [expect.objectContaining({ unit: 'ratio', points: expect.any(Array) })] });
-  });
+  }, 120_000);
 });

@@ -18,7 +18,8 @@ let db: EmbeddedDatabase;
 beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), 'svc-embedded-'));
   db = await startEmbeddedDatabase(dir, createLogger({ level: 'silent', name: 'test' }));
-});
+  // About 9 s alone; over 60 s once on a busy CI machine with another suite running beside it.
+}, 180_000);
 afterAll(async () => {
   await db?.close();
   await rm(dir, { recursive: true, force: true });
