@@ -92,7 +92,12 @@ export type NativeQuery = <R = Record<string, unknown>>(text: string, params?: r
  */
 export function nativeSql(orm: MikroORM) {
   let pool: Promise<pg.Pool> | undefined;
-  const getPool = () => (pool ??= (orm.em.getConnection() as PostgreSqlConnection).getNativeClient() as unknown as Promise<pg.Pool>);
+  // Kept once found; a failed lookup is asked again next time rather than remembered.
+  const getPool = () =>
+    (pool ??= ((orm.em.getConnection() as PostgreSqlConnection).getNativeClient() as unknown as Promise<pg.Pool>).catch((error: unknown) => {
+      pool = undefined;
+      throw error;
+    }));
   const run = (client: pg.Pool | pg.PoolClient): NativeQuery => async (text, params = []) => (await client.query(text, params as unknown[])).rows;
   return {
     query: (async (text, params) => run(await getPool())(text, params)) as NativeQuery,

@@ -56,27 +56,31 @@ export const MAX_ERROR_BODY_BYTES = 64 * 1024;
  * the connection is closed). A body with a Content-Length is read in one go (undici reads no more
  * than it declares); a chunked one is counted as it arrives.
  */
-export async function readAtMost(response: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
+export function readAtMost(response: Dispatcher.ResponseData, maxBytes: number): Promise<string | undefined> {
   const declared = response.headers['content-length'];
-  if (declared !== undefined) {
-    if (Number(declared) > maxBytes) return void response.body.destroy();
-    return response.body.text();
-  }
+  if (declared === undefined) return readChunked(response.body, maxBytes);
+  if (Number(declared) <= maxBytes) return response.body.text();
+  response.body.destroy();
+  return Promise.resolve(undefined);
+}
+
+async function readChunked(body: Dispatcher.ResponseData['body'], maxBytes: number): Promise<string | undefined> {
   const chunks: Buffer[] = [];
   let size = 0;
-  for await (const chunk of response.body as AsyncIterable<Buffer>) {
+  for await (const chunk of body as AsyncIterable<Buffer>) {
     size += chunk.length;
-    if (size > maxBytes) return void response.body.destroy();
+    if (size > maxBytes) return void body.destroy();
     chunks.push(chunk);
   }
   return Buffer.concat(chunks, size).toString('utf8');
 }
 
 /** A whole answer's text; one over {@link MAX_ANSWER_BYTES} is a broken upstream (the next deployment is tried). */
-async function answerText(response: Dispatcher.ResponseData, label: string): Promise<string> {
-  const text = await readAtMost(response, MAX_ANSWER_BYTES);
-  if (text === undefined) throw new UpstreamError(`${label}: upstream answer larger than ${MAX_ANSWER_BYTES} bytes, not read`, undefined, true);
-  return text;
+function answerText(response: Dispatcher.ResponseData, label: string): Promise<string> {
+  return readAtMost(response, MAX_ANSWER_BYTES).then((text) => {
+    if (text === undefined) throw new UpstreamError(`${label}: upstream answer larger than ${MAX_ANSWER_BYTES} bytes, not read`, undefined, true);
+    return text;
+  });
 }
 
 /** POSTs the call's JSON body; an answer that is not 2xx becomes the upstream's HTTP error (its body read for the error's kind only). */
