@@ -34,6 +34,11 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
+  // What the instances logged as errors, so a failure here can be read from the CI log alone.
+  for (const [i, gateway] of gateways.entries()) {
+    const errors = gateway.output().split('\n').filter((line) => /"level":(50|60)/.test(line));
+    if (errors.length) process.stdout.write(`gateway ${i ? 'b' : 'a'} logged ${errors.length} errors:\n${errors.slice(0, 20).join('\n')}\n`);
+  }
   for (const gateway of gateways) await gateway.stop();
   await database?.drop();
   await fake?.close();

@@ -61,10 +61,19 @@ export function sendJson(res: ServerResponse, status: number, body: unknown, con
   res.end(text);
 }
 
+/**
+ * How long an idle keep-alive connection stays open. Longer than the idle timeouts of the
+ * proxies in front of us (Varnish's `backend_idle_timeout` and most load balancers' are 60 s),
+ * so a proxy or a pooled client never sends a request on a connection we are closing at that
+ * moment; Node's 5 s default made that race likely (a client that stalls for its keep-alive
+ * margin reuses a socket whose FIN is already on the way: "other side closed").
+ */
+export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
+
 /** A node:http server with a route list, CORS, request ids, access logs and graceful close. */
 export function createHttpServer(options: HttpServerOptions): Server {
   const { log, routes } = options;
-  return createServer(async (req, res) => {
+  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1_000 }, async (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFrom(req.headers);
     req.headers['x-request-id'] = requestId;
@@ -87,6 +96,7 @@ export function createHttpServer(options: HttpServerOptions): Server {
       else res.destroy();
     }
   });
+  return server;
 }
 
 export async function listen(server: Server, port: number, host: string): Promise<RunningServer> {
