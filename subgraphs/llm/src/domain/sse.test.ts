@@ -105,6 +105,35 @@ describe('parseSse', () => {
     expect(out).toEqual([{ data: '1' }, { data: '2' }]);
   });
 
+  it('stops at an event over the limit (a line that never ends, or data lines without the blank line), after the events before it', async () => {
+    for (const endless of ['data: ' + 'x'.repeat(100), 'data: ' + 'x'.repeat(40) + '\n']) {
+      let pulled = 0;
+      let cancelled = false;
+      const stream = new ReadableStream<Uint8Array>({
+        start(controller) {
+          controller.enqueue(utf8.encode(`data: ${'y'.repeat(900)}\n\n`));
+        },
+        pull(controller) {
+          // Ends after 100 (a reader without the limit would read them all).
+          if (++pulled > 100) controller.close();
+          else controller.enqueue(utf8.encode(endless));
+        },
+        cancel() {
+          cancelled = true;
+        },
+      });
+      const out: SseEvent[] = [];
+      await expect(
+        (async () => {
+          for await (const event of parseSse(stream, 1000)) out.push(event);
+        })(),
+      ).rejects.toThrow('an event longer than 1000 characters, not read further');
+      expect(out).toEqual([{ data: 'y'.repeat(900) }]); // as long as allowed: passes
+      expect(pulled).toBeLessThan(30);
+      expect(cancelled).toBe(true);
+    }
+  });
+
   it('propagates a stream error', async () => {
     async function* failing(): AsyncGenerator<Uint8Array> {
       yield utf8.encode('data: 1\n\n');

@@ -3,7 +3,8 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { request } from 'undici';
 import { UpstreamError } from '../domain/openai-types.js';
-import { errorKindOf, joinUrl, MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, parseRetryAfter, postJson, readAtMost } from './upstream-http.js';
+import { MAX_SSE_EVENT_CHARS, type SseEvent } from '../domain/sse.js';
+import { errorKindOf, joinUrl, MAX_ANSWER_BYTES, MAX_ERROR_BODY_BYTES, parseRetryAfter, postJson, postSse, readAtMost } from './upstream-http.js';
 
 describe('upstream HTTP helpers', () => {
   it('appends a path to the base URL\'s path, keeping its query string', () => {
@@ -45,11 +46,15 @@ describe('upstream answer size', () => {
       if (path === '/declared-huge') return void res.writeHead(200, { 'content-type': 'application/json', 'content-length': String(MAX_ANSWER_BYTES + 1) }).flushHeaders();
       // Chunked and endless (until the client goes): counts what it could write.
       const status = path === '/error-endless' ? 500 : 200;
-      res.writeHead(status, { 'content-type': 'application/json' });
+      if (path === '/sse-endless') res.writeHead(200, { 'content-type': 'text/event-stream' }).write('data: {"n":1}\n\ndata: ');
+      else res.writeHead(status, { 'content-type': 'application/json' });
       const chunk = Buffer.alloc(16 * 1024, 'a');
       let sent = 0;
+      // The stream ends after 6 events' limits (a reader without the limit would get there).
+      const end = path === '/sse-endless' ? 6 * MAX_SSE_EVENT_CHARS : Infinity;
       const pump = () => {
-        while (!res.destroyed && res.write(chunk)) sent += chunk.length;
+        while (!res.destroyed && sent < end && res.write(chunk)) sent += chunk.length;
+        if (sent >= end) res.end();
         written.set(path, sent);
       };
       res.on('drain', pump);
@@ -76,6 +81,18 @@ describe('upstream answer size', () => {
     const failure = await postJson({ url: `${base}/declared-huge`, headers: {}, body: {}, timeoutMs: 5000, signal: new AbortController().signal, label: 'chat completion' }).catch((error: unknown) => error);
     expect(failure).toBeInstanceOf(UpstreamError);
     expect(failure).toMatchObject({ retryable: true, message: `chat completion: upstream answer larger than ${MAX_ANSWER_BYTES} bytes, not read` });
+  });
+
+  it('stops a stream whose event never ends at its limit, after yielding the events before it, as a retryable upstream failure', async () => {
+    const events: SseEvent[] = [];
+    const failure = await (async () => {
+      for await (const event of postSse({ url: `${base}/sse-endless`, headers: {}, body: {}, timeoutMs: 5000, signal: new AbortController().signal, label: 'chat stream' })) events.push(event);
+    })().catch((error: unknown) => error);
+    expect(events).toEqual([{ data: '{"n":1}' }]);
+    expect(failure).toBeInstanceOf(UpstreamError);
+    expect(failure).toMatchObject({ retryable: true, message: `chat stream failed: an event longer than ${MAX_SSE_EVENT_CHARS} characters, not read further` });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(written.get('/sse-endless')).toBeLessThan(4 * MAX_SSE_EVENT_CHARS);
   });
 
   it('reads an error body only up to its limit', async () => {
