@@ -4,6 +4,7 @@ import type { CatalogEntry } from '../engine/catalog.js';
 import { addDays } from '../engine/days.js';
 import { narrate } from '../engine/narrative.js';
 import { generateDaily, generateLeaves, totalOf } from '../engine/synthetic-series.js';
+import { figuresOf } from '../domain/report.js';
 import { analysisFindings, analysisProposals } from './analysis-findings.js';
 import type { Composed } from './composed.js';
 
@@ -88,5 +89,30 @@ describe('proposals from findings', () => {
     analysisFindings(d, outcome(costly));
     expect(analysisProposals(d, outcome(costly))).toMatch(/^Bringing partner_spend back is not proposed: it costs about €[\d,]+ more .* so it does not pay within the interval\.$/);
     expect(d.actions).toEqual([]);
+  });
+});
+
+describe('the judgment', () => {
+  it('gives the answer, then only the statements that add a figure or an event to it; the findings keep every statement', () => {
+    // Planted: conversions fall by a fifth from the day a page version was published, through one segment.
+    const leaves = generateLeaves('conversions', { market: ['nordics', 'iberia', 'benelux'] }, { start, days: 400, level: 4000, seed: 29 }, (labels, day) => (labels.market === 'iberia' && day >= '2026-11-12' ? 0.4 : 1));
+    const events = [{ at: '2026-11-12T08:00:00Z', kind: 'content_published', title: 'Version 3 of "checkout" (site eu) published', ref: 'content:eu:c-9:v3' }];
+    const finding = analyse({ question: 'Why did conversions drop last week?', catalog: [{ name: 'conversions', labels: ['market'] }], series: [...leaves, totalOf('conversions', leaves)], events, now });
+    expect(finding.status).toBe('analysed');
+    const narrative = narrate(finding);
+    const c = compose();
+    const judgment = analysisFindings(c, outcome(finding));
+
+    expect(judgment.startsWith(narrative.answer)).toBe(true);
+    const facts = (text: string) => [...figuresOf(text), ...(text.match(/“[^”]*”/g) ?? [])];
+    const told = new Set(facts(narrative.answer));
+    const repeating = narrative.statements.filter((st) => facts(st.text).length > 0 && facts(st.text).every((x) => told.has(x)));
+    // The answer names the range, the start with its event and the largest cause: those statements repeat it.
+    expect(repeating.map((st) => st.topic)).toEqual(expect.arrayContaining(['range', 'start']));
+    for (const st of narrative.statements) expect(judgment.includes(st.text)).toBe(!repeating.includes(st));
+    // Nothing is lost: every figure and event of the statements is in the judgment, and every statement is a finding.
+    const inJudgment = new Set(facts(judgment));
+    for (const st of narrative.statements) for (const x of facts(st.text)) expect(inJudgment.has(x)).toBe(true);
+    expect(c.findings.map((x) => x.detail)).toEqual([narrative.answer, ...narrative.statements.map((st) => st.text)]);
   });
 });

@@ -3,7 +3,7 @@ import type { DriverAttribution } from '../engine/driver-attribution.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
-import type { Chart } from '../domain/report.js';
+import { figuresOf, type Chart } from '../domain/report.js';
 import type { Targets } from '../domain/event-target.js';
 import { addEvidence, cite, type Composed, type ToolOutcome } from './composed.js';
 import { eventLevers } from './event-proposals.js';
@@ -39,10 +39,25 @@ function waterfall(f: EngineFinding): Chart['bars'] {
   ];
 }
 
+/** An event's title as the narrative quotes it. */
+const QUOTED = /“[^”]*”/g;
+
+/**
+ * Whether `statement` tells a reader of `answer` something new: a figure or a quoted event the
+ * answer does not have (or nothing that can be checked, so it is kept). The answer's first
+ * sentence already gives the expected range, the start and its event and the largest cause;
+ * their statements repeat it in full, which belongs in the findings, not twice in the judgment.
+ */
+function addsTo(answer: string, statement: string): boolean {
+  const said = new Set([...figuresOf(answer), ...(answer.match(QUOTED) ?? [])]);
+  const facts = [...figuresOf(statement), ...(statement.match(QUOTED) ?? [])];
+  return facts.length === 0 || facts.some((fact) => !said.has(fact));
+}
+
 /**
  * The engine's analysis as report findings (one per statement, in reading order), the subject's
  * chart with the period shaded and events marked, and the waterfall of the change. Returns the
- * answer and statements that lead the judgment.
+ * judgment: the answer, then the statements that add to it.
  */
 export function analysisFindings(c: Composed, o: ToolOutcome): string {
   const d = o.data as AnalysisData;
@@ -67,7 +82,7 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
     const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
     if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
-  return [d.answer, ...d.statements.slice(0, 10).map((s) => s.text)].join(' ');
+  return [d.answer, ...d.statements.map((s) => s.text).filter((text) => addsTo(d.answer, text)).slice(0, 10)].join(' ');
 }
 
 const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';
