@@ -19,6 +19,15 @@ describe('the proposal check', () => {
     expect(checkedProposals([restore], 5)).toEqual({ kept: [restore], refused: [] });
   });
 
+  it('keeps an impact without floating-point dust, and its small figures whole', () => {
+    const move = 8711.48;
+    const dusty = { ...restore, expectedImpact: { ...restore.expectedImpact!, p10: 0.1 + 0.2, p50: (0 + move) / 2 + 1e-12, p90: 123_456_789.123 } };
+    expect(dusty.expectedImpact.p10).not.toBe(0.3);
+    expect(checkedProposals([dusty], 5).kept[0]!.expectedImpact).toEqual({ ...dusty.expectedImpact, p10: 0.3, p50: 4355.74, p90: 123_456_789.1 });
+    const small = { ...restore, expectedImpact: { ...restore.expectedImpact!, p10: -0.000123456789012, p50: 0, p90: 0.0000123 } };
+    expect(checkedProposals([small], 5).kept[0]!.expectedImpact).toMatchObject({ p10: -0.0001234567890, p50: 0, p90: 0.0000123 });
+  });
+
   it('names each problem: an unknown kind, a wrong target type, an impact out of order, a finding the report lacks', () => {
     expect(proposalProblems({ ...restore, kind: 'DELETE_EVERYTHING' }).join(' ')).toMatch(/kind must be one of BUDGET_CHANGE/);
     expect(proposalProblems({ ...restore, targetType: 'Agent' })).toEqual(['targetType must be Content for CONTENT_RESTORE, not "Agent"']);

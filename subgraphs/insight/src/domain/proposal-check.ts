@@ -56,13 +56,20 @@ export function proposalProblems(p: unknown, findings?: number): string[] {
   return out;
 }
 
-/** The proposals that pass, and a sentence per refused one naming its problems. */
+/** A figure without floating-point dust (4355.740000000002 → 4355.74): ten significant digits are more than any impact means. */
+const tidy = (x: number) => Number(x.toPrecision(10));
+
+/**
+ * The proposals that pass (their expected impact's p10–p50–p90 tidied, as stored and shown), and
+ * a sentence per refused one naming its problems.
+ */
 export function checkedProposals(actions: readonly ProposedAction[], findings: number): { kept: ProposedAction[]; refused: string[] } {
   const kept: ProposedAction[] = [];
   const refused: string[] = [];
   for (const a of actions) {
     const problems = proposalProblems(a, findings);
-    if (problems.length === 0) kept.push(a);
+    const i = a.expectedImpact;
+    if (problems.length === 0) kept.push(i ? { ...a, expectedImpact: { ...i, p10: tidy(i.p10), p50: tidy(i.p50), p90: tidy(i.p90) } } : a);
     else refused.push(`"${String(a.title).slice(0, 120)}" (${String(a.kind)}) was left out: ${problems.slice(0, 5).join('; ')}.`);
   }
   return { kept, refused };
