@@ -4,7 +4,11 @@ import { ConfigError, createLogger, isEmbedded, loadConfig, routerUrl } from '@s
 import { startBanner } from './banner.js';
 import { readPassword } from './read-password.js';
 import { SERVICES, type Service } from './services.js';
+import { startFailureMessage } from './start-failure.js';
 import { runUsersCommand, UsageError, USERS_USAGE } from './users-command.js';
+
+/** The configuration once loaded, for the start failure's message. */
+let loaded: Readonly<Record<string, unknown>> | undefined;
 
 /** `svc <service>`: one entry for every process of the platform. */
 async function main(argv: string[]): Promise<void> {
@@ -29,6 +33,7 @@ async function main(argv: string[]): Promise<void> {
   }
   const [{ loadPlatformConfig }, { startPlatform }] = await Promise.all([import('./config.js'), import('./platform.js')]);
   const config = loadPlatformConfig(process.env, service);
+  loaded = config;
   if (service === 'crawl-mcp' || service === 'insight-mcp') {
     // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
     const log = createLogger({ level: config.LOG_LEVEL, name: service });
@@ -73,6 +78,6 @@ async function main(argv: string[]): Promise<void> {
 
 main(process.argv.slice(2)).catch((error: unknown) => {
   if (error instanceof ConfigError) process.stderr.write(`svc: ${error.message}\n`);
-  else process.stderr.write(`svc: failed to start: ${(error as Error).stack ?? String(error)}\n`);
+  else process.stderr.write(`${startFailureMessage(error, loaded)}\n`);
   process.exit(1);
 });
