@@ -26,6 +26,17 @@ describe('format', () => {
     expect(formatShare(0.9437)).toBe('94 %');
   });
 
+  it('gives no sign to a change that shows as zero', () => {
+    expect(formatDelta(-0.001, { kind: 'currency', code: 'USD' })).toBe('$0.00');
+    expect(formatDelta(-0.004, { kind: 'currency', code: 'EUR' }, 'de-DE')).toBe('0,00\u00a0€');
+    expect(formatDelta(-0.006, { kind: 'currency', code: 'USD' })).toBe('\u2212$0.01');
+    expect(formatDelta(-1e-9, { kind: 'ratio' })).toBe('0 pts');
+    expect(formatDelta(-1e-4, { kind: 'ratio' })).toBe('\u22120.01 pts');
+    expect(formatDelta(0, { kind: 'count', noun: 'bookings' })).toBe('0 bookings');
+    expect(formatChange(-0.00001)).toBe('0.00 %');
+    expect(formatChange(-0.0001)).toBe('\u22120.01 %');
+  });
+
   it('prints days with their weekday and periods compactly', () => {
     expect(formatDay('2026-11-09')).toBe('Mon 9 Nov');
     expect(formatPeriod({ from: '2026-11-09', to: '2026-11-15', kind: 'iso-week' })).toBe('Mon 9 – Sun 15 Nov');

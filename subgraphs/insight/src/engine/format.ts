@@ -39,21 +39,25 @@ export function formatValue(v: number, unit: Unit, locale = DEFAULT_LOCALE): str
 
 /** A signed difference in the value's unit, e.g. `−$5,462`, `+120 bookings`, `−0.42 pts` for ratios. */
 export function formatDelta(v: number, unit: Unit, locale = DEFAULT_LOCALE): string {
-  const sign = v > 0 ? '+' : v < 0 ? MINUS : '';
-  if (unit.kind === 'ratio' || unit.kind === 'percent') {
-    const points = unit.kind === 'ratio' ? v * 100 : v;
-    // Three significant digits, but no deeper than 0.0001 pts: a floating-point residue reads as 0.
-    return `${sign}${number(Math.abs(points), locale, { maximumSignificantDigits: 3, maximumFractionDigits: 4, roundingPriority: 'lessPrecision' })} pts`;
-  }
-  return `${sign}${formatValue(Math.abs(v), unit, locale)}`;
+  const magnitude = (x: number) =>
+    unit.kind === 'ratio' || unit.kind === 'percent'
+      // Three significant digits, but no deeper than 0.0001 pts: a floating-point residue reads as 0.
+      ? `${number(unit.kind === 'ratio' ? x * 100 : x, locale, { maximumSignificantDigits: 3, maximumFractionDigits: 4, roundingPriority: 'lessPrecision' })} pts`
+      : formatValue(x, unit, locale);
+  const text = magnitude(Math.abs(v));
+  return `${signOf(v, text === magnitude(0))}${text}`;
 }
+
+/** The sign of a change, none when it shows as zero (a residue of −0.001 reads `$0.00`, not `−$0.00`). */
+const signOf = (v: number, showsAsZero: boolean) => (showsAsZero ? '' : v > 0 ? '+' : v < 0 ? MINUS : '');
 
 /** A relative change, e.g. `−8.2 %`, `+0.46 %`. */
 export function formatChange(relative: number, locale = DEFAULT_LOCALE): string {
   const pct = relative * 100;
-  const sign = pct > 0 ? '+' : pct < 0 ? MINUS : '';
   const digits = Math.abs(pct) < 1 ? 2 : 1;
-  return `${sign}${number(Math.abs(pct), locale, { minimumFractionDigits: digits, maximumFractionDigits: digits })} %`;
+  const shown = (x: number) => number(x, locale, { minimumFractionDigits: digits, maximumFractionDigits: digits });
+  const text = shown(Math.abs(pct));
+  return `${signOf(pct, text === shown(0))}${text} %`;
 }
 
 /** A share, e.g. `94 %`. */
