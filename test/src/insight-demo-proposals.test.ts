@@ -55,6 +55,30 @@ describe('the demo\'s proposals', () => {
     expect(f.whatIf.cost.pays).toBe(true);
   });
 
+  it('keeps one pending proposal per change: asked again, the earlier proposals expire naming the new ones, also when two analyses end at once', async () => {
+    const question = 'Why did revenue drop last week? What if we increase search ad spend by 20%?';
+    const first = await tenant.ask(question);
+    const second = await tenant.ask(question);
+    expect(second.actions.map((a: { paramsHash: string }) => a.paramsHash)).toEqual(first.actions.map((a: { paramsHash: string }) => a.paramsHash));
+    const action = async (id: string) => (await call(`${platform.bridge}/api/v1/insight/actions/${id}`, { headers: bearer(analyst) })).body.data;
+    for (const [i, earlier] of first.actions.entries()) {
+      const now = await action(earlier.actionId);
+      expect(now).toMatchObject({ status: 'EXPIRED', outcome: { supersededBy: second.actions[i].actionId, jobId: second.jobId } });
+      expect(now.outcome.reason).toContain(second.jobId);
+      expect((await action(second.actions[i].actionId)).status).toBe('PROPOSED');
+    }
+    const reviewerToken = await platform.token({ subject: 'rev', roles: ['reviewer'], tenants: ['demo'], sites: ['demo'] });
+    const late = await call(`${platform.bridge}/api/v1/insight/actions/${first.actions[0].actionId}/approve`, { headers: bearer(reviewerToken), json: { comment: 'the earlier one' } });
+    expect(late.status).toBe(409);
+
+    // Two at once: whichever ends last keeps the pending ones.
+    const both = await Promise.all([tenant.ask(question), tenant.ask(question)]);
+    const rows: { paramsHash: string; jobId: string }[] = (await call(`${platform.bridge}/api/v1/insight/actions?status=PROPOSED&first=100`, { headers: bearer(analyst) })).body.data;
+    const hashes = second.actions.map((a: { paramsHash: string }) => a.paramsHash);
+    for (const hash of hashes) expect(rows.filter((a) => a.paramsHash === hash)).toHaveLength(1);
+    expect(rows.filter((a) => hashes.includes(a.paramsHash)).every((a) => both.some((job) => job.jobId === a.jobId))).toBe(true);
+  });
+
   it('puts the newsletter page\'s call to action back in its waiting draft; approved, the draft changes and the live page does not', async () => {
     const before = await content('newsletter');
     expect(before).toMatchObject({ publishedVersion: 2, latestVersion: 3 });

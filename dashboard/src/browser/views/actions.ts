@@ -93,7 +93,7 @@ function outcomeOf(action: Action): HTMLElement {
   return h(
     'details',
     { class: `result outcome ${failed ? 'error' : ''}`, open: failed },
-    h('summary', {}, failed ? `Execution failed${reason ? `: ${reason}` : ''}` : 'Outcome'),
+    h('summary', {}, failed ? `Execution failed${reason ? `: ${reason}` : ''}` : action.status === 'EXPIRED' && reason ? `Expired: ${reason}` : 'Outcome'),
     h('code', { class: 'args' }, JSON.stringify(action.outcome, null, 1)),
   );
 }

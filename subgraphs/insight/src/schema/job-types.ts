@@ -187,7 +187,7 @@ export class ActionProposal {
   @Field(() => Boolean, { description: 'Whether the change can be undone.' }) undoable!: boolean;
   @Field(() => String, { description: 'How to undo it (or why it cannot be).' }) undo!: string;
   @Field(() => ProposalFinding, { nullable: true, description: 'The report finding it follows from (null for proposals stored before findings were cited).' }) finding!: ProposalFinding | null;
-  @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED. An EXTERNAL action stays APPROVED while its hand-off is PENDING (outcome.deliveryStatus) and is EXECUTED once the operator webhook accepted it.' }) status!: string;
+  @Field(() => String, { description: 'PROPOSED, APPROVED, REJECTED, EXPIRED, EXECUTED or EXECUTION_FAILED. EXPIRED after its time, or at once when a newer analysis proposes the same change (outcome.supersededBy names that action). An EXTERNAL action stays APPROVED while its hand-off is PENDING (outcome.deliveryStatus) and is EXECUTED once the operator webhook accepted it.' }) status!: string;
   @Field(() => String) proposedAt!: string;
   @Field(() => String) expiresAt!: string;
   @Field(() => Decision, { nullable: true }) decision!: Decision | null;

@@ -132,12 +132,16 @@ export function createJobStore(orm: MikroORM) {
      * `finalSeq` and (with `notifyReviewers` and proposals) a reviewer notice, in one
      * transaction: a job has at most one report. Returns the action ids, or
      * undefined when the job was no longer RUNNING (cancelled, or finished by another worker).
+     * A tenant has one pending proposal per change (kind, target and parameters): the same
+     * change still waiting from an earlier analysis expires now, its outcome naming this one
+     * (fresher figures; and two approvals would make the change twice, an EXTERNAL hand-off
+     * too). A lock per change serialises two analyses completing at once.
      */
     async complete(jobId: string, report: Report, actions: readonly ProposedAction[], finalSeq: number, options: { ttlHours: number; notifyReviewers: boolean }): Promise<string[] | undefined> {
       return orm.em.fork().transactional(async (tx) => {
         const [row] = await tx.execute<Row[]>(
           `update insight.job set status = 'COMPLETED', report = ?::jsonb, finished_at = now(), current_step = null, steps_done = ?
-            where id = ? and status = 'RUNNING' and not cancel_requested returning id`,
+            where id = ? and status = 'RUNNING' and not cancel_requested returning id, tenant_id`,
           [JSON.stringify(report), finalSeq, jobId],
         );
         if (!row) return undefined;
@@ -145,11 +149,18 @@ export function createJobStore(orm: MikroORM) {
         const ids: string[] = [];
         for (const [position, a] of actions.entries()) {
           const id = randomUUID();
+          const hash = paramsHash(a.kind, a.targetId, a.params);
+          await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`insight.action:${String(row.tenant_id)}:${hash}`]);
+          await tx.execute(
+            `update insight.action set status = 'EXPIRED', expires_at = now(), outcome = ?::jsonb
+              where tenant_id = ? and params_hash = ? and status = 'PROPOSED' and expires_at > now()`,
+            [JSON.stringify({ reason: `Proposed again by a newer analysis (job ${jobId}) as action ${id}; decide on that one.`, supersededBy: id, jobId }), row.tenant_id, hash],
+          );
           // One microsecond apart, so a job's actions list in the report's order (proposed_at, id).
           await tx.execute(
             `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, finding, expires_at, proposed_at)
              select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?), now() + make_interval(secs => ? / 1000000.0) from insight.job j where j.id = ?`,
-            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), paramsHash(a.kind, a.targetId, a.params), a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, position, jobId],
+            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), hash, a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, position, jobId],
           );
           ids.push(id);
         }
