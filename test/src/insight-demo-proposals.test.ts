@@ -115,6 +115,8 @@ describe('the demo\'s proposals', () => {
       return;
     }
     expect(job.report.judgment).toMatch(/^No: agent shop-assistant has spent \$[\d.]+ of its \$60\.00 budget this month .* runs out around day \d+ of \d+ and the agent stops then/);
+    expect(job.report.confidenceReason).toMatch(/^A straight-line projection of this month's spend after day \d+ of \d+/);
+    expect(job.report.confidence).toBeGreaterThanOrEqual(0.4);
     expect(job.actions.map((a: { kind: string }) => a.kind)).toEqual(['BUDGET_CHANGE']);
     const raise = job.actions[0];
     expect(raise).toMatchObject({ targetType: 'Agent', targetId: 'shop-assistant', params: { hardLimitEnabled: true }, expectedImpact: { unit: 'USD' } });

@@ -62,6 +62,22 @@ export function budgetAnswer(readings: readonly BudgetReading[], daysInMonth: nu
 }
 
 /**
+ * How far the budget answer holds: a straight line through the month's spend so far is surer the
+ * more of the month it has seen (0.4 on its first day, 0.9 on its last). Undefined when no agent
+ * has a budget.
+ */
+export function budgetConfidence(readings: readonly BudgetReading[], daysInMonth: number): { value: number; reason: string } | undefined {
+  const set = readings.filter((b) => b.allocatedUsd > 0 && daysInMonth > 0);
+  if (!set.length) return undefined;
+  const elapsed = Math.max(...set.map((b) => pace(b, daysInMonth).elapsed));
+  const day = Math.min(daysInMonth, Math.max(1, Math.round(elapsed)));
+  return {
+    value: Math.round((0.4 + (0.5 * day) / daysInMonth) * 100) / 100,
+    reason: `A straight-line projection of this month's spend after day ${day} of ${daysInMonth}: the later in the month, the less the rest of it can change the answer.`,
+  };
+}
+
+/**
  * A budget that will run out before the month ends (its month-end projection exceeds its
  * allocation) → raise it to the projection plus headroom (BUDGET_CHANGE), keeping its hard
  * limit as it is. The projection is a straight line through the month's spend so far: the

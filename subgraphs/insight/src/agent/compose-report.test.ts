@@ -106,8 +106,13 @@ describe('report composition', () => {
     const { report, actions } = composeReport({ prompt: finding.question, outcomes: [analysed, budgets], contentAsked: false });
     expect(report.judgment).toBe("No: agent insight has spent $9.00 of its $10.00 budget this month and at this pace spends $12.50 by the month's end, so the budget runs out around day 24 of 30 and the agent stops then (its hard limit is on). Actions are proposed for review below.");
     expect(actions.map((a) => a.kind)).toEqual(['BUDGET_CHANGE']);
+    // As sure as the budgets' projection ($9.00 of $12.50 spent: day 22 of 30), not as the analysis that measured nothing.
+    expect(report.confidence).toEqual({ value: 0.77, reason: "A straight-line projection of this month's spend after day 22 of 30: the later in the month, the less the rest of it can change the answer." });
+    expect(composeReport({ prompt: finding.question, outcomes: [analysed], contentAsked: false }).report.confidence.value).toBeLessThan(0.5);
     // About another budget, the metric's analysis keeps the lead.
-    expect(composeReport({ prompt: 'Why did revenue drop after the ad budget cut?', outcomes: [lookup, budgets], contentAsked: false }).report.judgment).not.toMatch(/^No: agent/);
+    const other = composeReport({ prompt: 'Why did revenue drop after the ad budget cut?', outcomes: [lookup, budgets], contentAsked: false }).report;
+    expect(other.judgment).not.toMatch(/^No: agent/);
+    expect(other.confidence.reason).not.toMatch(/straight-line/);
   });
 
   it('states one forecast when the engine forecast the subject too, and draws no waterfall for a question only about the future', () => {

@@ -4,7 +4,7 @@ import { checkedProposals } from '../domain/proposal-check.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { analysisConfidence } from './analysis-confidence.js';
 import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
-import { asksAboutModelBudgets, budgetAnswer, budgetProposal, type BudgetReading } from './budget-proposal.js';
+import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, type BudgetReading } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
 
@@ -118,7 +118,7 @@ function knowledgeFinding(c: Composed, o: ToolOutcome): ProposedAction | undefin
 }
 
 /** The budgets' findings and proposals; returns whether they last the month, in words (budget-proposal.ts). */
-function budgetFindings(c: Composed, o: ToolOutcome): string | undefined {
+function budgetFindings(c: Composed, o: ToolOutcome): { answer: string; confidence: Report['confidence'] } | undefined {
   const d = obj(o.data);
   const readings: BudgetReading[] = [];
   for (const b of arr(d.budgets)) {
@@ -130,7 +130,9 @@ function budgetFindings(c: Composed, o: ToolOutcome): string | undefined {
     const proposal = budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
     if (proposal) c.actions.push(proposal);
   }
-  return budgetAnswer(readings, num(d.daysInMonth));
+  const confidence = budgetConfidence(readings, num(d.daysInMonth));
+  const answer = budgetAnswer(readings, num(d.daysInMonth));
+  return answer && confidence ? { answer, confidence } : undefined;
 }
 
 /** The slug as a word of the question (`pricing`, `about-us` as "about us" or "about-us"). */
@@ -250,7 +252,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   let outlook: AnalysedOutlook | undefined;
   let engineConfidence: Report['confidence'] | undefined;
   let engineAnswered = false;
-  let budgetsSaid: string | undefined;
+  let budgetsSaid: { answer: string; confidence: Report['confidence'] } | undefined;
   let refill: ProposedAction | undefined;
   for (const o of input.outcomes) {
     switch (o.tool) {
@@ -299,13 +301,15 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   // A question about the model budgets is answered by them first; the engine's analysis of a
   // metric follows when it measured one (a month with nothing before it to compare is left to
   // the findings).
-  if (budgetsSaid && asksAboutModelBudgets(input.prompt.toLowerCase(), engineAnswered)) analysed = analysed !== undefined && engineAnswered ? `${budgetsSaid} ${analysed}` : budgetsSaid;
+  // Answered by the budgets alone, the report is as sure as their projection, not as the analysis that measured nothing.
+  const budgetsLead = !!budgetsSaid && asksAboutModelBudgets(input.prompt.toLowerCase(), engineAnswered);
+  if (budgetsSaid && budgetsLead) analysed = analysed !== undefined && engineAnswered ? `${budgetsSaid.answer} ${analysed}` : budgetsSaid.answer;
   const sources = input.outcomes.map((o) => `${JSON.stringify(o.data)} ${o.summary}`);
   const said = typeof input.model?.judgment === 'string' ? input.model.judgment.trim() : '';
   const ungrounded = said ? ungroundedFigures(said, sources) : [];
   const useModel = said.length >= 20 && ungrounded.length === 0;
   const modelConfidence = num(input.model?.confidence);
-  const ownConfidence = engineConfidence ?? confidence(c);
+  const ownConfidence = (budgetsLead && !engineAnswered ? budgetsSaid?.confidence : undefined) ?? engineConfidence ?? confidence(c);
   const report: Report = {
     judgment: useModel ? said : composedJudgment(input.prompt, c, analysed),
     judgmentSource: useModel ? 'model' : 'composed',
