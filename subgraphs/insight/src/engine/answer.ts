@@ -66,6 +66,8 @@ export function answerFirstSentence(f: Finding): string {
   const main = mainSentence(f);
   const ranked = rankingSentence(f);
   if (ranked) return `${ranked} In all, ${main}`;
+  // Asked which part comes first of a metric kept as one total: say so before what it did.
+  if (f.intents.includes('rank') && f.subject && f.premise) return `${subjectName(f.subject)} has no label with two or more values, so its parts cannot be ranked. In all, ${main}`;
   const value = valueSentence(f);
   return value ? `${value} ${main}` : main;
 }

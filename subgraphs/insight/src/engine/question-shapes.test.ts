@@ -32,6 +32,13 @@ describe('questions beyond why: which part comes first, named parts compared, ho
     expect(read('Why did revenue drop last week?').rankOrder).toBeUndefined();
   });
 
+  it('says a metric kept as one total cannot be ranked, before what it did', () => {
+    const f = analyse({ question: 'Which harbour had the most moorings last month?', catalog: [{ name: 'moorings' }], series: [flat('moorings', {}, (i) => 40 + (i % 4))], now });
+    expect(f.status).toBe('analysed');
+    expect(f.ranking).toBeUndefined();
+    expect(narrate(f).answer).toMatch(/^moorings has no label with two or more values, so its parts cannot be ranked\. In all, moorings (rose|fell|was flat) /);
+  });
+
   it('ranks the label the question names, with each part\'s total, share and the comparison period\'s', () => {
     const f = ask('Which marina booked the most berths last month?');
     expect(f.ranking).toMatchObject({ dimension: 'marina', order: 'most' });
