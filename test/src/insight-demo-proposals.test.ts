@@ -79,6 +79,13 @@ describe('the demo\'s proposals', () => {
     expect(rows.filter((a) => hashes.includes(a.paramsHash)).every((a) => both.some((job) => job.jobId === a.jobId))).toBe(true);
   });
 
+  it('proposes no page publication for a question about the conversion rate alone', async () => {
+    const job = await tenant.ask('Did the conversion rate change last month?');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.steps.some((s: { toolName: string | null }) => s.toolName === 'read_content')).toBe(true);
+    expect(job.actions.filter((a: { kind: string }) => a.kind === 'CONTENT_PUBLISH')).toEqual([]);
+  });
+
   it('puts the newsletter page\'s call to action back in its waiting draft; approved, the draft changes and the live page does not', async () => {
     const before = await content('newsletter');
     expect(before).toMatchObject({ publishedVersion: 2, latestVersion: 3 });

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { planAnalysis, spell, type CatalogItem } from './planner.js';
+import { asksAboutPages, planAnalysis, spell, type CatalogItem } from './planner.js';
 
 // Names the demo shop does not use: the plan must come from the catalog, not from the code.
 const catalog: CatalogItem[] = [
@@ -43,6 +43,11 @@ describe('analysis playbook', () => {
     expect(tools('Did the marketing budget pay off for bookings?')).not.toContain('read_budgets');
     expect(tools('Is the pricing page hurting the checkout ratio?')).toContain('read_content');
     expect(tools('Is the pricing page hurting the checkout ratio?', false)).not.toContain('read_content');
+    // Conversion reads the pages (they may move it), but only a question about them asks for a waiting draft's publication.
+    expect(tools('Did the conversion rate change last month?')).toContain('read_content');
+    expect(asksAboutPages('Did the conversion rate change last month?')).toBe(false);
+    expect(asksAboutPages('Is the Pricing page hurting conversion?')).toBe(true);
+    expect(asksAboutPages('Should we publish the new landing copy?')).toBe(true);
   });
 
   it('spells every argument out in the instruction, so a model can fill them', () => {

@@ -40,7 +40,16 @@ export interface PlanOptions {
 }
 
 const FUTURE = /\b(forecast|predict|projection|project|next|expect|expected|outlook|future|will)\b/;
-const CONTENT = /\b(content|page|pages|landing|pricing|headline|cta|seo|website|site|conversion|publish)\b/;
+const PAGE_WORDS = ['content', 'page', 'pages', 'landing', 'pricing', 'headline', 'cta', 'seo', 'website', 'site', 'publish'];
+const PAGES = new RegExp(`\\b(${PAGE_WORDS.join('|')})\\b`);
+/** The site's contents are read for a question about its pages, and about conversion (which they may move). */
+const CONTENT = new RegExp(`\\b(${[...PAGE_WORDS, 'conversion'].join('|')})\\b`);
+
+/**
+ * Whether a question is about the site's pages, so that a draft waiting to be published is worth
+ * proposing; a question about the conversion rate alone reads the pages but is not about them.
+ */
+export const asksAboutPages = (prompt: string): boolean => PAGES.test(prompt.toLowerCase());
 
 function horizonDays(text: string): number {
   const explicit = /next\s+(\d{1,3})\s+days?/.exec(text);

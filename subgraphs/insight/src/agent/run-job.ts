@@ -6,7 +6,7 @@ import { TOOLS, toolNamed } from '../tools/agent-tools.js';
 import { openAiTool, type ToolContext } from '../tools/tool.js';
 import { composeReport, type ModelJudgment, type ToolOutcome } from './compose-report.js';
 import { BudgetRefusal, type ChatMessage, type ModelPort, type ToolCall } from './model.js';
-import { planAnalysis, type Plan, type PlannedTask } from './planner.js';
+import { asksAboutPages, planAnalysis, type Plan, type PlannedTask } from './planner.js';
 
 /**
  * Runs one analysis job to its end, durably: every step is written before the next begins,
@@ -246,7 +246,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     } catch {
       judgment = undefined;
     }
-    const contentAsked = plan.tasks.some((t) => t.tool === 'read_content');
+    const contentAsked = plan.tasks.some((t) => t.tool === 'read_content') && asksAboutPages(job.prompt);
     const { report, actions, ungrounded } = composeReport({ prompt: job.prompt, outcomes, model: judgment, contentAsked });
     const why = report.judgmentSource === 'model' ? 'the model\'s judgment' : ungrounded.length ? `composed: the model cited figures no tool returned (${ungrounded.slice(0, 5).join(', ')})` : 'composed from the findings';
     await append({ kind: 'REPORT', title: `Report: ${report.findings.length} findings, ${actions.length} proposed actions`, detail: `${report.judgment}\n\n(${why})`, result: { judgmentSource: report.judgmentSource }, durationMs: finalCall?.durationMs ?? 0, tokens: finalCall?.tokens ?? null, costUsd: finalCall?.costUsd ?? null });
