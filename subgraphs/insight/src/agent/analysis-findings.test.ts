@@ -93,6 +93,28 @@ describe('proposals from findings', () => {
 });
 
 describe('the judgment', () => {
+  it('answers a question only about a what-if with it; why the metric moved stays in the findings', () => {
+    // Footfall driven by flyer spend (elasticity 0.3), with a planted fall last week that the question does not ask about.
+    const flyers = generateDaily({ start, days: 400, level: 500, seed: 5, noise: 0.2 });
+    const footfall = flyers.map((p, i) => ({ t: p.t, value: 8_000 * (p.value / 500) ** 0.3 * (i >= 393 ? 0.8 : 1) * (1 + 0.02 * Math.sin(i)) }));
+    const catalog: CatalogEntry[] = [{ name: 'footfall', drivers: [{ metric: 'flyer_spend' }] }, { name: 'flyer_spend', unit: { kind: 'currency', code: 'GBP' } }];
+    const series = [{ name: 'footfall', labels: {}, points: footfall }, { name: 'flyer_spend', labels: {}, points: flyers }];
+    const finding = analyse({ question: 'What if we raise flyer spend by 30%?', catalog, series, now });
+    expect(finding.whatIf?.effect).toBeDefined();
+    const narrative = narrate(finding);
+    expect(narrative.statements.map((st) => st.topic)).toContain('range');
+    const c = compose();
+    const judgment = analysisFindings(c, outcome(finding));
+    expect(judgment.startsWith(narrative.answer)).toBe(true);
+    for (const st of narrative.statements) if (['range', 'start', 'cause', 'remainder', 'candidate'].includes(st.topic)) expect(judgment).not.toContain(st.text);
+    expect(c.findings.map((x) => x.detail)).toEqual([narrative.answer, ...narrative.statements.map((st) => st.text)]);
+    // Asked why as well, the same analysis tells why too.
+    const both = analyse({ question: 'Why did footfall drop last week, and what if we raise flyer spend by 30%?', catalog, series, now });
+    const d = compose();
+    expect(analysisFindings(d, outcome(both))).toContain(narrate(both).statements.find((st) => st.topic === 'remainder')!.text);
+  });
+
+
   it('gives the answer, then only the statements that add a figure or an event to it; the findings keep every statement', () => {
     // Planted: conversions fall by a fifth from the day a page version was published, through one segment.
     const leaves = generateLeaves('conversions', { market: ['nordics', 'iberia', 'benelux'] }, { start, days: 400, level: 4000, seed: 29 }, (labels, day) => (labels.market === 'iberia' && day >= '2026-11-12' ? 0.4 : 1));

@@ -39,6 +39,9 @@ function waterfall(f: EngineFinding): Chart['bars'] {
   ];
 }
 
+/** What a question only about the future or a what-if asks for. */
+const AHEAD: ReadonlySet<Narrative['statements'][number]['topic']> = new Set(['forecast', 'what-if', 'note']);
+
 /** An event's title as the narrative quotes it. */
 const QUOTED = /“[^”]*”/g;
 
@@ -57,13 +60,15 @@ function addsTo(answer: string, statement: string): boolean {
 /**
  * The engine's analysis as report findings (one per statement, in reading order), the subject's
  * chart with the period shaded and events marked, and the waterfall of the change. Returns the
- * judgment: the answer, then the statements that add to it.
+ * judgment: the answer, then the statements that add to it (for a question only about the future
+ * or a what-if, only those about it).
  */
 export function analysisFindings(c: Composed, o: ToolOutcome): string {
   const d = o.data as AnalysisData;
   const f = d.finding;
   const metric = f.subject?.name ?? '';
   const period = f.periods?.period;
+  const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
   const e = addEvidence(c, { kind: 'ANALYSIS', step: o.step, metric, from: period?.from ?? '', to: period?.to ?? '', summary: d.answer });
   c.findings.push({ title: 'The answer', detail: d.answer, evidence: [e] });
   for (const s of d.statements) c.findings.push({ title: TITLES[s.topic], detail: s.text, evidence: [e] });
@@ -79,10 +84,11 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
       markers: f.events.map((a) => ({ t: typeof a.event.at === 'number' ? new Date(a.event.at).toISOString().slice(0, 10) : String(a.event.at).slice(0, 10), label: a.event.title })),
     });
     // The waterfall answers "why": a question only about the future or a what-if gets none.
-    const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
     if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
-  return [d.answer, ...d.statements.map((s) => s.text).filter((text) => addsTo(d.answer, text)).slice(0, 10)].join(' ');
+  // A question only about the future or a what-if is answered by those; why the metric moved stays in the findings.
+  const told = d.statements.filter((s) => !onlyAhead || AHEAD.has(s.topic)).map((s) => s.text);
+  return [d.answer, ...told.filter((text) => addsTo(d.answer, text)).slice(0, 10)].join(' ');
 }
 
 const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';
