@@ -93,6 +93,22 @@ describe('proposals from findings', () => {
 });
 
 describe('the judgment', () => {
+  it('says a move within the normal range is normal, leaving its parts to the findings', () => {
+    // Parcels driven by courier spend (elasticity 0.4); last week is an ordinary week.
+    const spend = generateDaily({ start, days: 400, level: 700, seed: 23, noise: 0.2 });
+    const parcels = spend.map((p, i) => ({ t: p.t, value: 3_000 * (p.value / 700) ** 0.4 * (1 + 0.03 * Math.sin(i / 2)) }));
+    const catalog: CatalogEntry[] = [{ name: 'parcels', drivers: [{ metric: 'courier_spend' }] }, { name: 'courier_spend', unit: { kind: 'currency', code: 'EUR' } }];
+    const finding = analyse({ question: 'Why did parcels change last week?', catalog, series: [{ name: 'parcels', labels: {}, points: parcels }, { name: 'courier_spend', labels: {}, points: spend }], now });
+    expect(finding.premise?.verdict).toBe('within-normal');
+    const narrative = narrate(finding);
+    expect(narrative.statements.map((st) => st.topic)).toContain('cause');
+    const c = compose();
+    const judgment = analysisFindings(c, outcome(finding));
+    expect(judgment).toBe(`${narrative.answer} A move within the normal range needs no cause; the findings show what moved with it.`);
+    expect(c.findings.map((x) => x.detail)).toEqual([narrative.answer, ...narrative.statements.map((st) => st.text)]);
+  });
+
+
   it('answers a question only about a what-if with it; why the metric moved stays in the findings', () => {
     // Footfall driven by flyer spend (elasticity 0.3), with a planted fall last week that the question does not ask about.
     const flyers = generateDaily({ start, days: 400, level: 500, seed: 5, noise: 0.2 });

@@ -39,6 +39,9 @@ function waterfall(f: EngineFinding): Chart['bars'] {
   ];
 }
 
+/** Said of a move within the normal range instead of its causes. */
+const WITHIN_NORMAL = 'A move within the normal range needs no cause; the findings show what moved with it.';
+
 /** What a question only about the future or a what-if asks for. */
 const AHEAD: ReadonlySet<Narrative['statements'][number]['topic']> = new Set(['forecast', 'what-if', 'note']);
 
@@ -61,7 +64,7 @@ function addsTo(answer: string, statement: string): boolean {
  * The engine's analysis as report findings (one per statement, in reading order), the subject's
  * chart with the period shaded and events marked, and the waterfall of the change. Returns the
  * judgment: the answer, then the statements that add to it (for a question only about the future
- * or a what-if, only those about it).
+ * or a what-if, or a move within the normal range, only those about what lies ahead).
  */
 export function analysisFindings(c: Composed, o: ToolOutcome): string {
   const d = o.data as AnalysisData;
@@ -86,9 +89,12 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
     // The waterfall answers "why": a question only about the future or a what-if gets none.
     if (f.premise.observed !== 'flat' && !onlyAhead) c.charts.push({ title: `Why ${metric} moved`, step: o.step, kind: 'WATERFALL', unit, history: [], bars: waterfall(f) });
   }
-  // A question only about the future or a what-if is answered by those; why the metric moved stays in the findings.
-  const told = d.statements.filter((s) => !onlyAhead || AHEAD.has(s.topic)).map((s) => s.text);
-  return [d.answer, ...told.filter((text) => addsTo(d.answer, text)).slice(0, 10)].join(' ');
+  // A question only about the future or a what-if is answered by those, and so is a move within
+  // the normal range (there is nothing unusual to explain): why it moved stays in the findings.
+  const normal = f.premise?.verdict === 'within-normal';
+  const told = d.statements.filter((s) => !(onlyAhead || normal) || AHEAD.has(s.topic)).map((s) => s.text);
+  const left = normal && !onlyAhead && d.statements.some((s) => s.topic === 'cause') ? [WITHIN_NORMAL] : [];
+  return [d.answer, ...told.filter((text) => addsTo(d.answer, text)).slice(0, 10), ...left].join(' ');
 }
 
 const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';
