@@ -27,6 +27,24 @@ describe('analysisConfidence', () => {
     expect(analysisConfidence(f)).toEqual({ value: 0.4, reason: 'The move is below its expected range; nothing found explains it.' });
   });
 
+  it('follows the effect\'s interval for a question only about a what-if, and is low when the lever has no estimate', () => {
+    const spend = generateDaily({ start, days: 400, level: 700, seed: 23, noise: 0.2 });
+    const parcels = spend.map((p, i) => ({ t: p.t, value: 3_000 * (p.value / 700) ** 0.4 * (1 + 0.03 * Math.sin(i / 2)) }));
+    const catalog = [{ name: 'parcels', drivers: [{ metric: 'courier_spend' }] }, { name: 'courier_spend' }];
+    const series = [{ name: 'parcels', labels: {}, points: parcels }, { name: 'courier_spend', labels: {}, points: spend }];
+    const f = analyse({ question: 'What if we raise courier spend by 25%?', catalog, series, now });
+    const e = f.whatIf!.effect!;
+    const width = Math.abs(e.p90 - e.p10) / Math.abs(e.p50);
+    const c = analysisConfidence(f);
+    expect(c.value).toBeCloseTo(Math.round(Math.max(0.3, 0.8 - 0.5 * width) * 100) / 100, 2);
+    expect(c.reason).toMatch(/^A what-if whose effect's p10–p90 spans \d+ % of its median, at an estimated elasticity of 0\.\d\d;/);
+    // A lever with no data: no elasticity, no estimate.
+    const none = analyse({ question: 'What if we raise weather_index by 25% for parcels?', catalog: [{ name: 'parcels' }, { name: 'weather_index' }], series: [series[0]!], now });
+    expect(none.whatIf).toMatchObject({ metric: 'weather_index', change: 0.25 });
+    expect(none.whatIf!.effect).toBeUndefined();
+    expect(analysisConfidence(none)).toEqual({ value: 0.2, reason: 'The what-if has no estimate: weather_index is not a declared driver of parcels and no elasticity could be estimated.' });
+  });
+
   it('is high for a false premise judged against an expected range', () => {
     const points = generateDaily({ start, days: 400, level: 3000, seed: 12 }, (d) => (d >= '2026-11-09' ? 1.2 : 1));
     const f = analyse({ question: 'Why did renewals drop last week?', catalog: [{ name: 'renewals' }], series: [{ name: 'renewals', labels: {}, points }], now });

@@ -12,7 +12,9 @@ import type { Report } from '../domain/report.js';
  *   it, 0.4 when only leads that moved at the same time are left), 0.1 less without an
  *   expected range;
  * - a question only about the future: 0.8 − 0.5 × the forecast's p10–p90 width relative to its
- *   median (at least 0.3).
+ *   median (at least 0.3);
+ * - a question only about a what-if: the same of the effect's p10–p90 width (at least 0.3), or
+ *   0.2 when the lever has no estimate.
  * The reason says which of these applied, with the figures.
  */
 export function analysisConfidence(f: EngineFinding): Report['confidence'] {
@@ -27,6 +29,12 @@ export function analysisConfidence(f: EngineFinding): Report['confidence'] {
     const fc = f.forecast;
     const width = fc.p50 !== 0 ? Math.abs(fc.p90 - fc.p10) / Math.abs(fc.p50) : 1;
     return { value: round(Math.max(0.3, 0.8 - 0.5 * width)), reason: `A forecast (${fc.model}) whose p10–p90 spans ${formatShare(width, f.locale)} of its median; the further ahead, the less it holds.` };
+  }
+  if (!asksWhy && !f.forecast && f.whatIf && f.intents.includes('what-if')) {
+    const e = f.whatIf.effect;
+    if (!e) return { value: 0.2, reason: `The what-if has no estimate: ${f.whatIf.metric ?? 'the lever named'} is not a declared driver of ${f.subject.name} and no elasticity could be estimated.` };
+    const width = e.p50 !== 0 ? Math.abs(e.p90 - e.p10) / Math.abs(e.p50) : 1;
+    return { value: round(Math.max(0.3, 0.8 - 0.5 * width)), reason: `A what-if whose effect's p10–p90 spans ${formatShare(width, f.locale)} of its median, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}; it holds for changes like those the history saw.` };
   }
   if (p.verdict !== 'confirmed' || p.observed === 'flat') {
     return ranged
