@@ -106,6 +106,8 @@ describe('the judgment', () => {
     const judgment = analysisFindings(c, outcome(finding));
     expect(judgment).toBe(`${narrative.answer} A move within the normal range needs no cause; the findings show what moved with it.`);
     expect(c.findings.map((x) => x.detail)).toEqual([narrative.answer, ...narrative.statements.map((st) => st.text)]);
+    expect(c.findings.filter((x) => x.detail.includes('courier_spend')).map((x) => x.title)).toEqual(['Moved with it']);
+    expect(c.findings.map((x) => x.title)).not.toContain('A cause');
   });
 
 

@@ -74,7 +74,9 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
   const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
   const e = addEvidence(c, { kind: 'ANALYSIS', step: o.step, metric, from: period?.from ?? '', to: period?.to ?? '', summary: d.answer });
   c.findings.push({ title: 'The answer', detail: d.answer, evidence: [e] });
-  for (const s of d.statements) c.findings.push({ title: TITLES[s.topic], detail: s.text, evidence: [e] });
+  // The parts of a move within the normal range are not its causes: there is nothing unusual to explain.
+  const normal = f.premise?.verdict === 'within-normal';
+  for (const s of d.statements) c.findings.push({ title: normal && s.topic === 'cause' ? 'Moved with it' : TITLES[s.topic], detail: s.text, evidence: [e] });
   if (f.status === 'analysed' && f.subject && f.premise) {
     const unit = f.subject.unit.kind === 'currency' ? f.subject.unit.code : f.subject.unit.kind === 'count' ? (f.subject.unit.noun ?? null) : f.subject.unit.kind;
     c.charts.push({
@@ -91,7 +93,6 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
   }
   // A question only about the future or a what-if is answered by those, and so is a move within
   // the normal range (there is nothing unusual to explain): why it moved stays in the findings.
-  const normal = f.premise?.verdict === 'within-normal';
   const told = d.statements.filter((s) => !(onlyAhead || normal) || AHEAD.has(s.topic)).map((s) => s.text);
   const left = normal && !onlyAhead && d.statements.some((s) => s.topic === 'cause') ? [WITHIN_NORMAL] : [];
   return [d.answer, ...told.filter((text) => addsTo(d.answer, text)).slice(0, 10), ...left].join(' ');
