@@ -147,10 +147,12 @@ export function createJobStore(orm: MikroORM) {
         if (!row) return undefined;
         await tx.execute(STATUS_STEP, [jobId, finalSeq, 'Completed', null, 'COMPLETED']);
         const ids: string[] = [];
+        const hashes = actions.map((a) => paramsHash(a.kind, a.targetId, a.params));
+        // Every change's lock first, in one order, so two analyses ending at once with the same changes cannot deadlock.
+        for (const hash of [...new Set(hashes)].sort()) await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`insight.action:${String(row.tenant_id)}:${hash}`]);
         for (const [position, a] of actions.entries()) {
           const id = randomUUID();
-          const hash = paramsHash(a.kind, a.targetId, a.params);
-          await tx.execute('select pg_advisory_xact_lock(hashtextextended(?, 0))', [`insight.action:${String(row.tenant_id)}:${hash}`]);
+          const hash = hashes[position]!;
           await tx.execute(
             `update insight.action set status = 'EXPIRED', expires_at = now(), outcome = ?::jsonb
               where tenant_id = ? and params_hash = ? and status = 'PROPOSED' and expires_at > now()`,
