@@ -25,16 +25,19 @@ export function analysisConfidence(f: EngineFinding): Report['confidence'] {
   const p = f.premise;
   const ranged = p.band !== undefined;
   const asksWhy = f.intents.includes('why') || p.claimed !== undefined;
+  // An estimate of what lies ahead: the narrower its p10–p90 relative to its median, the surer.
+  const widthOf = (x: { p10: number; p50: number; p90: number }) => (x.p50 !== 0 ? Math.abs(x.p90 - x.p10) / Math.abs(x.p50) : 1);
+  const ahead = (width: number) => round(Math.max(0.3, 0.8 - 0.5 * width));
   if (!asksWhy && f.forecast) {
     const fc = f.forecast;
-    const width = fc.p50 !== 0 ? Math.abs(fc.p90 - fc.p10) / Math.abs(fc.p50) : 1;
-    return { value: round(Math.max(0.3, 0.8 - 0.5 * width)), reason: `A forecast (${fc.model}) whose p10–p90 spans ${formatShare(width, f.locale)} of its median; the further ahead, the less it holds.` };
+    const width = widthOf(fc);
+    return { value: ahead(width), reason: `A forecast (${fc.model}) whose p10–p90 spans ${formatShare(width, f.locale)} of its median; the further ahead, the less it holds.` };
   }
   if (!asksWhy && !f.forecast && f.whatIf && f.intents.includes('what-if')) {
     const e = f.whatIf.effect;
     if (!e) return { value: 0.2, reason: `The what-if has no estimate: ${f.whatIf.metric ?? 'the lever named'} is not a declared driver of ${f.subject.name} and no elasticity could be estimated.` };
-    const width = e.p50 !== 0 ? Math.abs(e.p90 - e.p10) / Math.abs(e.p50) : 1;
-    return { value: round(Math.max(0.3, 0.8 - 0.5 * width)), reason: `A what-if whose effect's p10–p90 spans ${formatShare(width, f.locale)} of its median, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}; it holds for changes like those the history saw.` };
+    const width = widthOf(e);
+    return { value: ahead(width), reason: `A what-if whose effect's p10–p90 spans ${formatShare(width, f.locale)} of its median, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}; it holds for changes like those the history saw.` };
   }
   if (p.verdict !== 'confirmed' || p.observed === 'flat') {
     return ranged

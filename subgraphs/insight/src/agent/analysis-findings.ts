@@ -48,15 +48,18 @@ const AHEAD: ReadonlySet<Narrative['statements'][number]['topic']> = new Set(['f
 /** An event's title as the narrative quotes it. */
 const QUOTED = /“[^”]*”/g;
 
+/** The figures and quoted events of a text, the facts a reader checks it by. */
+const factsOf = (text: string) => [...figuresOf(text), ...(text.match(QUOTED) ?? [])];
+
 /**
- * Whether `statement` tells a reader of `answer` something new: a figure or a quoted event the
- * answer does not have (or nothing that can be checked, so it is kept). The answer's first
- * sentence already gives the expected range, the start and its event and the largest cause;
- * their statements repeat it in full, which belongs in the findings, not twice in the judgment.
+ * Whether a statement tells a reader of the answer (whose facts are `said`) something new: a
+ * figure or a quoted event the answer does not have (or nothing that can be checked, so it is
+ * kept). The answer's first sentence already gives the expected range, the start and its event
+ * and the largest cause; their statements repeat it in full, which belongs in the findings, not
+ * twice in the judgment.
  */
-function addsTo(answer: string, statement: string): boolean {
-  const said = new Set([...figuresOf(answer), ...(answer.match(QUOTED) ?? [])]);
-  const facts = [...figuresOf(statement), ...(statement.match(QUOTED) ?? [])];
+function addsTo(said: ReadonlySet<string>, statement: string): boolean {
+  const facts = factsOf(statement);
   return facts.length === 0 || facts.some((fact) => !said.has(fact));
 }
 
@@ -95,7 +98,8 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
   // the normal range (there is nothing unusual to explain): why it moved stays in the findings.
   const told = d.statements.filter((s) => !(onlyAhead || normal) || AHEAD.has(s.topic)).map((s) => s.text);
   const left = normal && !onlyAhead && d.statements.some((s) => s.topic === 'cause') ? [WITHIN_NORMAL] : [];
-  return [d.answer, ...told.filter((text) => addsTo(d.answer, text)).slice(0, 10), ...left].join(' ');
+  const said = new Set(factsOf(d.answer));
+  return [d.answer, ...told.filter((text) => addsTo(said, text)).slice(0, 10), ...left].join(' ');
 }
 
 const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at the driver\'s lag, with a bootstrap p10–p90) applied to the change, over a period like the analysed one';

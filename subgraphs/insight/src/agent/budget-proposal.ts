@@ -38,6 +38,9 @@ function pace(b: BudgetReading, daysInMonth: number): { elapsed: number; runsOut
   };
 }
 
+/** The readings with a budget to judge against (in a month with days). */
+const budgeted = (readings: readonly BudgetReading[], daysInMonth: number) => readings.filter((b) => b.allocatedUsd > 0 && daysInMonth > 0);
+
 const USD = { kind: 'currency', code: 'USD' } as const;
 const usd = (v: number) => formatValue(v, USD);
 
@@ -46,7 +49,7 @@ const usd = (v: number) => formatValue(v, USD);
  * budget, those that run out first (at most three named). Undefined when no agent has one.
  */
 export function budgetAnswer(readings: readonly BudgetReading[], daysInMonth: number): string | undefined {
-  const set = readings.filter((b) => b.allocatedUsd > 0 && daysInMonth > 0);
+  const set = budgeted(readings, daysInMonth);
   if (!set.length) return undefined;
   const short = set.filter((b) => b.projectedMonthUsd > b.allocatedUsd);
   const said = (b: BudgetReading) => {
@@ -67,7 +70,7 @@ export function budgetAnswer(readings: readonly BudgetReading[], daysInMonth: nu
  * has a budget.
  */
 export function budgetConfidence(readings: readonly BudgetReading[], daysInMonth: number): { value: number; reason: string } | undefined {
-  const set = readings.filter((b) => b.allocatedUsd > 0 && daysInMonth > 0);
+  const set = budgeted(readings, daysInMonth);
   if (!set.length) return undefined;
   const elapsed = Math.max(...set.map((b) => pace(b, daysInMonth).elapsed));
   const day = Math.min(daysInMonth, Math.max(1, Math.round(elapsed)));

@@ -73,7 +73,7 @@ export const KEEP_ALIVE_TIMEOUT_MS = 65_000;
 /** A node:http server with a route list, CORS, request ids, access logs and graceful close. */
 export function createHttpServer(options: HttpServerOptions): Server {
   const { log, routes } = options;
-  const server = createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1_000 }, async (req, res) => {
+  return createServer({ keepAliveTimeout: KEEP_ALIVE_TIMEOUT_MS, headersTimeout: KEEP_ALIVE_TIMEOUT_MS + 1_000 }, async (req, res) => {
     const started = process.hrtime.bigint();
     const requestId = requestIdFrom(req.headers);
     req.headers['x-request-id'] = requestId;
@@ -96,7 +96,6 @@ export function createHttpServer(options: HttpServerOptions): Server {
       else res.destroy();
     }
   });
-  return server;
 }
 
 export async function listen(server: Server, port: number, host: string): Promise<RunningServer> {
