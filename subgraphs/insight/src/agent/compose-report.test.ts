@@ -94,6 +94,8 @@ describe('report composition', () => {
 
   it('reads figures as written, without years', () => {
     expect(figuresOf('Revenue 1,234.5 (+12%) in 2026, down -3.2')).toEqual(['1234.5', '12', '3.2']);
+    // An amount with a grouping comma is a figure even when its digits could be a year.
+    expect(figuresOf('spend fell by −€2,146 in 2026')).toEqual(['2146']);
   });
 
   it('answers a question about the budgets with them first, leaving a metric that could not be compared to the findings', () => {

@@ -127,7 +127,8 @@ export function figuresOf(text: string): string[] {
   const out: string[] = [];
   for (const match of text.matchAll(/(?<![\w.])-?\d[\d,]*(?:\.\d+)?/g)) {
     const plain = match[0].replace(/,/g, '');
-    if (/^-?\d{4}$/.test(plain) && Number(plain) >= 1900 && Number(plain) <= 2200) continue; // years are dates, not figures
+    // Years are dates, not figures; an amount written with a grouping comma (2,146) is no year.
+    if (!/\d,\d/.test(match[0]) && /^-?\d{4}$/.test(plain) && Number(plain) >= 1900 && Number(plain) <= 2200) continue;
     out.push(plain.replace(/^-/, ''));
   }
   return out;
