@@ -73,8 +73,9 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   admin = await platform.token({ subject: 'root' });
-  // A tiny budget the agent's thinking outgrows, and a draft waiting on the pricing page: the report proposes both.
-  await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, { authorization: `Bearer ${TEST_MASTER_KEY}` });
+  // A tiny budget for the demo tenant's share of the analysis agent (the platform's to set: the
+  // cost panel shows it, no card proposes it), and a draft waiting on the pricing page.
+  await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight:demo", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, { authorization: `Bearer ${TEST_MASTER_KEY}` });
   const contents = await gql(platform.router, '{ contents(siteKey: "demo") { id slug } }', {}, { authorization: `Bearer ${admin}` });
   const pricing = contents.body.data.contents.find((c: { slug: string }) => c.slug === 'pricing');
   await gql(platform.router, 'mutation($id: ID!) { updateContentDraft(id: $id, input: {title: "Pricing, simpler"}) { latestVersion } }', { id: pricing.id }, { authorization: `Bearer ${admin}` });
@@ -204,8 +205,8 @@ describe('the analysis dashboard', () => {
   it('approves one proposal and rejects another with comments; a late second reviewer sees 409', async () => {
     second = await signIn(await browser.newContext({ viewport: { width: 600, height: 900 } }));
     await second.goto(`${dashboard}#job=${jobId}`);
-    // This agent's raise (the demo agent's budget runs out too, and has a card of its own).
-    const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: "Raise agent insight's" });
+    // The demo tenant's own agent, seeded to overspend, gets a raise proposed.
+    const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: "Raise agent shop-assistant's" });
     const contentCard = (page: Page) => page.locator('.actions article.card', { hasText: 'CONTENT_PUBLISH' });
     await budgetCard(second).getByRole('button', { name: 'Approve' }).waitFor();
 
@@ -226,8 +227,7 @@ describe('the analysis dashboard', () => {
 
     const stored = (await db.query('select kind, target_id, status, review_comment from insight.action where job_id = $1 order by kind, target_id', [jobId])).rows;
     expect(stored).toEqual([
-      { kind: 'BUDGET_CHANGE', target_id: 'insight', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
-      { kind: 'BUDGET_CHANGE', target_id: 'shop-assistant', status: 'PROPOSED', review_comment: null },
+      { kind: 'BUDGET_CHANGE', target_id: 'shop-assistant', status: 'EXECUTED', review_comment: 'Raise it, thinking is worth it' },
       // The demo's pricing version went live the day conversion fell: putting it back in the draft waits.
       { kind: 'CONTENT_DRAFT_UPDATE', target_id: expect.any(String), status: 'PROPOSED', review_comment: null },
       { kind: 'CONTENT_PUBLISH', target_id: expect.any(String), status: 'REJECTED', review_comment: 'Not before the copy review' },
@@ -299,10 +299,12 @@ describe('the analysis dashboard', () => {
     expect(await reviewer.evaluate(() => (globalThis as unknown as { __xss?: number }).__xss)).toBeUndefined();
   });
 
-  it('shows the analysis agent\'s budget from the gateway', async () => {
+  it("shows the signed-in tenant's share of the analysis agent's budget from the gateway", async () => {
     const budget = reviewer.getByRole('region', { name: 'Analysis budget' });
     await budget.locator('dl.budget').waitFor();
     expect(await budget.textContent()).toMatch(/Used this month\$\d/);
+    // insight:demo's allocation, set above: not the platform agent's, nor another tenant's.
+    expect(await budget.textContent()).toMatch(/Allocated\$0\.0001/);
   });
 
   it('answers the README question with the answer, the waterfall and the first action card on the first screen at 1440×900', async () => {

@@ -211,10 +211,12 @@ describe('refusals', () => {
 
 describe('proposed actions', () => {
   let actions: { actionId: string; kind: string; status: string; targetId: string; params: Record<string, unknown> }[];
+  let findings: { title: string; detail: string }[];
 
   beforeAll(async () => {
     // A tiny budget the agent's own thinking outgrows (not blocking), and a draft waiting on the pricing page.
-    const budget = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, bearer(admin));
+    // This tenant's share of the analysis agent is the platform's to set: reported, never proposed.
+    const budget = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight:demo", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, bearer(admin));
     expect(budget.body.errors).toBeUndefined();
     const contents = await gql(platform.router, 'query { contents(siteKey: "demo") { id slug } }', {}, bearer(admin));
     const pricing = contents.body.data.contents.find((c: { slug: string }) => c.slug === 'pricing');
@@ -223,14 +225,17 @@ describe('proposed actions', () => {
     const job = await finished((await createJob('Is our model budget enough, and is the pricing page hurting conversion?')).jobId);
     expect(job.status).toBe('COMPLETED');
     actions = job.actions;
+    findings = job.report.findings;
   });
 
-  it('proposes a budget raise for the agent and publishing the waiting drafts, each PROPOSED with an expiry', () => {
+  it("proposes a budget raise for the tenant's own agent and publishing the waiting drafts, each PROPOSED with an expiry", () => {
     // The demo's pricing version went live the day conversion fell: the waiting draft also gets back what it changed.
-    // Two budgets run out: this agent's, and the demo agent's (seeded to overspend).
-    expect(actions.map((a) => a.kind).sort()).toEqual(['BUDGET_CHANGE', 'BUDGET_CHANGE', 'CONTENT_DRAFT_UPDATE', 'CONTENT_PUBLISH']);
+    // The demo tenant's agent (seeded to overspend) gets a proposal; the tenant's share of the analysis agent is the platform's.
+    expect(actions.map((a) => a.kind).sort()).toEqual(['BUDGET_CHANGE', 'CONTENT_DRAFT_UPDATE', 'CONTENT_PUBLISH']);
     for (const a of actions) expect(a.status).toBe('PROPOSED');
-    expect(actions.filter((a) => a.kind === 'BUDGET_CHANGE').map((a) => a.targetId).sort()).toEqual(['insight', 'shop-assistant']);
+    expect(actions.filter((a) => a.kind === 'BUDGET_CHANGE').map((a) => a.targetId)).toEqual(['shop-assistant']);
+    expect(findings.find((f) => f.title.startsWith('Agent insight:demo has used'))?.detail).toContain('The platform sets this budget');
+    expect(findings.some((f) => f.title.startsWith('Agent insight has used'))).toBe(false); // nothing of the platform's own agents
   });
 
   it('notifies reviewers once per job, signed, retrying a failed delivery', async () => {
@@ -266,7 +271,7 @@ describe('proposed actions', () => {
   });
 
   it('refuses a decision on an expired action with 409 EXPIRED', async () => {
-    const budget = actions.find((a) => a.kind === 'BUDGET_CHANGE' && a.targetId === 'insight')!;
+    const budget = actions.find((a) => a.kind === 'BUDGET_CHANGE' && a.targetId === 'shop-assistant')!;
     const db = new pg.Client({ connectionString: platform.databaseUrl });
     await db.connect();
     await db.query(`update insight.action set expires_at = now() - interval '1 second' where id = $1`, [budget.actionId]);
@@ -281,14 +286,14 @@ describe('proposed actions', () => {
 
 describe('limits', () => {
   it('ends a job FAILED, naming the agent and what is left, when the agent\'s hard budget is used up', async () => {
-    const set = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 0.0000001, hardLimitEnabled: true}) { agentCode } }', {}, bearer(admin));
+    const set = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight:demo", monthlyBudgetUsd: 0.0000001, hardLimitEnabled: true}) { agentCode } }', {}, bearer(admin));
     expect(set.body.errors).toBeUndefined();
     const job = await finished((await createJob(`How is revenue doing? (${Date.now()})`)).jobId);
     expect(job.status).toBe('FAILED');
-    expect(job.error).toContain('"insight"');
+    expect(job.error).toContain('insight:demo');
     expect(job.error).toMatch(/left/);
     expect(job.steps[job.steps.length - 1]).toMatchObject({ kind: 'STATUS', status: 'FAILED' });
-    await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 100, hardLimitEnabled: true}) { agentCode } }', {}, bearer(admin));
+    await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight:demo", monthlyBudgetUsd: 100, hardLimitEnabled: true}) { agentCode } }', {}, bearer(admin));
   });
 
   it('cancels a pending job at once and refuses to cancel an ended one', async () => {

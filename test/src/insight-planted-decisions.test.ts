@@ -3,6 +3,7 @@ import { createHmac, randomUUID } from 'node:crypto';
 import pg from 'pg';
 import { seededRandom } from '@svc/kit/random';
 import { generateDaily, generateLeaves } from '@svc/insight/engine/synthetic-series';
+import { eventually } from './support/eventually.js';
 import { writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { call, gql } from './support/http.js';
 import { bursts, DAY, engineFinding, isoDay, lastMonday, reviewerClient, tenantClient, today } from './support/insight-tenant.js';
@@ -228,19 +229,28 @@ describe('a what-if on a money lever', () => {
 
 describe('a model budget that will run out', () => {
   it('proposes raising it with its parameters; approved, the gateway holds the new budget', async () => {
-    const set = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "insight", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, bearer(admin));
+    // The tenant's own agent (its admin creates it), with a tiny budget its first calls outgrow.
+    const set = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "decide-bot", monthlyBudgetUsd: 0.0001, hardLimitEnabled: false}) { agentCode } }', {}, bearer(tenantAdmin));
     expect(set.body.errors).toBeUndefined();
+    const key = (await call(`${platform.bridge}/admin/v1/keys`, { headers: bearer(tenantAdmin), json: { agentCode: 'decide-bot' } })).body.key;
+    for (let i = 0; i < 3; i++) {
+      const answer = await call(`${platform.bridge}/v1/chat/completions`, { headers: bearer(key), json: { model: 'fast-track', messages: [{ role: 'user', content: `Write the weekly offers newsletter, take ${i}` }] } });
+      expect(answer.status).toBe(200);
+    }
+    await eventually(async () => ((await gql(platform.router, '{ agent(code: "decide-bot") { budget { currentUsageUsd } } }', {}, bearer(tenantAdmin))).body.data?.agent?.budget.currentUsageUsd > 0.0001 ? true : undefined), 15_000, 'decide-bot spending');
     const job = await tenant.ask('Is the budget enough for our model spend this month?');
     expect(job.status).toBe('COMPLETED');
-    const budget = (job.actions as Action[]).find((a) => a.kind === 'BUDGET_CHANGE' && a.targetId === 'insight')!;
-    expect(budget).toMatchObject({ targetType: 'Agent', undoable: true, params: { monthlyBudgetUsd: expect.any(Number), hardLimitEnabled: false }, finding: { title: expect.stringMatching(/^Agent insight has used/) } });
+    const budget = (job.actions as Action[]).find((a) => a.kind === 'BUDGET_CHANGE' && a.targetId === 'decide-bot')!;
+    expect(budget).toMatchObject({ targetType: 'Agent', undoable: true, params: { monthlyBudgetUsd: expect.any(Number), hardLimitEnabled: false }, finding: { title: expect.stringMatching(/^Agent decide-bot has used/) } });
+    // The tenant's share of the analysis agent is reported, and the platform's to change: no proposal for it.
+    expect((job.actions as Action[]).filter((a) => a.kind === 'BUDGET_CHANGE').map((a) => a.targetId)).toEqual(['decide-bot']);
     expect(Object.keys(budget.params).sort()).toEqual(['hardLimitEnabled', 'monthlyBudgetUsd']);
     expect(budget.params.monthlyBudgetUsd).toBeGreaterThan(0.0001);
     expect(budget.params.monthlyBudgetUsd).toBeGreaterThanOrEqual(budget.expectedImpact.p50);
-    expect(budget.expectedImpact).toMatchObject({ unit: 'USD', metric: 'llm.cost_usd{agent=insight}' });
+    expect(budget.expectedImpact).toMatchObject({ unit: 'USD', metric: 'llm.cost_usd{agent=decide-bot}' });
     cited(job, budget);
     await reviewer.approve(budget.actionId);
-    expect(await reviewer.settled(budget.actionId)).toMatchObject({ status: 'EXECUTED', outcome: { budget: { agentCode: 'insight', allocatedUsd: budget.params.monthlyBudgetUsd } } });
+    expect(await reviewer.settled(budget.actionId)).toMatchObject({ status: 'EXECUTED', outcome: { budget: { agentCode: 'decide-bot', allocatedUsd: budget.params.monthlyBudgetUsd } } });
   });
 });
 

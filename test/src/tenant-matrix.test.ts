@@ -93,9 +93,8 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
 /**
  * Arguments for every query and mutation (GraphQL literals, `{key}` a t1 object). `own`: creates
  * in the caller's own tenant or site; `public`: anyone may; `gateway`: the model gateway's
- * objects belong to agents under the master key, not to tenants: a platform token is refused;
- * `list`: may answer, but nothing of t1 (the gateway's budgets and usage are the platform's
- * agents', readable by its staff roles, and hold no tenant's objects).
+ * administration, which needs an admin (this caller has none) or a gateway key (its own tenant
+ * matrix is gateway-tenant-matrix.test.ts); `list`: may answer, but nothing of t1.
  */
 const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | 'public' | 'gateway' }> = {
   createContent: { kind: 'object', args: 'input: {siteKey: "demo", slug: "planted-by-t2", title: "x"}' },

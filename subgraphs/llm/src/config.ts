@@ -41,6 +41,12 @@ export const llmConfig = defineConfigSlice({
     SVCLLM_ALERT_RETRY_BASE_MS: z.coerce.number().int().min(10).max(3_600_000).default(5000),
     /** How long a budget lease outlives its gateway instance (renewed while it runs); after a crash the sweep charges it in full once it expires. Default 60. */
     SVCLLM_LEASE_TTL_SECONDS: z.coerce.number().int().min(2).max(3600).default(60),
+    /**
+     * The monthly budget, USD, with its hard limit on, that a platform agent's share for one tenant
+     * (`insight:<tenant>`: that tenant's analyses) starts with; a platform admin changes one share's
+     * with POST /admin/v1/budgets. 0 blocks every call until one is set. Default 25.
+     */
+    SVCLLM_TENANT_SHARE_BUDGET_USD: z.coerce.number().min(0).max(1_000_000).default(25),
   }),
   rules: [
     {
@@ -64,6 +70,7 @@ export const llmConfig = defineConfigSlice({
     cacheTtlSeconds: config.SVCLLM_CACHE_TTL_SECONDS,
     alertRetryBaseMs: config.SVCLLM_ALERT_RETRY_BASE_MS,
     leaseTtlSeconds: config.SVCLLM_LEASE_TTL_SECONDS,
+    tenantShareBudgetUsd: config.SVCLLM_TENANT_SHARE_BUDGET_USD,
     outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
     env: start.env,
     seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),

@@ -130,7 +130,7 @@ export const embeddingRequestSchema = z
   .loose()
   .meta({ example: { model: 'svc-local-embedding', input: 'quarterly revenue' } });
 
-const agentCode = z.string(must('must be letters, digits, . _ - (at most 64)')).regex(AGENT_CODE);
+const agentCode = z.string(must('must be letters, digits, . _ - (at most 64), or a platform agent share <agent>:<tenant>')).regex(AGENT_CODE);
 
 /** POST /admin/v1/budgets (and the setBudget mutation's input). */
 export const budgetChangeSchema = z

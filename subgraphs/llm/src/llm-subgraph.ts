@@ -9,6 +9,7 @@ import { AgentLimitsResolver, GatewayResolver } from './schema/gateway-resolver.
 import { createAlertDelivery } from './service/alert-delivery.js';
 import { createAlertUrlCheck } from './service/alert-url-check.js';
 import { createBudgetService } from './service/budget-service.js';
+import { createAgentAccess } from './service/agent-access.js';
 import { createCallerCheck } from './service/caller-check.js';
 import { createChatService } from './service/chat-service.js';
 import { createEmbeddingService } from './service/embedding-service.js';
@@ -18,6 +19,7 @@ import { createGatewayMetrics } from './service/metrics.js';
 import { createRateLimiter } from './service/rate-limiter.js';
 import { openAiHandler, openAiRoutes, type OpenAiHandler } from './http/openai-routes.js';
 import { createAlertStore } from './store/alert-store.js';
+import { createAgentStore } from './store/agent-store.js';
 import { createBudgetStore } from './store/budget-store.js';
 import { createKeyStore } from './store/key-store.js';
 import { createLeaseStore } from './store/lease-store.js';
@@ -51,6 +53,8 @@ export interface LlmOptions {
   workerName: string;
   /** How long a crashed instance's budget leases hold money before the sweep charges them, s. */
   leaseTtlSeconds: number;
+  /** SVCLLM_TENANT_SHARE_BUDGET_USD: a platform agent's share for one tenant starts with this hard monthly budget. Default 25. */
+  tenantShareBudgetUsd?: number;
   env: Record<string, string | undefined>;
   /** Seed the embedded demo's agent and its spend this month (SVC_SEED_DEMO, default in embedded mode). */
   seedDemo?: boolean;
@@ -63,7 +67,9 @@ function parts(services?: GatewayServices): SchemaParts {
     referenceResolvers: {
       Agent: {
         async __resolveReference(reference: { code: string }, ctx: SvcContext) {
-          return (await services!.callers.maySeeAgent(ctx, reference.code)) ? services!.budgets.agent(reference.code) : null;
+          const visible = ctx.principal ? await services!.access.mayRead(ctx, reference.code).catch(() => false) : await services!.callers.keySeesAgent(ctx, reference.code);
+          const master = !ctx.principal && (await services!.callers.tryIdentify(ctx))?.kind === 'master';
+          return visible || master ? services!.budgets.agent(reference.code) : null;
         },
       },
     },
@@ -110,7 +116,8 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
   const metrics = createGatewayMetrics(() => budgets.list());
   const router = createModelRouter(gateway, createProvider);
   const keys = createKeyService(createKeyStore(orm), options.masterKey, log);
-  const callers = createCallerCheck(keys);
+  const agents = createAgentStore(orm);
+  const callers = createCallerCheck(keys, agents, { tenantShareBudgetUsd: options.tenantShareBudgetUsd ?? 25 });
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
   const alertDelivery = createAlertDelivery(alertStore, outbound, options.webhookSecret, options.alertRetryBaseMs, log);
   // Rate windows in Redis are shared by every instance on it; without Redis they are this process's.
@@ -123,6 +130,8 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     alertUrls: createAlertUrlCheck(outbound),
     keys,
     callers,
+    access: createAgentAccess(agents, keys),
+    agents,
     modelList: () => ({
       object: 'list',
       data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),

@@ -29,7 +29,7 @@ export async function showApp(app: HTMLElement, session: Session): Promise<void>
   const queue = h('div', { class: 'queue' });
   const budget = h('div', { class: 'budget-body' });
   const jobs = jobList();
-  const refreshSide = () => void Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget)]);
+  const refreshSide = () => void Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget, session.tenant)]);
   const job = jobView(refreshSide);
   closeJob = () => job.open(undefined);
   const header = h(
@@ -58,7 +58,7 @@ export async function showApp(app: HTMLElement, session: Session): Promise<void>
   window.onhashchange = openFromHash;
   state.refresh = () => void showApp(app, state.session!);
   openFromHash();
-  await Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget)]);
+  await Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget, session.tenant)]);
 }
 
 /** Stops what the canvas runs (the event stream, the expiry timer) before the sign-in form replaces it. */

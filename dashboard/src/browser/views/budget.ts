@@ -12,11 +12,15 @@ interface Agent {
   usage: { day: string; requests: number; costUsd: number }[];
 }
 
-/** What the analysis agent's thinking costs, from the model gateway. */
-export async function loadBudget(target: HTMLElement): Promise<void> {
+/**
+ * What the analysis agent's thinking costs the signed-in tenant, from the model gateway: the
+ * tenant's share of the analysis agent (`insight:<tenant>`), with its own budget.
+ */
+export async function loadBudget(target: HTMLElement, tenant: string | null): Promise<void> {
+  if (!tenant) return fill(target, h('p', { class: 'muted' }, 'Choose a tenant to see what its analyses cost.'));
   try {
-    const { agent } = await graphql<{ agent: Agent | null }>(AGENT, { code: 'insight' });
-    if (!agent) return fill(target, h('p', { class: 'muted' }, 'The analysis agent has not used the gateway yet.'));
+    const { agent } = await graphql<{ agent: Agent | null }>(AGENT, { code: `insight:${tenant}` });
+    if (!agent) return fill(target, h('p', { class: 'muted' }, `The analysis agent has not thought for ${tenant} yet this month.`));
     const days = new Set(agent.usage.map((u) => u.day)).size || 1;
     const spent = agent.usage.reduce((sum, u) => sum + u.costUsd, 0);
     const requests = agent.usage.reduce((sum, u) => sum + u.requests, 0);

@@ -124,10 +124,13 @@ function budgetFindings(c: Composed, o: ToolOutcome): { answer: string; confiden
   for (const b of arr(d.budgets)) {
     const agent = String(b.agentCode);
     const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
-    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.`, evidence: [e] });
+    // A budget the platform sets (this tenant's share of the analysis agent) is no change the tenant's reviewers can approve.
+    const platformSet = b.managedBy === 'PLATFORM';
+    const setBy = platformSet ? ' The platform sets this budget: ask its operator to change it.' : '';
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.${setBy}`, evidence: [e] });
     const reading = { agentCode: agent, allocatedUsd: num(b.allocatedUsd), currentUsageUsd: num(b.currentUsageUsd), projectedMonthUsd: num(b.projectedMonthUsd), hardLimitEnabled: b.hardLimitEnabled === true };
     readings.push(reading);
-    const proposal = budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
+    const proposal = platformSet ? undefined : budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
     if (proposal) c.actions.push(proposal);
   }
   const confidence = budgetConfidence(readings, num(d.daysInMonth));

@@ -34,7 +34,8 @@ export interface ChatAnswer {
 }
 
 export interface ModelPort {
-  chat(request: ChatRequest): Promise<ChatAnswer>;
+  /** One model call for a job of `tenantId`: the gateway charges that tenant's share of the analysis agent's budget. */
+  chat(request: ChatRequest, tenantId: string): Promise<ChatAnswer>;
 }
 
 /** The gateway refused for money: the job fails with the agent and what is left. */

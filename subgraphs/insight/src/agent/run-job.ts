@@ -107,7 +107,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
   async function chat(request: Omit<Parameters<ModelPort['chat']>[0], 'model' | 'messages'>, extra: ChatMessage[] = []) {
     const t0 = now();
     try {
-      const answer = await deps.model.chat({ model: deps.modelName, messages: [...messages, ...extra], ...(job.piiStrict ? { svcllm_options: { piiStrict: true } } : {}), ...request });
+      const answer = await deps.model.chat({ model: deps.modelName, messages: [...messages, ...extra], ...(job.piiStrict ? { svcllm_options: { piiStrict: true } } : {}), ...request }, job.tenantId);
       return { ...answer, durationMs: now() - t0 };
     } catch (error) {
       if (error instanceof BudgetRefusal) throw new Stop({ kind: 'BUDGET', agentCode: error.agentCode, message: error.message });

@@ -68,6 +68,8 @@ export interface BudgetSummary {
   alertThresholdPercent: number;
   status: string;
   hardLimitEnabled: boolean;
+  /** TENANT: the tenant's admins set it (a proposal can); PLATFORM: the platform's operator does (the tenant's share of the analysis agent). */
+  managedBy?: string;
 }
 
 export interface ToolResult<T = unknown> {

@@ -44,7 +44,9 @@ function planOf(action: Action): Plan | undefined {
       return {
         operation: 'InsightSetBudget',
         variables: { input: { agentCode: action.targetId, ...p }, idempotencyKey: key },
-        roles: ['admin'], tenants: [], sites: [],
+        // Admin of the action's tenant only: the gateway lets it set that tenant's own agents' budgets, nothing else.
+        roles: ['admin'], tenants: [action.tenantId], sites: [],
+        headers: { 'x-svc-tenant-id': action.tenantId },
         outcome: (d) => ({ budget: d.setBudget }),
       };
     case 'CONTENT_PUBLISH':

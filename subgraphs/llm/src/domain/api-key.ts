@@ -9,7 +9,10 @@ export type Caller = { kind: 'master' } | AgentCaller;
 /** An agent's virtual key, with the rate limits of the key and of its agent. */
 export interface AgentCaller {
   kind: 'agent';
+  /** The agent charged: the key's own, or a platform agent's share for the tenant the call names (agent-code.ts). */
   agentCode: string;
+  /** The key's agent belongs to the platform (the analysis and crawl services' callers). */
+  platformAgent: boolean;
   keyId: string;
   keyLimits: RateLimits;
   agentLimits: RateLimits;

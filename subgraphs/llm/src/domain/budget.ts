@@ -8,6 +8,10 @@ export interface Budget extends BudgetRecord {
   alertWebhookUrl: string | null;
   reservedUsd: number;
   remainingUsd: number;
+  /** The tenant the agent belongs to, or a platform share is charged for; null for the platform's own (agent-owner.ts). */
+  tenantId: string | null;
+  /** TENANT: its tenant's admins manage it; PLATFORM: the master key and platform admins. */
+  managedBy: 'TENANT' | 'PLATFORM';
 }
 
 export interface BudgetSettings {
@@ -64,7 +68,10 @@ export function admits(budget: HardLimitState, amountUsd: number): boolean {
 }
 
 /** The budget of stored amounts; what remains never goes below 0. */
-export function budgetOf(stored: { agentCode: string; allocatedUsd: number; spentUsd: number; reservedUsd: number; alertThresholdPercent: number; hardLimitEnabled: boolean; alertWebhookUrl: string | null }): Budget {
+export function budgetOf(stored: {
+  agentCode: string; allocatedUsd: number; spentUsd: number; reservedUsd: number; alertThresholdPercent: number; hardLimitEnabled: boolean; alertWebhookUrl: string | null;
+  tenantId?: string | null; tenantManaged?: boolean;
+}): Budget {
   const { allocatedUsd, spentUsd, reservedUsd } = stored;
   return {
     ...budgetRecord(stored.agentCode, allocatedUsd, spentUsd, stored.alertThresholdPercent),
@@ -72,6 +79,8 @@ export function budgetOf(stored: { agentCode: string; allocatedUsd: number; spen
     alertWebhookUrl: stored.alertWebhookUrl,
     reservedUsd: micro(reservedUsd),
     remainingUsd: Math.max(0, micro(allocatedUsd - spentUsd - reservedUsd)),
+    tenantId: stored.tenantId ?? null,
+    managedBy: stored.tenantManaged ? 'TENANT' : 'PLATFORM',
   };
 }
 

@@ -11,8 +11,10 @@ import type { UsageEntry } from './usage.js';
  * the ledger names that model `demo-model` and the deployment `demo-seed`, so they never pass for
  * traffic this gateway served.
  */
-export const DEMO_AGENT: Readonly<Required<Pick<BudgetChange, 'agentCode' | 'monthlyBudgetUsd' | 'hardLimitEnabled' | 'alertThresholdPercent'>>> = {
+export const DEMO_AGENT: Readonly<Required<Pick<BudgetChange, 'agentCode' | 'monthlyBudgetUsd' | 'hardLimitEnabled' | 'alertThresholdPercent'>>> & { tenantId: string } = {
   agentCode: 'shop-assistant',
+  /** The demo shop's own agent: its admins manage it, and its analyses read it. */
+  tenantId: 'demo',
   monthlyBudgetUsd: 60,
   hardLimitEnabled: true,
   alertThresholdPercent: 80,

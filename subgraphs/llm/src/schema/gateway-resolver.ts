@@ -2,6 +2,7 @@ import { IDEMPOTENCY_KEY_DOC, openAiErrors, parseInput, type SvcContext } from '
 import { apiKeyListQuerySchema, usageQuerySchema } from '../contract.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
+import { ownerOf } from '../domain/agent-owner.js';
 import { parseBudgetChange } from '../domain/budget.js';
 import type { GatewayServices } from '../service/gateway-services.js';
 import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, RateLimits, RateLimitsInput, SetBudgetInput, UsageRow } from './types.js';
@@ -23,10 +24,6 @@ export class GatewayResolver {
     return this.services.callers.agentCaller(ctx, 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)');
   }
 
-  /** The master key, or a platform token with role admin. */
-  private admin(ctx: SvcContext): Promise<void> {
-    return this.services.callers.admin(ctx);
-  }
 
   @Mutation(() => ChatCompletionResult, { description: 'OpenAI chat completion (request as sent to /v1/chat/completions). Streams go through the REST path.' })
   async chatCompletion(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ChatCompletionResult> {
@@ -50,8 +47,8 @@ export class GatewayResolver {
 
   @Query(() => [Budget])
   async budgets(@Ctx() ctx: SvcContext): Promise<Budget[]> {
-    await this.services.callers.reader(ctx);
-    return this.services.budgets.list();
+    const readable = await this.services.access.reader(ctx);
+    return (await this.services.budgets.list()).filter((b) => readable(ownerOf(b.tenantId, b.managedBy === 'TENANT')));
   }
 
   @Mutation(() => Budget, { description: 'Sets the monthly budget and blocking threshold of one agent (creating the agent if needed).' })
@@ -60,38 +57,40 @@ export class GatewayResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Budget> {
-    await this.admin(ctx);
-    await this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl);
+    const change = parseBudgetChange(input);
+    await this.services.access.manage(ctx, change.agentCode);
+    await this.services.alertUrls.check(change.alertWebhookUrl);
     return this.services.budgets.set(input, idempotencyKey);
   }
 
   @Query(() => [ApiKey])
   async apiKeys(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Ctx() ctx: SvcContext): Promise<ApiKey[]> {
-    await this.admin(ctx);
-    return this.services.keys.list(parseInput(apiKeyListQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true }).agentCode);
+    const managed = await this.services.access.managed(ctx);
+    const keys = await this.services.keys.list(parseInput(apiKeyListQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true }).agentCode);
+    return keys.filter((k) => managed(k.agentCode));
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })
   async createApiKey(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Arg('name', () => String, { nullable: true }) name: string | null, @Ctx() ctx: SvcContext): Promise<CreatedApiKey> {
-    await this.admin(ctx);
+    await this.services.access.manage(ctx, agentCode);
     return this.services.keys.create(agentCode, name);
   }
 
   @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as POST /admin/v1/agents/{agentCode}/limits." })
   async setAgentLimits(@Arg('agentCode', () => String) agentCode: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
-    await this.admin(ctx);
+    await this.services.access.manage(ctx, agentCode);
     return this.services.keys.setAgentLimits(agentCode, input);
   }
 
   @Mutation(() => RateLimits, { description: "Sets one key's rate limits; as POST /admin/v1/keys/{id}/limits." })
   async setKeyLimits(@Arg('id', () => ID) id: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
-    await this.admin(ctx);
+    await this.services.access.manageKey(ctx, id);
     return this.services.keys.setKeyLimits(id, input);
   }
 
   @Mutation(() => ApiKey)
   async revokeApiKey(@Arg('id', () => ID) id: string, @Ctx() ctx: SvcContext): Promise<ApiKey> {
-    await this.admin(ctx);
+    await this.services.access.manageKey(ctx, id);
     return this.services.keys.revoke(id);
   }
 
@@ -102,15 +101,20 @@ export class GatewayResolver {
     @Arg('to', () => String, { nullable: true }) to: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<UsageRow[]> {
-    await this.services.callers.reader(ctx);
+    const readable = await this.services.access.reader(ctx);
     const query = parseInput(usageQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true });
-    return this.services.budgets.usage({ agentCode: query.agentCode, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
+    const owners = await this.services.agents.owners();
+    const rows = await this.services.budgets.usage({ agentCode: query.agentCode, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
+    return rows.filter((row) => readable(owners.get(row.agentCode)));
   }
 
-  @Query(() => Agent, { name: 'agent', nullable: true, description: 'An agent with its budget (admin, analyst or reviewer).' })
+  @Query(() => Agent, {
+    name: 'agent',
+    nullable: true,
+    description: "An agent with its budget (admin, analyst or reviewer of the agent's tenant; every agent for the master key and platform admins). Null for an agent you cannot read, as for none.",
+  })
   async agentByCode(@Arg('code', () => String) code: string, @Ctx() ctx: SvcContext): Promise<Agent | null> {
-    await this.services.callers.reader(ctx);
-    return this.services.budgets.agent(code);
+    return (await this.services.access.mayRead(ctx, code)) ? this.services.budgets.agent(code) : null;
   }
 }
 

@@ -31,6 +31,10 @@ export class Budget implements DomainBudget {
   @Field(() => String, { nullable: true }) alertWebhookUrl!: string | null;
   @Field(() => Float, { description: 'Held by requests in flight.' }) reservedUsd!: number;
   @Field(() => Float, { description: 'allocated - spent - held, at least 0.' }) remainingUsd!: number;
+  @Field(() => String, { nullable: true, description: "The tenant the agent belongs to (or, for a platform agent's share <agent>:<tenant>, is charged for); null for the platform's own." })
+  tenantId!: string | null;
+  @Field(() => String, { description: "TENANT: the tenant's admins manage it. PLATFORM: the master key and platform admins only." })
+  managedBy!: 'TENANT' | 'PLATFORM';
 }
 
 @InputType({ description: 'Every member is checked by the service, so errors name the member (422).' })

@@ -1,3 +1,5 @@
+import type { AgentStore } from '../store/agent-store.js';
+import type { AgentAccess } from './agent-access.js';
 import type { AlertUrlCheck } from './alert-url-check.js';
 import type { BudgetService } from './budget-service.js';
 import type { CallerCheck } from './caller-check.js';
@@ -19,5 +21,8 @@ export interface GatewayServices {
   alertUrls: AlertUrlCheck;
   keys: KeyService;
   callers: CallerCheck;
+  /** Who administers and reads which agent (agent-access.ts). */
+  access: AgentAccess;
+  agents: AgentStore;
   modelList(): ModelList;
 }

@@ -72,6 +72,9 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
 
     list: (agentCode?: string): Promise<ApiKey[]> => keys.list(agentCode),
 
+    /** The agent of the key with this id; undefined when there is none. */
+    agentOf: (id: string): Promise<string | undefined> => keys.agentOf(id),
+
     /** Sets a key's rate limits (absent members keep theirs, null removes one); 404 for an unknown key. */
     async setKeyLimits(id: string, input: unknown): Promise<RateLimits> {
       const change = parseLimits(input);
@@ -84,7 +87,7 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
 
     /** Sets an agent's rate limits, shared by all its keys (creating the agent if needed). */
     async setAgentLimits(agentCode: string, input: unknown): Promise<RateLimits> {
-      if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw openAiErrors.invalidRequest(`agentCode must be letters, digits, . _ - (at most 64); got ${JSON.stringify(agentCode)}`, 'agentCode', null, { status: 422 });
+      if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw openAiErrors.invalidRequest(`agentCode must be letters, digits, . _ - (at most 64), or a platform agent share <agent>:<tenant>; got ${JSON.stringify(agentCode)}`, 'agentCode', null, { status: 422 });
       const change = parseLimits(input);
       const limits = await keys.setAgentLimits(agentCode, change);
       forget((caller) => caller.agentCode === agentCode);

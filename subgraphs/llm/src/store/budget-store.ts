@@ -10,7 +10,7 @@ const num = (v: unknown) => Number(v ?? 0);
 const SEED_BATCH = 200;
 
 /** Each agent with its period row (absent before the month's first request). */
-const BUDGETS = `select a.code, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
+const BUDGETS = `select a.code, a.tenant_id, a.tenant_managed, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
               coalesce(bp.spent_usd, 0) as spent_usd, coalesce(bp.reserved_usd, 0) as reserved_usd
          from llm.agent a left join llm.budget_period bp on bp.agent_code = a.code and bp.period = ?`;
 
@@ -23,6 +23,8 @@ function toBudget(row: Row): Budget {
     alertThresholdPercent: num(row.alert_threshold_percent),
     hardLimitEnabled: row.hard_limit_enabled === true,
     alertWebhookUrl: (row.alert_webhook_url as string | null) ?? null,
+    tenantId: (row.tenant_id as string | null) ?? null,
+    tenantManaged: row.tenant_managed === true,
   });
 }
 
@@ -85,15 +87,16 @@ export function createBudgetStore(orm: MikroORM) {
     },
 
     /**
-     * Seeds an agent with requests already made (the embedded demo's, domain/demo-usage.ts):
+     * Seeds a tenant's agent with requests already made (the embedded demo's, domain/demo-usage.ts):
      * the agent, its ledger lines at their own times and the period's spend, in one transaction,
      * and only when the agent does not exist yet. True when it was seeded.
      */
-    async seedAgent(change: BudgetChange, period: string, requests: readonly { at: Date; entry: UsageEntry }[]): Promise<boolean> {
+    async seedAgent(change: BudgetChange & { tenantId: string }, period: string, requests: readonly { at: Date; entry: UsageEntry }[]): Promise<boolean> {
       return orm.em.fork().transactional(async (tx) => {
         const exists = await tx.execute<Row[]>('select 1 from llm.agent where code = ? for update', [change.agentCode]);
         if (exists.length) return false;
         await saveSettings(tx, change);
+        await tx.execute('update llm.agent set tenant_id = ?, tenant_managed = true where code = ?', [change.tenantId, change.agentCode]);
         for (let i = 0; i < requests.length; i += SEED_BATCH) {
           const batch = requests.slice(i, i + SEED_BATCH);
           await tx.execute(

@@ -31,16 +31,16 @@ export function createKeyStore(orm: MikroORM) {
   const em = () => orm.em.fork();
   return {
     /** The unrevoked key with this hash, marked used now, with its limits and its agent's. */
-    async use(keyHash: string): Promise<{ keyId: string; agentCode: string; keyLimits: RateLimits; agentLimits: RateLimits } | undefined> {
+    async use(keyHash: string): Promise<{ keyId: string; agentCode: string; platformAgent: boolean; keyLimits: RateLimits; agentLimits: RateLimits } | undefined> {
       const rows = await em().execute<Row[]>(
         `update llm.api_key k set last_used_at = now() from llm.agent a
           where a.code = k.agent_code and k.key_hash = ? and k.revoked_at is null
-          returning k.id, k.agent_code, k.rpm_limit, k.tpm_limit, k.concurrency_limit,
+          returning k.id, k.agent_code, a.tenant_id is null as platform_agent, k.rpm_limit, k.tpm_limit, k.concurrency_limit,
                     a.rpm_limit as agent_rpm_limit, a.tpm_limit as agent_tpm_limit, a.concurrency_limit as agent_concurrency_limit`,
         [keyHash],
       );
       const row = rows[0];
-      return row ? { keyId: String(row.id), agentCode: String(row.agent_code), keyLimits: limitsOf(row), agentLimits: limitsOf(row, 'agent_') } : undefined;
+      return row ? { keyId: String(row.id), agentCode: String(row.agent_code), platformAgent: row.platform_agent === true, keyLimits: limitsOf(row), agentLimits: limitsOf(row, 'agent_') } : undefined;
     },
 
     /** Sets the key's limits (undefined members keep theirs); undefined when there is no such key. */
@@ -85,6 +85,13 @@ export function createKeyStore(orm: MikroORM) {
         [key.id, key.agentCode, key.name, key.keyHash, key.keyPrefix],
       );
       return toApiKey(rows[0]!);
+    },
+
+    /** The agent of the key with this id; undefined when there is no such key. */
+    async agentOf(id: string): Promise<string | undefined> {
+      if (!/^[0-9a-f-]{36}$/i.test(id)) return undefined;
+      const rows = await em().execute<Row[]>('select agent_code from llm.api_key where id = ?', [id]);
+      return rows[0] ? String(rows[0].agent_code) : undefined;
     },
 
     async list(agentCode?: string): Promise<ApiKey[]> {

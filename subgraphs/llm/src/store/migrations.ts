@@ -121,6 +121,20 @@ create index usage_ledger_lease on llm.usage_ledger (lease_id) where lease_id is
   }
 }
 
+/**
+ * Agents have owners (domain/agent-owner.ts): tenant_id null is the platform's; a tenant's own
+ * agent has tenant_managed; a platform agent's share for one tenant has tenant_id without it.
+ * Agents that existed before were created with the master key or a platform admin's token:
+ * they stay the platform's.
+ */
+class AgentOwner extends Migration {
+  override up(): void {
+    this.addSql(`alter table llm.agent add column tenant_id text, add column tenant_managed boolean not null default false;
+alter table llm.agent add constraint agent_tenant_managed_has_tenant check (not tenant_managed or tenant_id is not null);
+create index agent_tenant on llm.agent (tenant_id) where tenant_id is not null;`);
+  }
+}
+
 export const LLM_MIGRATIONS = [
   { name: '0001_gateway', class: Gateway },
   idempotentChangeMigration('0002_idempotent_change', 'llm'),
@@ -128,4 +142,5 @@ export const LLM_MIGRATIONS = [
   { name: '0004_budget_leases', class: BudgetLeases },
   { name: '0005_rate_limits', class: RateLimits },
   { name: '0006_lease_fencing', class: LeaseFencing },
+  { name: '0007_agent_owner', class: AgentOwner },
 ];

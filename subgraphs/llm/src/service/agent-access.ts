@@ -1,0 +1,102 @@
+import { hasRole, openAiErrors, SvcError, tenantOf, type SvcContext } from '@svc/kit';
+import { AGENT_CODE } from '../domain/agent-code.js';
+import { canManage, canRead, ownerForNew, type AgentOwner, type AgentScope } from '../domain/agent-owner.js';
+import type { AgentStore } from '../store/agent-store.js';
+import type { KeyService } from './key-service.js';
+
+/** Tenant ids, as the rest of the platform accepts them. */
+const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
+
+/** Who the caller administers or reads, and for whom an agent it creates is made. */
+interface Reach {
+  scope: AgentScope;
+  /** The owner's tenant of an agent this caller creates; undefined: the platform's. */
+  creatingFor(): string | undefined;
+}
+
+/**
+ * The gateway's administration by owner (domain/agent-owner.ts). The master key and a platform
+ * admin (role admin for every tenant, "*") reach every agent; a tenant's admin manages, and its
+ * admins, analysts and reviewers read, that tenant's agents only (the one X-Svc-Tenant-Id names,
+ * or all of the token's tenants when it names none). Another owner's agent answers as if it did
+ * not exist where it is read (404, or left out of a list), and 403 where a change would claim
+ * its name. An agent's key administers nothing.
+ */
+export function createAgentAccess(agents: AgentStore, keys: KeyService) {
+  async function reach(ctx: SvcContext, need: 'manage' | 'read'): Promise<Reach> {
+    const principal = ctx.principal;
+    if (principal) {
+      const allowed = need === 'manage' ? hasRole(principal) : hasRole(principal, 'analyst', 'reviewer');
+      if (!allowed) throw openAiErrors.permissionDenied(need === 'manage' ? 'Gateway administration needs role admin' : 'Reading gateway budgets needs role admin, analyst or reviewer');
+      if (principal.tenants === '*') return platformReach(need);
+      const tenants = ctx.tenantId ? [tenantOf(ctx)] : principal.tenants;
+      return { scope: { all: false, tenants }, creatingFor: () => tenantOf(ctx) };
+    }
+    const caller = await keys.authenticate(ctx.bearer);
+    if (caller.kind !== 'master') throw openAiErrors.permissionDenied('Gateway administration needs the master key (SVCLLM_MASTER_KEY) or an admin token', 'master_key_required');
+    return platformReach(need);
+
+    /**
+     * The platform reaches every agent. A read that names a tenant (X-Svc-Tenant-Id: the dashboard,
+     * or an analysis of that tenant's budgets) sees that tenant's agents only, so nothing of
+     * another tenant lands in what is shown for this one; an agent created with the header is
+     * that tenant's.
+     */
+    function platformReach(want: 'manage' | 'read'): Reach {
+      const tenant = ctx.tenantId;
+      if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new SvcError('BAD_USER_INPUT', `X-Svc-Tenant-Id ${JSON.stringify(tenant.slice(0, 80))} is not a tenant id`);
+      return { scope: want === 'read' && tenant !== undefined ? { all: false, tenants: [tenant] } : { all: true }, creatingFor: () => tenant };
+    }
+  }
+
+  const notYours = (code: string) => openAiErrors.permissionDenied(`The agent ${JSON.stringify(code)} is not yours to manage: it belongs to the platform or another tenant`, 'agent_not_yours');
+
+  return {
+    /** What the caller may read: a test of an agent's owner. */
+    async reader(ctx: SvcContext): Promise<(owner: AgentOwner | undefined) => boolean> {
+      const { scope } = await reach(ctx, 'read');
+      return (owner) => owner !== undefined && canRead(scope, owner);
+    },
+
+    /** Whether the caller may read the agent `code` (an unknown one: no). */
+    async mayRead(ctx: SvcContext, code: string): Promise<boolean> {
+      const { scope } = await reach(ctx, 'read');
+      const owner = await agents.owner(code);
+      return owner !== undefined && canRead(scope, owner);
+    },
+
+    /** Every agent's code the caller administers (keys are listed for those only). */
+    async managed(ctx: SvcContext): Promise<(code: string) => boolean> {
+      const { scope } = await reach(ctx, 'manage');
+      if (scope.all) return () => true;
+      const owners = await agents.owners();
+      return (code) => canManage(scope, owners.get(code) ?? { kind: 'platform', tenantId: null });
+    },
+
+    /**
+     * The caller manages the agent `code`, creating it as the caller's (its tenant's, or the
+     * platform's) when it does not exist yet; 403 when it is another owner's.
+     */
+    async manage(ctx: SvcContext, code: unknown): Promise<void> {
+      const { scope, creatingFor } = await reach(ctx, 'manage');
+      if (typeof code !== 'string' || !AGENT_CODE.test(code)) return; // the service names the bad agentCode (422)
+      let owner = await agents.owner(code);
+      if (!owner) {
+        const wanted = ownerForNew(code, creatingFor());
+        if (!canManage(scope, wanted)) throw notYours(code); // before anything is written
+        owner = await agents.claim(code, wanted);
+      }
+      if (!canManage(scope, owner)) throw notYours(code);
+    },
+
+    /** The caller manages the agent of key `id`; 404 (as for no key) otherwise. */
+    async manageKey(ctx: SvcContext, id: string): Promise<void> {
+      const { scope } = await reach(ctx, 'manage');
+      const code = await keys.agentOf(id);
+      const owner = code === undefined ? undefined : await agents.owner(code);
+      if (!owner || !canManage(scope, owner)) throw openAiErrors.notFound(`No API key with id ${JSON.stringify(id)}`, 'id', 'not_found');
+    },
+  };
+}
+
+export type AgentAccess = ReturnType<typeof createAgentAccess>;
