@@ -15,6 +15,8 @@ export interface Principal {
   sites: readonly string[] | '*';
   /** Who a service token acts for (the `act.sub` claim, RFC 8693), e.g. the approver of an action. */
   actor?: string;
+  /** The account's session version the token was signed with (claim `sv`, session-revocation.ts). */
+  sessionVersion?: number;
 }
 
 export interface AuthOptions {
@@ -29,8 +31,8 @@ export interface AuthOptions {
   maxLifetimeSeconds?: number;
   /**
    * Sessions ended by a password change, a disable or a change of grants (see
-   * session-revocation.ts): a token this platform signed (HS256) whose subject's sessions ended
-   * after its `iat` is refused. Tokens of an outside issuer (JWKS) are revoked by that issuer.
+   * session-revocation.ts): a token this platform signed (HS256) with a session version below its
+   * account's current one is refused. Tokens of an outside issuer (JWKS) are revoked by that issuer.
    */
   sessions?: SessionRevocations;
 }
@@ -71,7 +73,12 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   const roles = Array.isArray(payload.roles) ? payload.roles.filter((r): r is Role => (ROLES as readonly unknown[]).includes(r)) : [];
   const act = (payload as { act?: { sub?: unknown } }).act;
   const actor = act && typeof act.sub === 'string' && act.sub ? act.sub : undefined;
-  return { subject: payload.sub, roles, tenants: scope(payload.tenants, 'tenants'), sites: scope(payload.sites, 'sites'), ...(actor ? { actor } : {}) };
+  const sv = (payload as { sv?: unknown }).sv;
+  const sessionVersion = typeof sv === 'number' && Number.isSafeInteger(sv) && sv >= 0 ? sv : undefined;
+  return {
+    subject: payload.sub, roles, tenants: scope(payload.tenants, 'tenants'), sites: scope(payload.sites, 'sites'),
+    ...(actor ? { actor } : {}), ...(sessionVersion !== undefined ? { sessionVersion } : {}),
+  };
 }
 
 export function createTokenVerifier(options: AuthOptions): TokenVerifier {
@@ -89,7 +96,7 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
           : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] });
         checkLifetime(payload, maxLifetimeSeconds);
         const principal = principalFromClaims(payload);
-        if (!jwks && options.sessions && (await options.sessions.isRevoked(principal.subject, payload.iat))) {
+        if (!jwks && options.sessions && (await options.sessions.isRevoked(principal.subject, principal.sessionVersion))) {
           throw new SvcError('UNAUTHENTICATED', 'Access token was revoked (password changed, account disabled or its grants changed); log in again', { slug: 'token-revoked' });
         }
         return principal;
@@ -109,7 +116,10 @@ export interface IssuedToken {
 }
 
 export async function issueToken(secret: string, principal: Principal, ttlSeconds: number): Promise<IssuedToken> {
-  const claims = { roles: [...principal.roles], tenants: principal.tenants, sites: principal.sites, ...(principal.actor ? { act: { sub: principal.actor } } : {}) };
+  const claims = {
+    roles: [...principal.roles], tenants: principal.tenants, sites: principal.sites,
+    ...(principal.actor ? { act: { sub: principal.actor } } : {}), ...(principal.sessionVersion !== undefined ? { sv: principal.sessionVersion } : {}),
+  };
   const accessToken = await new SignJWT(claims)
     .setProtectedHeader({ alg: 'HS256', typ: 'JWT' })
     .setSubject(principal.subject)

@@ -1,25 +1,34 @@
 import type { Cache } from './cache/cache.js';
 
 /**
- * Ends a subject's sessions across every subgraph. Tokens are JWTs each subgraph verifies by
- * itself, so a password change cannot reach into them; instead the account's owner publishes a
- * per-subject "not before" second through the shared cache (Redis with REDIS_URL; otherwise the
- * process's own cache, which in `svc all` every service shares), and every verifier refuses a
- * token of that subject issued (`iat`) before it. Each process remembers what it read for
- * `checkSeconds`, so a revocation reaches another process within that bound (and at once in the
- * process that published it). No subgraph reads another's schema: the owner republishes from its
- * own table at start, so a restarted or flushed cache learns the revocations again.
+ * Ends an account's sessions across every subgraph. Tokens are JWTs each subgraph verifies by
+ * itself, so a change to an account cannot reach into them; instead every account has a session
+ * version, which the account's own row carries and every change to it (password, disable, roles,
+ * tenants, sites) raises in the same statement that makes the change. A login signs the version
+ * it read with the password hash it verified (claim `sv`), and every verifier refuses a token
+ * whose version is below the account's current one, published through the shared cache (Redis
+ * with REDIS_URL; otherwise the process's own cache, which in `svc all` every service shares).
+ *
+ * Versions, not times: a login that read the account just before a change signs the old version
+ * even when it signs after the change, so it is refused like every earlier token (a "not before"
+ * second cannot tell it from a login after the change). Each process remembers what it read for
+ * `checkSeconds`, so a change reaches another process within that bound (and at once in the
+ * process that published it). No subgraph reads another's schema: the owner republishes from
+ * its own table at start, so a restarted or flushed cache learns the versions again.
  */
 export interface SessionRevocations {
   /**
-   * Ends every session of `subject` from now on: resolves, once the next whole second has begun,
-   * to that second (tokens issued from then on are valid again). Seconds because `iat` is.
+   * Publishes that `subject`'s sessions are now at `version` (as its account row says after a
+   * change): every token of a lower version is refused from now on.
    */
-  endSessions(subject: string): Promise<number>;
-  /** Publishes a known "not before" second (a republication at start); older ones are dropped by their expiry. */
-  publish(subject: string, notBefore: number): Promise<void>;
-  /** Whether a token of `subject` issued at `issuedAt` (seconds; undefined: unknown) has been revoked. */
-  isRevoked(subject: string, issuedAt: number | undefined): Promise<boolean>;
+  endSessions(subject: string, version: number): Promise<void>;
+  /** Publishes a known version (a republication at start); a lower one never replaces a higher. */
+  publish(subject: string, version: number): Promise<void>;
+  /**
+   * Whether a token of `subject` signed with session version `version` (the `sv` claim; a token
+   * without one counts as version 0) has been revoked.
+   */
+  isRevoked(subject: string, version: number | undefined): Promise<boolean>;
 }
 
 export interface SessionRevocationOptions {
@@ -32,51 +41,42 @@ export interface SessionRevocationOptions {
   maxRemembered?: number;
 }
 
-const keyOf = (subject: string) => `session-not-before:${subject}`;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const keyOf = (subject: string) => `session-version:${subject}`;
 
 export function createSessionRevocations(options: SessionRevocationOptions): SessionRevocations {
   const { cache, maxLifetimeSeconds } = options;
   const checkMs = (options.checkSeconds ?? 5) * 1000;
   const maxRemembered = options.maxRemembered ?? 10_000;
-  const remembered = new Map<string, { notBefore: number; readAt: number }>();
-  const remember = (subject: string, notBefore: number) => {
+  const remembered = new Map<string, { version: number; readAt: number }>();
+  const remember = (subject: string, version: number) => {
     remembered.delete(subject);
     if (remembered.size >= maxRemembered) remembered.delete(remembered.keys().next().value!);
-    remembered.set(subject, { notBefore, readAt: Date.now() });
+    remembered.set(subject, { version, readAt: Date.now() });
   };
 
-  async function publish(subject: string, notBefore: number): Promise<void> {
-    // 60 s beyond the last moment a token issued before `notBefore` can still be alive (clock skew).
-    const ttl = notBefore + maxLifetimeSeconds + 60 - nowSeconds();
-    if (ttl <= 0) return;
-    const known = remembered.get(subject)?.notBefore ?? 0;
-    remember(subject, Math.max(known, notBefore));
-    await cache.set(keyOf(subject), String(Math.max(known, notBefore)), ttl);
+  async function publish(subject: string, version: number): Promise<void> {
+    const known = Math.max(remembered.get(subject)?.version ?? 0, Number((await cache.get(keyOf(subject))) ?? 0) || 0);
+    const current = Math.max(known, version);
+    remember(subject, current);
+    // Kept as long as a token signed just before the change can be alive, plus a minute of clock skew.
+    await cache.set(keyOf(subject), String(current), maxLifetimeSeconds + 60);
   }
 
-  async function notBeforeOf(subject: string): Promise<number> {
+  async function versionOf(subject: string): Promise<number> {
     const memo = remembered.get(subject);
-    if (memo && Date.now() - memo.readAt < checkMs) return memo.notBefore;
+    if (memo && Date.now() - memo.readAt < checkMs) return memo.version;
     const stored = Number((await cache.get(keyOf(subject))) ?? 0);
-    const notBefore = Number.isFinite(stored) ? stored : 0;
-    remember(subject, notBefore);
-    return notBefore;
+    const version = Number.isFinite(stored) ? stored : 0;
+    remember(subject, version);
+    return version;
   }
 
   return {
     publish,
-    async endSessions(subject) {
-      const notBefore = nowSeconds() + 1;
-      await publish(subject, notBefore);
-      const wait = notBefore * 1000 - Date.now();
-      if (wait > 0) await sleep(wait);
-      return notBefore;
-    },
-    async isRevoked(subject, issuedAt) {
-      const notBefore = await notBeforeOf(subject);
-      return notBefore > 0 && (issuedAt === undefined || issuedAt < notBefore);
+    endSessions: publish,
+    async isRevoked(subject, version) {
+      const current = await versionOf(subject);
+      return current > 0 && (version ?? 0) < current;
     },
   };
 }

@@ -21,6 +21,8 @@ export interface Account {
 /** What login needs beside the account. */
 export interface StoredAccount extends Account {
   passwordHash: string;
+  /** Raised by every change that ends its sessions; its tokens carry the one they were signed with (claim `sv`). */
+  sessionVersion: number;
 }
 
 /** The grants an account carries into its tokens. */

@@ -12,7 +12,7 @@ async function serviceWith(accounts: Record<string, { password: string; disabled
   const stored = new Map<string, StoredAccount>();
   for (const [username, a] of Object.entries(accounts)) {
     const now = new Date();
-    stored.set(username, { username, passwordHash: await hashPassword(a.password), roles: ['analyst'], tenants: ['t1'], sites: [], disabled: !!a.disabled, createdBy: null, createdAt: now, updatedAt: now, sessionsEndedAt: null });
+    stored.set(username, { username, passwordHash: await hashPassword(a.password), roles: ['analyst'], tenants: ['t1'], sites: [], disabled: !!a.disabled, createdBy: null, createdAt: now, updatedAt: now, sessionsEndedAt: null, sessionVersion: 0 });
   }
   const store = { find: async (username: string) => stored.get(username) } as unknown as AccountStore;
   const log = createLogger({ level: 'silent' });

@@ -37,8 +37,8 @@ export function createAccountService(deps: AccountServiceDeps) {
       if (existing && (await verify(password, existing.passwordHash))) return;
       const passwordHash = await hashPassword(password);
       if (existing) {
-        const notBefore = await sessions.endSessions(username);
-        await accounts.setPassword(username, passwordHash, new Date(notBefore * 1000));
+        const changed = await accounts.setPassword(username, passwordHash);
+        if (changed) await sessions.endSessions(username, changed.sessionVersion);
       } else {
         await accounts.insert({ username, passwordHash, roles: ['admin'], tenants: '*', sites: '*', createdBy: null });
       }
@@ -48,7 +48,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** Tells every verifier again which sessions ended within the longest token lifetime (the shared cache may be new). */
     async republishEndedSessions(): Promise<number> {
       const ended = await accounts.sessionsEndedSince(new Date(Date.now() - deps.maxLifetimeSeconds * 1000));
-      await Promise.all(ended.map((a) => sessions.publish(a.username, Math.floor(a.sessionsEndedAt.getTime() / 1000))));
+      await Promise.all(ended.map((a) => sessions.publish(a.username, a.sessionVersion)));
       return ended.length;
     },
 
@@ -74,10 +74,11 @@ export function createAccountService(deps: AccountServiceDeps) {
         throw validationError([{ pointer: '/currentPassword', detail: 'is not the current password' }], 'currentPassword is not the current password');
       }
       await pass.succeeded();
-      const notBefore = await sessions.endSessions(account.username);
-      await accounts.setPassword(account.username, await hashPassword(newPassword), new Date(notBefore * 1000));
+      const changed = await accounts.setPassword(account.username, await hashPassword(newPassword));
+      if (!changed) throw new SvcError('NOT_FOUND', `No account ${account.username}`);
+      await sessions.endSessions(account.username, changed.sessionVersion);
       log.info({ username: account.username }, 'own password changed; its sessions ended');
-      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
+      return issueToken(deps.jwtSecret, { subject: changed.username, roles: changed.roles, tenants: changed.tenants, sites: changed.sites, sessionVersion: changed.sessionVersion }, deps.tokenTtlSeconds);
     },
 
     async issue(username: unknown, password: unknown, clientIp?: string): Promise<IssuedToken> {
@@ -95,11 +96,11 @@ export function createAccountService(deps: AccountServiceDeps) {
         throw new SvcError('UNAUTHENTICATED', 'Invalid username or password', { slug: 'invalid-credentials' });
       }
       await pass.succeeded();
-      if (needsRehash(account.passwordHash)) {
-        await accounts.setPassword(account.username, await hashPassword(secret), null);
+      if (needsRehash(account.passwordHash) && (await accounts.rehash(account.username, account.passwordHash, await hashPassword(secret)))) {
         log.info({ username: account.username }, 'password rehashed with argon2id');
       }
-      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites }, deps.tokenTtlSeconds);
+      // The version read with the hash just verified: a change since raised it, and this token is refused like every earlier one.
+      return issueToken(deps.jwtSecret, { subject: account.username, roles: account.roles, tenants: account.tenants, sites: account.sites, sessionVersion: account.sessionVersion }, deps.tokenTtlSeconds);
     },
   };
 }

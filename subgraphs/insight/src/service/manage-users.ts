@@ -1,6 +1,6 @@
 import { hashPassword, parseInput, requireRole, SvcError, type Logger, type Principal, type SessionRevocations } from '@svc/kit';
 import { accountInputSchema, accountUpdateSchema, outsideOf, passwordInputSchema, usernameSchema, within, type Account, type Grants } from '../domain/account.js';
-import type { AccountStore } from '../store/account-store.js';
+import type { AccountStore, ChangedAccount } from '../store/account-store.js';
 
 export interface ManageUsersDeps {
   accounts: AccountStore;
@@ -42,8 +42,11 @@ export function createManageUsers(deps: ManageUsersDeps) {
     if (missing.length) throw new SvcError('FORBIDDEN', `You can grant only tenants and sites you hold yourself; you lack ${missing.join(' and ')}`);
   }
 
-  async function endSessions(username: string): Promise<Date> {
-    return new Date((await sessions.endSessions(username)) * 1000);
+  /** Tells every verifier the version the change raised (tokens of lower versions end), and answers the account. */
+  async function ended(account: ChangedAccount | undefined): Promise<Account> {
+    await sessions.endSessions(account!.username, account!.sessionVersion);
+    const { sessionVersion: _version, ...shown } = account!;
+    return shown;
   }
 
   return {
@@ -81,9 +84,9 @@ export function createManageUsers(deps: ManageUsersDeps) {
         (change.sites && !sameScope(change.sites, account.sites));
       if (!changed) return account;
       // Tokens carry the grants: the old ones must end, or a removed role would live on until they expire.
-      const updated = await accounts.updateGrants(account.username, change, await endSessions(account.username));
-      log.info({ username: account.username, roles: updated!.roles, by: admin.subject }, 'account grants changed; its sessions ended');
-      return updated!;
+      const updated = await ended(await accounts.updateGrants(account.username, change, true));
+      log.info({ username: account.username, roles: updated.roles, by: admin.subject }, 'account grants changed; its sessions ended');
+      return updated;
     },
 
     async setDisabled(principal: Principal | undefined, username: unknown, disabled: boolean): Promise<Account> {
@@ -94,9 +97,10 @@ export function createManageUsers(deps: ManageUsersDeps) {
         if (account.username === admin.subject) throw new SvcError('CONFLICT', 'You cannot disable your own account; another admin can');
       }
       if (account.disabled === disabled) return account;
-      const updated = await accounts.setDisabled(account.username, disabled, disabled ? await endSessions(account.username) : null);
+      const changedAccount = await accounts.setDisabled(account.username, disabled);
+      const updated = disabled ? await ended(changedAccount) : (await accounts.get(account.username))!;
       log.info({ username: account.username, by: admin.subject }, disabled ? 'account disabled; its sessions ended' : 'account enabled');
-      return updated!;
+      return updated;
     },
 
     async setPassword(principal: Principal | undefined, username: unknown, input: unknown): Promise<Account> {
@@ -105,9 +109,9 @@ export function createManageUsers(deps: ManageUsersDeps) {
       const { password } = parseInput(passwordInputSchema, input);
       refuseConfigured(account, 'password');
       const passwordHash = await hashPassword(password);
-      const updated = await accounts.setPassword(account.username, passwordHash, await endSessions(account.username));
+      const updated = await ended(await accounts.setPassword(account.username, passwordHash));
       log.info({ username: account.username, by: admin.subject }, 'password changed; its sessions ended');
-      return updated!;
+      return updated;
     },
   };
 }

@@ -18,13 +18,23 @@ function toAccount(r: Row): StoredAccount {
     createdAt: new Date(String(r.created_at)),
     updatedAt: new Date(String(r.updated_at)),
     sessionsEndedAt: date(r.sessions_ended_at),
+    sessionVersion: Number(r.session_version ?? 0),
   };
 }
+
+/** An account after a change: what the admin API shows, and the session version its tokens must now carry. */
+export type ChangedAccount = Account & { sessionVersion: number };
+
+const changed = (account: StoredAccount | undefined): ChangedAccount | undefined => (account ? { ...publicOf(account)!, sessionVersion: account.sessionVersion } : undefined);
+
+/** `session_version` and `sessions_ended_at` when a change ends the account's sessions (the first parameter: whether it does). */
+const ENDING = `session_version = session_version + case when ? then 1 else 0 end,
+             sessions_ended_at = case when ? then now() else sessions_ended_at end`;
 
 /** Without the hash: what leaves the store for anything but login. */
 function publicOf(account: StoredAccount | undefined): Account | undefined {
   if (!account) return undefined;
-  const { passwordHash: _hash, ...rest } = account;
+  const { passwordHash: _hash, sessionVersion: _version, ...rest } = account;
   return rest;
 }
 
@@ -58,40 +68,50 @@ export function createAccountStore(orm: MikroORM) {
       );
     },
 
-    /** Changes the given grants; `sessionsEndedAt` (when set) records that its sessions ended. */
-    async updateGrants(username: string, grants: Partial<Grants>, sessionsEndedAt: Date | null): Promise<Account | undefined> {
-      return publicOf(
+    /**
+     * Changes the given grants; with `endSessions`, in the same statement, raises the session
+     * version (session-revocation.ts) and records when.
+     */
+    async updateGrants(username: string, grants: Partial<Grants>, endSessions: boolean): Promise<ChangedAccount | undefined> {
+      return changed(
         await one(
           `update insight.account set roles = coalesce(?::jsonb, roles), tenants = coalesce(?::jsonb, tenants), sites = coalesce(?::jsonb, sites),
-             sessions_ended_at = coalesce(?, sessions_ended_at), updated_at = now()
+             ${ENDING}, updated_at = now()
            where username = ? returning *`,
-          [grants.roles ? JSON.stringify(grants.roles) : null, grants.tenants ? JSON.stringify(grants.tenants) : null, grants.sites ? JSON.stringify(grants.sites) : null, sessionsEndedAt, username],
+          [grants.roles ? JSON.stringify(grants.roles) : null, grants.tenants ? JSON.stringify(grants.tenants) : null, grants.sites ? JSON.stringify(grants.sites) : null, endSessions, endSessions, username],
         ),
       );
     },
 
-    /** A new hash (a change, or a rehash at login with `sessionsEndedAt` null). */
-    async setPassword(username: string, passwordHash: string, sessionsEndedAt: Date | null): Promise<Account | undefined> {
-      return publicOf(
-        await one('update insight.account set password_hash = ?, sessions_ended_at = coalesce(?, sessions_ended_at), updated_at = now() where username = ? returning *', [passwordHash, sessionsEndedAt, username]),
-      );
+    /** A new hash, ending the account's sessions (raising its session version) in the same statement. */
+    async setPassword(username: string, passwordHash: string): Promise<ChangedAccount | undefined> {
+      return changed(await one(`update insight.account set password_hash = ?, ${ENDING}, updated_at = now() where username = ? returning *`, [passwordHash, true, true, username]));
     },
 
-    async setDisabled(username: string, disabled: boolean, sessionsEndedAt: Date | null): Promise<Account | undefined> {
-      return publicOf(
+    /**
+     * The same password hashed anew (argon2id) at login, only while the hash is still the one the
+     * login verified: a password changed meanwhile is never put back. Sessions go on.
+     */
+    async rehash(username: string, verifiedHash: string, passwordHash: string): Promise<boolean> {
+      return (await execute('update insight.account set password_hash = ?, updated_at = now() where username = ? and password_hash = ? returning username', [passwordHash, username, verifiedHash])).length === 1;
+    },
+
+    /** Disables (ending its sessions in the same statement) or enables the account. */
+    async setDisabled(username: string, disabled: boolean): Promise<ChangedAccount | undefined> {
+      return changed(
         await one(
           `update insight.account set disabled_at = case when ? then coalesce(disabled_at, now()) else null end,
-             sessions_ended_at = coalesce(?, sessions_ended_at), updated_at = now()
+             ${ENDING}, updated_at = now()
            where username = ? returning *`,
-          [disabled, sessionsEndedAt, username],
+          [disabled, disabled, disabled, username],
         ),
       );
     },
 
     /** Accounts whose sessions ended after `since`: what the verifiers must still be told at start. */
-    async sessionsEndedSince(since: Date): Promise<{ username: string; sessionsEndedAt: Date }[]> {
-      const rows = await execute('select username, sessions_ended_at from insight.account where sessions_ended_at > ?', [since]);
-      return rows.map((r) => ({ username: String(r.username), sessionsEndedAt: new Date(String(r.sessions_ended_at)) }));
+    async sessionsEndedSince(since: Date): Promise<{ username: string; sessionVersion: number }[]> {
+      const rows = await execute('select username, session_version from insight.account where sessions_ended_at > ? and session_version > 0', [since]);
+      return rows.map((r) => ({ username: String(r.username), sessionVersion: Number(r.session_version) }));
     },
   };
 }

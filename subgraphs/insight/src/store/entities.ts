@@ -15,6 +15,7 @@ export const AccountEntity = defineEntity({
     disabledAt: p.datetime().nullable(),
     createdBy: p.text().nullable(),
     sessionsEndedAt: p.datetime().nullable(),
+    sessionVersion: p.integer().default(0),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

@@ -263,6 +263,18 @@ class ActionFinding extends Migration {
   }
 }
 
+/**
+ * Session versions (kit session-revocation.ts): every change that ends an account's sessions
+ * raises it in the same statement, and tokens carry the one they were signed with. Accounts whose
+ * sessions ended before start at 1, so tokens without a version (signed before) end with them.
+ */
+class SessionVersion extends Migration {
+  override up(): void {
+    this.addSql(`alter table insight.account add column session_version int not null default 0;
+update insight.account set session_version = 1 where sessions_ended_at is not null;`);
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -273,4 +285,5 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0007_metric_catalog_and_events', class: MetricCatalogAndEvents },
   { name: '0008_external_actions', class: ExternalActions },
   { name: '0009_action_finding', class: ActionFinding },
+  { name: '0010_session_version', class: SessionVersion },
 ];
