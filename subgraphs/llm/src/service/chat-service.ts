@@ -1,17 +1,19 @@
 import { randomUUID } from 'node:crypto';
-import { openAiErrors, type Cache, type Logger } from '@svc/kit';
+import type { Cache, Logger } from '@svc/kit';
 import type { Reservation } from '../domain/budget.js';
 import { chatCacheKey } from '../domain/cache-key.js';
 import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
 import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
-import { createPiiVault, createStreamUnmasker, maskMessages, PiiMaskingError, unmaskPii, type PiiVault } from '../domain/pii/index.js';
+import { createPiiVault, createStreamUnmasker, type PiiVault } from '../domain/pii/index.js';
 import { promptTokenBound } from '../domain/prompt-bound.js';
 import { trustedUsage } from '../domain/usage.js';
 import { upstreamFailure, type Deployment, type ModelRouter } from '../routing/model-router.js';
 import type { AgentCaller } from '../domain/api-key.js';
 import { estimateTextTokens, heldPromptTokens } from '../domain/tokens.js';
 import type { BudgetService } from './budget-service.js';
+import { maskOrFail, unmaskCompletion } from './chat-pii.js';
+import { openUntilFirstToken, replay, textOfChunk, type OpenedStream } from './chat-stream.js';
 import type { GatewayMetrics } from './metrics.js';
 import { withDeadline } from './deadline.js';
 import { limitScopes, type RateLimiter, type RateTicket, type ResponseMeta } from './rate-limiter.js';
@@ -43,29 +45,6 @@ export interface ChatServiceDeps {
   log: Logger;
 }
 
-function maskOrFail(messages: ChatMessage[], vault: PiiVault): ChatMessage[] {
-  try {
-    return maskMessages(messages, vault);
-  } catch (error) {
-    // Fail closed: nothing leaves the gateway unmasked.
-    throw openAiErrors.invalidRequest(`piiStrict: the request could not be masked (${(error as Error).message}); it was not sent`, 'messages', error instanceof PiiMaskingError ? 'pii_masking_failed' : 'pii_masking_error', { cause: error });
-  }
-}
-
-function unmaskCompletion(completion: ChatCompletion, vault: PiiVault): ChatCompletion {
-  return {
-    ...completion,
-    choices: completion.choices.map((c) => ({
-      ...c,
-      message: {
-        ...c.message,
-        content: c.message.content === null ? null : unmaskPii(c.message.content, vault),
-        ...(c.message.tool_calls ? { tool_calls: c.message.tool_calls.map((t) => ({ ...t, function: { ...t.function, arguments: unmaskPii(t.function.arguments, vault) } })) } : {}),
-      },
-    })),
-  };
-}
-
 /** The longest one upstream attempt at a whole (not streamed) answer may take, whatever the provider's own timeout, ms. */
 const ANSWER_DEADLINE_MS = 10 * 60_000;
 
@@ -74,60 +53,6 @@ const completionId = () => `chatcmpl-${randomUUID().replace(/-/g, '')}`;
 
 /** The answer as this response: its own id and the current time (a cache hit is a new answer too). */
 const fresh = (completion: ChatCompletion): ChatCompletion => ({ ...completion, id: completionId(), created: Math.floor(Date.now() / 1000) });
-
-/** Replays a stored completion as the chunks a stream would have produced. */
-async function* replay(completion: ChatCompletion, includeUsage: boolean): AsyncGenerator<ChatCompletionChunk> {
-  const base = { id: completion.id, object: 'chat.completion.chunk' as const, created: completion.created, model: completion.model };
-  const choice = completion.choices[0];
-  yield { ...base, choices: [{ index: 0, delta: { role: 'assistant', content: '' }, finish_reason: null }] };
-  const content = choice?.message.content ?? '';
-  for (let i = 0; i < content.length; i += 64) yield { ...base, choices: [{ index: 0, delta: { content: content.slice(i, i + 64) }, finish_reason: null }] };
-  if (choice?.message.tool_calls?.length) {
-    yield { ...base, choices: [{ index: 0, delta: { tool_calls: choice.message.tool_calls.map((t, index) => ({ index, ...t })) }, finish_reason: null }] };
-  }
-  yield { ...base, choices: [{ index: 0, delta: {}, finish_reason: choice?.finish_reason ?? 'stop' }] };
-  if (includeUsage) yield { ...base, choices: [], usage: completion.usage ?? { prompt_tokens: 0, completion_tokens: 0, total_tokens: 0 } };
-}
-
-/** An upstream stream up to its first token: the chunks read so far, and the rest. */
-interface OpenedStream {
-  head: ChatCompletionChunk[];
-  rest: AsyncIterator<ChatCompletionChunk>;
-}
-
-/** The text a chunk carries to the client: content and tool-call names and arguments. */
-function textOfChunk(chunk: ChatCompletionChunk): string {
-  let text = '';
-  for (const c of chunk.choices) {
-    if (typeof c.delta.content === 'string') text += c.delta.content;
-    for (const call of c.delta.tool_calls ?? []) text += (call.function?.name ?? '') + (call.function?.arguments ?? '');
-  }
-  return text;
-}
-
-/** A chunk the client can tell from nothing: content, a tool call, a finish reason or usage (not a bare role announcement). */
-const carriesToken = (chunk: ChatCompletionChunk) => !!chunk.usage || chunk.choices.some((c) => !!c.finish_reason || !!c.delta.content || !!c.delta.tool_calls?.length);
-
-/**
- * Reads an upstream stream until its first token. A stream that fails or ends before it
- * throws here, while nothing has reached the client, so the caller falls back to the next
- * deployment exactly as for a whole answer; an empty stream is a broken upstream.
- */
-async function openUntilFirstToken(stream: AsyncIterable<ChatCompletionChunk>): Promise<OpenedStream> {
-  const rest = stream[Symbol.asyncIterator]();
-  const head: ChatCompletionChunk[] = [];
-  try {
-    for (;;) {
-      const step = await rest.next();
-      if (step.done) throw new UpstreamError('chat completion stream ended before its first token', undefined, true);
-      head.push(step.value);
-      if (carriesToken(step.value)) return { head, rest };
-    }
-  } catch (error) {
-    await rest.return?.().catch(() => undefined);
-    throw error;
-  }
-}
 
 export function createChatService(deps: ChatServiceDeps) {
   const { router, budgets, cache, metrics, limiter, log } = deps;
