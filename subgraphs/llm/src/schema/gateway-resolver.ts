@@ -57,9 +57,7 @@ export class GatewayResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Budget> {
-    const change = parseBudgetChange(input);
-    await this.services.access.manage(ctx, change.agentCode);
-    await this.services.alertUrls.check(change.alertWebhookUrl);
+    await this.services.access.manage(ctx, input.agentCode, () => this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl));
     return this.services.budgets.set(input, idempotencyKey);
   }
 
@@ -72,13 +70,13 @@ export class GatewayResolver {
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })
   async createApiKey(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Arg('name', () => String, { nullable: true }) name: string | null, @Ctx() ctx: SvcContext): Promise<CreatedApiKey> {
-    await this.services.access.manage(ctx, agentCode);
+    await this.services.access.manage(ctx, agentCode, () => this.services.keys.checkCreate(agentCode, name));
     return this.services.keys.create(agentCode, name);
   }
 
   @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as POST /admin/v1/agents/{agentCode}/limits." })
   async setAgentLimits(@Arg('agentCode', () => String) agentCode: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
-    await this.services.access.manage(ctx, agentCode);
+    await this.services.access.manage(ctx, agentCode, () => this.services.keys.checkAgentLimits(agentCode, input));
     return this.services.keys.setAgentLimits(agentCode, input);
   }
 

@@ -75,18 +75,22 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
 
     /**
      * The caller manages the agent `code`, creating it as the caller's (its tenant's, or the
-     * platform's) when it does not exist yet; 403 when it is another owner's.
+     * platform's) when it does not exist yet; 403 when it is another owner's. `check` (the
+     * request's own validation) runs once the caller is known to be allowed and before the agent
+     * is created, so a refused or invalid request writes nothing.
      */
-    async manage(ctx: SvcContext, code: unknown): Promise<void> {
+    async manage(ctx: SvcContext, code: unknown, check: () => unknown = () => undefined): Promise<void> {
       const { scope, creatingFor } = await reach(ctx, 'manage');
-      if (typeof code !== 'string' || !AGENT_CODE.test(code)) return; // the service names the bad agentCode (422)
-      let owner = await agents.owner(code);
-      if (!owner) {
-        const wanted = ownerForNew(code, creatingFor());
-        if (!canManage(scope, wanted)) throw notYours(code); // before anything is written
-        owner = await agents.claim(code, wanted);
+      if (typeof code !== 'string' || !AGENT_CODE.test(code)) {
+        await check(); // names the bad agentCode (422)
+        return;
       }
-      if (!canManage(scope, owner)) throw notYours(code);
+      const existing = await agents.owner(code);
+      const wanted = existing ?? ownerForNew(code, creatingFor());
+      if (!canManage(scope, wanted)) throw notYours(code);
+      await check();
+      // Created meanwhile by another caller: the owner it got decides.
+      if (!existing && !canManage(scope, await agents.claim(code, wanted))) throw notYours(code);
     },
 
     /** The caller manages the agent of key `id`; 404 (as for no key) otherwise. */

@@ -32,6 +32,12 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
     return Object.fromEntries(Object.entries(parsed).filter(([, v]) => v !== undefined)) as Partial<RateLimits>;
   };
 
+  const checkCreate = (agentCode: unknown, name: unknown) => parseInput(apiKeyRequestSchema, { agentCode: agentCode ?? undefined, name }, '', { describe: true });
+  function checkAgentLimits(agentCode: unknown, input: unknown): Partial<RateLimits> {
+    if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw openAiErrors.invalidRequest(`agentCode must be letters, digits, . _ - (at most 64), or a platform agent share <agent>:<tenant>; got ${JSON.stringify(agentCode)}`, 'agentCode', null, { status: 422 });
+    return parseLimits(input);
+  }
+
   return {
     isGatewayCredential: (bearer: string) => bearer.startsWith(KEY_PREFIX) || timingSafeEqual(Buffer.from(hashKey(bearer), 'hex'), master),
 
@@ -60,8 +66,14 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
       return caller;
     },
 
+    /** Validates a key request (422 naming the member), as create does first. */
+    checkCreate,
+
+    /** Validates an agent's limits change (422 naming the member), as setAgentLimits does first. */
+    checkAgentLimits,
+
     async create(agentCode: unknown, name: unknown): Promise<ApiKey & { key: string }> {
-      const request = parseInput(apiKeyRequestSchema, { agentCode: agentCode ?? undefined, name }, '', { describe: true });
+      const request = checkCreate(agentCode, name);
       const label = request.name?.trim() || 'default';
       const key = `${KEY_PREFIX}${randomBytes(32).toString('base64url')}`;
       const id = randomUUID();
@@ -87,8 +99,7 @@ export function createKeyService(keys: KeyStore, masterKey: string, log: Logger,
 
     /** Sets an agent's rate limits, shared by all its keys (creating the agent if needed). */
     async setAgentLimits(agentCode: string, input: unknown): Promise<RateLimits> {
-      if (typeof agentCode !== 'string' || !AGENT_CODE.test(agentCode)) throw openAiErrors.invalidRequest(`agentCode must be letters, digits, . _ - (at most 64), or a platform agent share <agent>:<tenant>; got ${JSON.stringify(agentCode)}`, 'agentCode', null, { status: 422 });
-      const change = parseLimits(input);
+      const change = checkAgentLimits(agentCode, input);
       const limits = await keys.setAgentLimits(agentCode, change);
       forget((caller) => caller.agentCode === agentCode);
       log.info({ agentCode, limits }, 'agent rate limits set');
