@@ -8,7 +8,7 @@ import {
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
 import { startRouter } from '@svc/router';
 import { ROUTES, startBridge } from '@svc/rest-bridge';
-import { startDashboard } from '@svc/dashboard';
+import { createDashboardSessions, startDashboard } from '@svc/dashboard';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
@@ -51,7 +51,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const jwtSecret = config.SVC_JWT_SECRET ?? (config.SVC_JWKS_URL ? undefined : await embeddedSecret(config, EMBEDDED_JWT_SECRET, log));
     // Ended sessions and login throttles are shared through Redis, or this process's cache (every service of `svc all`).
     const verifies = (['insight', 'llm', 'crawl', 'cms', 'worker'] as const).some(runs);
-    const sharedCache = createCache({ redisUrl: verifies ? config.REDIS_URL : undefined, prefix: config.SVC_REDIS_PREFIX, log: log.child({ svc: 'shared-cache' }) });
+    // The dashboard keeps its sessions there too (every instance, and a restart, keep them with Redis).
+    const sharedCache = createCache({ redisUrl: verifies || runs('dashboard') ? config.REDIS_URL : undefined, prefix: config.SVC_REDIS_PREFIX, log: log.child({ svc: 'shared-cache' }) });
     closers.push({ name: 'shared-cache', close: () => sharedCache.close() });
     if (verifies && !config.REDIS_URL && !isEmbedded(config) && service !== 'all') {
       log.warn('REDIS_URL is not set: a password change or disable ends sessions only at the services of this process; set REDIS_URL when services run in several processes');
@@ -141,6 +142,9 @@ export async function startPlatform(config: Config, service: Service, log = crea
           routerUrl: urls.router ?? routerUrl(config),
           log: log.child({ svc: 'dashboard' }),
           defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin',
+          sessions: createDashboardSessions(sharedCache),
+          secureCookie: config.SVC_DASHBOARD_SECURE_COOKIE,
+          trustedProxies: config.SVC_TRUSTED_PROXIES,
         },
         config.SVC_DASHBOARD_PORT,
         host,

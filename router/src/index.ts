@@ -1,2 +1,1 @@
 export * from './router.js';
-export * from './client-ip.js';

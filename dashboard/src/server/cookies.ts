@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 
-/** The person's platform token: HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
+/** The person's session id (the token stays on the server): HttpOnly (no script reads it), SameSite=Strict (no other site sends it). */
 export const SESSION_COOKIE = 'svc_session';
 /** The tenant the person chose for this session; the proxy sends it as X-Svc-Tenant-Id. */
 export const TENANT_COOKIE = 'svc_tenant';

@@ -2,18 +2,21 @@ import { readFile } from 'node:fs/promises';
 import { request as httpRequest, type IncomingMessage, type ServerResponse } from 'node:http';
 import { extname, join, normalize } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { createHttpServer, healthRoutes, listen, packageFileRoutes, readBody, sendJson, type Logger, type Route, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, healthRoutes, listen, packageFileRoutes, readBody, sendJson, type Logger, type Route, type RunningServer } from '@svc/kit';
 import { cookie, readCookie, SESSION_COOKIE, TENANT_COOKIE } from './cookies.js';
 import { bridgePathOf } from './proxy-path.js';
-import { expiryOf, grantsTenant, lookUpViewer, sessionToken, sessionView, TENANT_ID, type Viewer } from './session.js';
+import { expiryOf, grantsTenant, lookUpViewer, sessionId, sessionView, TENANT_ID, type Viewer } from './session.js';
+import type { DashboardSessions } from './session-store.js';
 
 /**
  * The dashboard's server: the page, its compiled modules and uPlot, all from the project (no
  * CDN), and a same-origin proxy to the bridge (REST and the event stream) and the router
- * (GraphQL). It holds no rules: it only keeps the person's token in an HttpOnly, SameSite=Strict
- * cookie (no script, and no other origin, can read it) and adds it, with the tenant the person
- * chose (X-Svc-Tenant-Id), to what it forwards. Who is signed in comes from the platform, which
- * verifies the token (session.ts); the proxy reaches only the bridge's /api/ paths (proxy-path.ts).
+ * (GraphQL). It holds no rules: it keeps the person's token on the server (session-store.ts),
+ * behind a random session id in an HttpOnly, SameSite=Strict cookie (no script, and no other
+ * origin, can read it), and adds the token, with the tenant the person chose (X-Svc-Tenant-Id)
+ * and the person's own address (X-Forwarded-For, so the platform throttles sign-ins per real
+ * client), to what it forwards. Who is signed in comes from the platform, which verifies the
+ * token (session.ts); the proxy reaches only the bridge's /api/ paths (proxy-path.ts).
  */
 export interface DashboardOptions {
   /** The REST bridge's base URL (http://host:port). */
@@ -23,8 +26,16 @@ export interface DashboardOptions {
   log: Logger;
   /** The start warned that the default admin account is in use: the page shows it too. */
   defaultCredentials: boolean;
-  /** Mark the session cookie Secure (behind HTTPS). Default false (the local setup is plain HTTP). */
+  /**
+   * Mark the session cookie Secure (SVC_DASHBOARD_SECURE_COOKIE). Default false (the local setup
+   * is plain HTTP); a request that a trusted proxy says came over https (X-Forwarded-Proto) gets a
+   * Secure cookie either way.
+   */
   secureCookie?: boolean;
+  /** Where sessions are kept (session-store.ts). */
+  sessions: DashboardSessions;
+  /** SVC_TRUSTED_PROXIES: peers whose X-Forwarded-For and X-Forwarded-Proto are believed. Default loopback. */
+  trustedProxies?: readonly string[];
 }
 
 const ROOT = fileURLToPath(new URL('../../..', import.meta.url));
@@ -94,17 +105,31 @@ function fromThePage(req: IncomingMessage): boolean {
 export async function startDashboard(options: DashboardOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
   const index = await readFile(join(PUBLIC, 'index.html'), 'utf8');
-  const secure = options.secureCookie ?? false;
-  const signedOut = [cookie(SESSION_COOKIE, '', 0, secure), cookie(TENANT_COOKIE, '', 0, secure)];
+  const { sessions } = options;
+  const isTrusted = createAddressMatcher(options.trustedProxies ?? ['127.0.0.1', '::1']);
+  /** Secure by configuration, or when a trusted proxy says the request came over https. */
+  const secureFor = (req: IncomingMessage) =>
+    (options.secureCookie ?? false) || (isTrusted(req.socket.remoteAddress) && String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase() === 'https');
+  const signedOut = (req: IncomingMessage) => [cookie(SESSION_COOKIE, '', 0, secureFor(req)), cookie(TENANT_COOKIE, '', 0, secureFor(req))];
+  /**
+   * The chain the platform reads the client from, as the bridge builds it: what a trusted proxy
+   * in front of the dashboard said, then the dashboard's own peer. The bridge trusts the
+   * dashboard (it must be among the bridge's SVC_TRUSTED_PROXIES; loopback by default) and takes
+   * the last untrusted hop, exactly as for a client that calls it directly.
+   */
+  const forwardedFor = (req: IncomingMessage) => {
+    const peer = req.socket.remoteAddress ?? '';
+    const given = req.headers['x-forwarded-for'];
+    return isTrusted(peer) && given ? `${Array.isArray(given) ? given.join(', ') : given}, ${peer}` : peer;
+  };
 
   /**
    * Forwards one request to `target` with the session's token and chosen tenant (X-Svc-Tenant-Id,
    * on every call: REST, the event stream and GraphQL); streams the answer back.
    */
-  function forward(req: IncomingMessage, res: ServerResponse, target: URL, body?: Buffer): void {
-    const token = sessionToken(req);
+  function forward(req: IncomingMessage, res: ServerResponse, target: URL, token: string | undefined, body?: Buffer): void {
     const tenant = readCookie(req, TENANT_COOKIE);
-    const headers: Record<string, string> = { accept: req.headers.accept ?? 'application/json', 'x-request-id': String(req.headers['x-request-id'] ?? '') };
+    const headers: Record<string, string> = { accept: req.headers.accept ?? 'application/json', 'x-request-id': String(req.headers['x-request-id'] ?? ''), 'x-forwarded-for': forwardedFor(req) };
     if (token) headers.authorization = `Bearer ${token}`;
     if (tenant && TENANT_ID.test(tenant)) headers['x-svc-tenant-id'] = tenant;
     if (req.headers['content-type']) headers['content-type'] = req.headers['content-type'];
@@ -139,17 +164,22 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
       target = new URL(path, base);
     }
     const body = req.method === 'GET' || req.method === 'HEAD' ? undefined : await readBody(req, 1_000_000);
-    forward(req, res, target, body);
+    forward(req, res, target, await sessions.token(sessionId(req)), body);
   };
 
   /** The verified session of a request, or the answer to send instead. */
   async function verified(req: IncomingMessage): Promise<{ token: string; viewer: Viewer; expiresAt: number } | { status: number; message: string; expired?: boolean }> {
-    const token = sessionToken(req);
-    if (!token) return { status: 401, message: 'Not signed in' };
+    const id = sessionId(req);
+    const token = await sessions.token(id);
+    if (!token) return { status: 401, message: id ? 'Your session ended; sign in again' : 'Not signed in', expired: !!id };
     const expiresAt = expiryOf(token);
     if (expiresAt !== undefined && expiresAt <= Date.now()) return { status: 401, message: 'Your session expired; sign in again', expired: true };
     const answer = await lookUpViewer(options.routerUrl, token);
-    if ('status' in answer) return answer;
+    if ('status' in answer) {
+      // The platform refused the token (the account changed, so its sessions ended): so does the dashboard, for every copy of the cookie.
+      if (answer.status === 401) await sessions.end(id);
+      return answer;
+    }
     return { token, viewer: answer.viewer, expiresAt: expiresAt ?? Date.now() + 3_600_000 };
   }
 
@@ -174,16 +204,23 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
       handle: async (req, res) => {
         if (!fromThePage(req)) return sendJson(res, 403, { message: 'Sign in from the dashboard page' });
         const body = await readBody(req, 10_000);
-        const answer = await fetch(`${options.bridgeUrl}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).catch(() => undefined);
+        // The person's address goes on, so the platform throttles this sign-in per real client, as at the bridge.
+        const answer = await fetch(`${options.bridgeUrl}/api/v1/auth/token`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': forwardedFor(req) }, body }).catch(() => undefined);
         if (!answer) return sendJson(res, 503, { message: 'The platform is unavailable; retry shortly' });
         const reply = (await answer.json().catch(() => ({}))) as { data?: { accessToken?: string; expiresIn?: number }; message?: string; errors?: unknown };
         const token = reply.data?.accessToken;
-        if (!answer.ok || !token) return sendJson(res, answer.status >= 400 ? answer.status : 502, { message: reply.message ?? 'Sign-in failed', errors: reply.errors });
+        if (!answer.ok || !token) {
+          const retryAfter = answer.headers.get('retry-after');
+          if (retryAfter) res.setHeader('retry-after', retryAfter);
+          return sendJson(res, answer.status >= 400 ? answer.status : 502, { message: reply.message ?? 'Sign-in failed', errors: reply.errors });
+        }
         const who = await lookUpViewer(options.routerUrl, token);
         if ('status' in who) return sendJson(res, who.status === 401 ? 502 : who.status, { message: who.status === 401 ? 'The platform refused the token it just issued' : who.message });
         const maxAge = reply.data?.expiresIn ?? 3600;
         const session = sessionView(req, who.viewer, expiryOf(token) ?? Date.now() + maxAge * 1000);
-        res.setHeader('set-cookie', [cookie(SESSION_COOKIE, token, maxAge, secure), cookie(TENANT_COOKIE, session.tenant ?? '', session.tenant ? maxAge : 0, secure)]);
+        const id = await sessions.open(token, maxAge);
+        const secure = secureFor(req);
+        res.setHeader('set-cookie', [cookie(SESSION_COOKIE, id, maxAge, secure), cookie(TENANT_COOKIE, session.tenant ?? '', session.tenant ? maxAge : 0, secure)]);
         sendJson(res, 200, { ...session, defaultCredentials: options.defaultCredentials });
       },
     },
@@ -194,12 +231,12 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
         res.setHeader('cache-control', 'no-store');
         const session = await verified(req);
         if ('status' in session) {
-          if (session.status === 401 && sessionToken(req)) res.setHeader('set-cookie', signedOut);
+          if (session.status === 401 && sessionId(req)) res.setHeader('set-cookie', signedOut(req));
           return sendJson(res, session.status, { message: session.message, expired: session.expired, defaultCredentials: options.defaultCredentials });
         }
         const view = sessionView(req, session.viewer, session.expiresAt);
         // A session without a usable tenant cookie (signed in before tenants, or a stale choice) gets its tenant now, so every later call carries it.
-        if (view.tenant && readCookie(req, TENANT_COOKIE) !== view.tenant) res.setHeader('set-cookie', cookie(TENANT_COOKIE, view.tenant, (session.expiresAt - Date.now()) / 1000, secure));
+        if (view.tenant && readCookie(req, TENANT_COOKIE) !== view.tenant) res.setHeader('set-cookie', cookie(TENANT_COOKIE, view.tenant, (session.expiresAt - Date.now()) / 1000, secureFor(req)));
         sendJson(res, 200, { ...view, defaultCredentials: options.defaultCredentials });
       },
     },
@@ -220,16 +257,17 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
         const session = await verified(req);
         if ('status' in session) return sendJson(res, session.status, { message: session.message, expired: session.expired });
         if (!grantsTenant(session.viewer, tenant)) return sendJson(res, 403, { message: `Your token does not grant tenant ${JSON.stringify(tenant)}; it grants ${session.viewer.tenants.join(', ') || 'none'}` });
-        res.setHeader('set-cookie', cookie(TENANT_COOKIE, tenant, (session.expiresAt - Date.now()) / 1000, secure));
+        res.setHeader('set-cookie', cookie(TENANT_COOKIE, tenant, (session.expiresAt - Date.now()) / 1000, secureFor(req)));
         sendJson(res, 200, { ...sessionView(req, session.viewer, session.expiresAt, tenant), defaultCredentials: options.defaultCredentials });
       },
     },
     {
       method: 'DELETE',
       path: '/session',
-      handle: (req, res) => {
+      handle: async (req, res) => {
         if (!fromThePage(req)) return sendJson(res, 403, { message: 'Sign out from the dashboard page' });
-        res.setHeader('set-cookie', signedOut);
+        await sessions.end(sessionId(req)); // every copy of the cookie is signed out with it
+        res.setHeader('set-cookie', signedOut(req));
         sendJson(res, 200, { message: 'Signed out' });
       },
     },

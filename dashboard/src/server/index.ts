@@ -1,1 +1,2 @@
 export { startDashboard, CONTENT_SECURITY_POLICY, type DashboardOptions } from './dashboard-server.js';
+export { createDashboardSessions, type DashboardSessions } from './session-store.js';

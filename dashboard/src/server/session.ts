@@ -75,4 +75,5 @@ export function sessionView(req: IncomingMessage, viewer: Viewer, expiresAt: num
   return { ...viewer, expiresAt, tenant };
 }
 
-export const sessionToken = (req: IncomingMessage) => readCookie(req, SESSION_COOKIE);
+/** The session id the cookie holds (session-store.ts keeps the token it stands for). */
+export const sessionId = (req: IncomingMessage) => readCookie(req, SESSION_COOKIE);

@@ -29,6 +29,7 @@ export * from './db/idempotency.js';
 export * from './jobs.js';
 export * from './db/embedded.js';
 export * from './http/address-matcher.js';
+export * from './http/client-ip.js';
 export * from './http/client-address.js';
 export * from './ids.js';
 export * from './validation.js';

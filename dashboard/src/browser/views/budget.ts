@@ -7,6 +7,9 @@ const AGENT = `query DashboardAgent($code: String!) {
   agent(code: $code) { code budget { allocatedUsd currentUsageUsd burnRatePercent remainingUsd status hardLimitEnabled } usage { day requests costUsd } }
 }`;
 
+/** The gateway's budget statuses in words a reviewer reads (the code stays in the title). */
+const STATUS_WORDS: Record<string, string> = { HEALTHY: 'Healthy', WARNING_THRESHOLD_EXCEEDED: 'Past its alert threshold' };
+
 interface Agent {
   budget: { allocatedUsd: number; currentUsageUsd: number; burnRatePercent: number; remainingUsd: number; status: string; hardLimitEnabled: boolean };
   usage: { day: string; requests: number; costUsd: number }[];
@@ -33,7 +36,7 @@ export async function loadBudget(target: HTMLElement, tenant: string | null): Pr
         h('dt', {}, 'Used this month'), h('dd', {}, usd(agent.budget.currentUsageUsd)),
         h('dt', {}, 'Burn rate'), h('dd', {}, `${percentOf(agent.budget.burnRatePercent / 100)} of the allocation`),
         h('dt', {}, 'Per active day'), h('dd', {}, `${usd(spent / days)} (${num(requests)} model calls)`),
-        h('dt', {}, 'Status'), h('dd', {}, h('span', { class: 'badge' }, agent.budget.status), agent.budget.hardLimitEnabled ? ' hard limit' : ''),
+        h('dt', {}, 'Status'), h('dd', {}, h('span', { class: 'badge', title: agent.budget.status }, STATUS_WORDS[agent.budget.status] ?? agent.budget.status), agent.budget.hardLimitEnabled ? ' hard limit' : ''),
       ),
     );
   } catch (error) {

@@ -22,6 +22,12 @@ export const platformConfig = z.object({
   SVC_CRAWL_PORT: envVar.port(4003),
   SVC_CMS_PORT: envVar.port(4004),
   SVC_DASHBOARD_PORT: envVar.port(3000),
+  /**
+   * Mark the dashboard's session cookie Secure (serve the dashboard over https). Default false; a
+   * request that a trusted proxy (SVC_TRUSTED_PROXIES) says came over https (X-Forwarded-Proto)
+   * gets a Secure cookie either way.
+   */
+  SVC_DASHBOARD_SECURE_COOKIE: envVar.flag(false),
   /** Router GraphQL endpoint used by the bridge, MCP servers and the dashboard. */
   SVC_ROUTER_URL: envVar.httpUrl().optional(),
   /** The REST bridge's base URL, for the dashboard; default http://127.0.0.1:<SERVER_PORT>. */
