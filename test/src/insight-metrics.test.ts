@@ -68,7 +68,8 @@ describe('metrics', () => {
   });
 
   it('reads the model gateway\'s own figures per agent and day', async () => {
-    const key = await gql(platform.router, 'mutation { createApiKey(agentCode: "marketing", name: "m") { key } }', {}, bearer(TEST_MASTER_KEY));
+    // The tenant's own agent (the master key creating it for tenant demo): the tenant's analysts read its figures.
+    const key = await gql(platform.router, 'mutation { createApiKey(agentCode: "marketing", name: "m") { key } }', {}, { ...bearer(TEST_MASTER_KEY), 'x-svc-tenant-id': 'demo' });
     for (const text of ['Summarise our Q3 sales', 'List three headline ideas', 'Draft a short reply']) {
       const reply = await call(`${platform.bridge}/v1/chat/completions`, { headers: bearer(key.body.data.createApiKey.key), json: { model: 'auto-route', messages: [{ role: 'user', content: text }], svcllm_options: { cacheBypass: true } } });
       expect(reply.status).toBe(200);

@@ -57,8 +57,7 @@ export class GatewayResolver {
     @Arg('idempotencyKey', () => String, { nullable: true, description: IDEMPOTENCY_KEY_DOC }) idempotencyKey: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<Budget> {
-    await this.services.access.manage(ctx, input.agentCode, () => this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl));
-    return this.services.budgets.set(input, idempotencyKey);
+    return this.services.access.manage(ctx, input.agentCode, () => this.services.budgets.set(input, idempotencyKey), () => this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl));
   }
 
   @Query(() => [ApiKey])
@@ -70,14 +69,12 @@ export class GatewayResolver {
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })
   async createApiKey(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Arg('name', () => String, { nullable: true }) name: string | null, @Ctx() ctx: SvcContext): Promise<CreatedApiKey> {
-    await this.services.access.manage(ctx, agentCode, () => this.services.keys.checkCreate(agentCode, name));
-    return this.services.keys.create(agentCode, name);
+    return this.services.access.manage(ctx, agentCode, () => this.services.keys.create(agentCode, name), () => this.services.keys.checkCreate(agentCode, name));
   }
 
   @Mutation(() => RateLimits, { description: "Sets an agent's rate limits, shared by all its keys (creating the agent if needed); as POST /admin/v1/agents/{agentCode}/limits." })
   async setAgentLimits(@Arg('agentCode', () => String) agentCode: string, @Arg('input', () => RateLimitsInput) input: RateLimitsInput, @Ctx() ctx: SvcContext): Promise<RateLimits> {
-    await this.services.access.manage(ctx, agentCode, () => this.services.keys.checkAgentLimits(agentCode, input));
-    return this.services.keys.setAgentLimits(agentCode, input);
+    return this.services.access.manage(ctx, agentCode, () => this.services.keys.setAgentLimits(agentCode, input), () => this.services.keys.checkAgentLimits(agentCode, input));
   }
 
   @Mutation(() => RateLimits, { description: "Sets one key's rate limits; as POST /admin/v1/keys/{id}/limits." })

@@ -74,23 +74,32 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
     },
 
     /**
-     * The caller manages the agent `code`, creating it as the caller's (its tenant's, or the
-     * platform's) when it does not exist yet; 403 when it is another owner's. `check` (the
-     * request's own validation) runs once the caller is known to be allowed and before the agent
-     * is created, so a refused or invalid request writes nothing.
+     * Runs `change` on the agent `code` when the caller manages it, creating the agent as the
+     * caller's (its tenant's, or the platform's) when it does not exist yet; 403 when it is
+     * another owner's. `check` (the request's own validation) runs once the caller is known to
+     * be allowed and before the agent is created; an agent created here whose change then fails
+     * (a replayed idempotency key, a lost connection) is removed again, so a refused or failed
+     * request leaves nothing behind.
      */
-    async manage(ctx: SvcContext, code: unknown, check: () => unknown = () => undefined): Promise<void> {
+    async manage<T>(ctx: SvcContext, code: unknown, change: () => Promise<T>, check: () => unknown = () => undefined): Promise<T> {
       const { scope, creatingFor } = await reach(ctx, 'manage');
       if (typeof code !== 'string' || !AGENT_CODE.test(code)) {
         await check(); // names the bad agentCode (422)
-        return;
+        return change();
       }
       const existing = await agents.owner(code);
       const wanted = existing ?? ownerForNew(code, creatingFor());
       if (!canManage(scope, wanted)) throw notYours(code);
       await check();
+      if (existing) return change();
       // Created meanwhile by another caller: the owner it got decides.
-      if (!existing && !canManage(scope, await agents.claim(code, wanted))) throw notYours(code);
+      if (!canManage(scope, await agents.claim(code, wanted))) throw notYours(code);
+      try {
+        return await change();
+      } catch (error) {
+        await agents.removeIfBare(code).catch(() => undefined);
+        throw error;
+      }
     },
 
     /** The caller manages the agent of key `id`; 404 (as for no key) otherwise. */

@@ -34,6 +34,17 @@ export function createAgentStore(orm: MikroORM) {
       );
       return ownerOf(rows[0]!.tenant_id, rows[0]!.tenant_managed);
     },
+
+    /** Removes an agent that nothing refers to yet (no key, no budget period, no ledger line): one a failed request created. */
+    async removeIfBare(code: string): Promise<void> {
+      await em().execute(
+        `delete from llm.agent a where a.code = ?
+           and not exists (select 1 from llm.api_key k where k.agent_code = a.code)
+           and not exists (select 1 from llm.budget_period p where p.agent_code = a.code)
+           and not exists (select 1 from llm.usage_ledger u where u.agent_code = a.code)`,
+        [code],
+      );
+    },
   };
 }
 
