@@ -1,5 +1,5 @@
 import { SvcError } from '@svc/kit';
-import { METRIC_LIMITS, sumSeries, type Point } from '../domain/metric.js';
+import { METRIC_LIMITS } from '../domain/metric.js';
 import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Targets } from '../domain/event-target.js';
@@ -46,18 +46,6 @@ async function inBatches<T, R>(items: readonly T[], width: number, work: (item: 
   return out;
 }
 
-/** Averages several series point by point (a mean-aggregated metric's labelled series). */
-function meanSeries(series: readonly (readonly Point[])[]): Point[] {
-  const totals = new Map<number, { sum: number; n: number }>();
-  for (const points of series) for (const p of points) {
-    const t = totals.get(p.t) ?? { sum: 0, n: 0 };
-    t.sum += p.value;
-    t.n += 1;
-    totals.set(p.t, t);
-  }
-  return [...totals.entries()].sort((a, b) => a[0] - b[0]).map(([t, { sum, n }]) => ({ t, value: sum / n }));
-}
-
 export function createAnalysisService(deps: AnalysisDeps) {
   const now = deps.now ?? Date.now;
   const catalogFor = deps.catalog;
@@ -84,14 +72,12 @@ export function createAnalysisService(deps: AnalysisDeps) {
         const how = def?.aggregation === 'last' ? 'last' : additive ? 'sum' : 'avg';
         try {
           const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
-          const series = await deps.metrics.lookup(caller, { name: r.metric, labels: r.labels ?? {}, from: `${r.from}T00:00:00Z`, to, step: '1d', aggregation: how });
+          // Aggregated where the data is: one read per request, whatever the number of series behind it.
+          const series = await deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape });
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
-          // A leaf has labels; an unlabelled series is the total, which its own request reads.
-          if (r.shape === 'leaves') return series.filter((s) => Object.keys(s.labels).length > 0).map((s) => ({ name: r.metric, labels: s.labels, points: s.points }));
-          const points = series.length === 1 ? series[0]!.points : additive ? sumSeries(series.map((s) => s.points)) : meanSeries(series.map((s) => s.points));
-          return [{ name: r.metric, labels: r.labels ?? {}, points }];
+          return series.map((s) => ({ name: r.metric, labels: r.shape === 'leaves' ? s.labels : (r.labels ?? {}), points: s.points }));
         } catch (error) {
           if (!(error instanceof SvcError)) throw error;
           failedReads.push(`${r.metric}: ${error.message}`);

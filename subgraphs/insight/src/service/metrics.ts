@@ -1,10 +1,22 @@
 import { parseInput, requireRole, SvcError, validationError, type TenantRequest } from '@svc/kit';
-import { aggregate, METRIC_LIMITS, type Series } from '../domain/metric.js';
+import { aggregate, METRIC_LIMITS, sumSeries, type Point, type Series } from '../domain/metric.js';
 import { ingestBatch, ingestDefinitions, ingestInputSchema, lookupInputSchema, metricQuery, removeInputSchema, reservedLabelProblems } from '../domain/metric-input.js';
 import type { DefinitionStore } from '../store/definition-store.js';
 import type { MetricStore } from '../store/metric-store.js';
 import { scoped } from './jobs.js';
-import type { Caller, CatalogEntry, MetricSourceAdapter } from './sources/metric-source.js';
+import type { Caller, CatalogEntry, DailyQuery, MetricSourceAdapter } from './sources/metric-source.js';
+
+/** Averages several series point by point (a mean-aggregated metric's labelled series). */
+function meanSeries(series: readonly (readonly Point[])[]): Point[] {
+  const totals = new Map<number, { sum: number; n: number }>();
+  for (const points of series) for (const p of points) {
+    const t = totals.get(p.t) ?? { sum: 0, n: 0 };
+    t.sum += p.value;
+    t.n += 1;
+    totals.set(p.t, t);
+  }
+  return [...totals.entries()].sort((a, b) => a[0] - b[0]).map(([t, { sum, n }]) => ({ t, value: sum / n }));
+}
 
 export interface MetricServiceDeps {
   store: MetricStore;
@@ -59,6 +71,24 @@ export function createMetricService(deps: MetricServiceDeps) {
       requireRole(caller.principal, ...READERS);
       const lists = await Promise.all(deps.sources.map((s) => (s.names ? s.names(caller) : s.catalog(caller))));
       return lists.flat();
+    },
+
+    /**
+     * Daily values for an analysis: the matching series' total (added up for `sum`, averaged
+     * otherwise) or each labelled series, read where the data is when the source can (the store:
+     * one query whatever the number of series), else looked up and bucketed here. 404 for an
+     * unknown metric.
+     */
+    async daily(caller: Caller, query: DailyQuery): Promise<Series[]> {
+      requireRole(caller.principal, ...READERS);
+      const source = await sourceFor(query.name, caller);
+      if (!source) throw new SvcError('NOT_FOUND', `No metric named ${JSON.stringify(query.name)}; list the available ones with metrics / svcinsight_list_metrics`);
+      if (source.daily) return source.daily(caller, query);
+      const series = await this.lookup(caller, { name: query.name, labels: query.labels, from: new Date(query.from).toISOString(), to: query.to, step: '1d', aggregation: query.how });
+      if (query.shape === 'leaves') return series.filter((x) => Object.keys(x.labels).length > 0);
+      if (!series.length) return [];
+      const points = series.length === 1 ? series[0]!.points : query.how === 'sum' ? sumSeries(series.map((x) => x.points)) : meanSeries(series.map((x) => x.points));
+      return [{ ...series[0]!, labels: query.labels, points }];
     },
 
     /** Matching series within the window, bucketed by `step` when given; 404 for an unknown metric. */

@@ -11,6 +11,9 @@ export interface StoredSeries extends SeriesId {
   last: Date | null;
 }
 
+/** A stored series with its points of a window. */
+export type WithPoints = Omit<StoredSeries, 'points' | 'first' | 'last'> & { points: Point[] };
+
 export interface SeriesBatch extends SeriesId {
   unit?: string | undefined;
   points: readonly Point[];
@@ -50,6 +53,20 @@ select s.id, to_timestamp(p.t / 1000.0), p.v
   from jsonb_to_recordset(?::jsonb) as p(key text, t double precision, v double precision)
   join s on s.labels_key = p.key
 on conflict (series_id, t) do update set value = excluded.value`;
+
+/** How a day's points of one series become its daily value, in SQL (bucket `day`, ordered by `t` within it). */
+const DAILY_VALUE = { sum: 'sum(p.value)', avg: 'avg(p.value)', last: '(array_agg(p.value order by p.t desc))[1]' } as const;
+export type DailyAggregation = keyof typeof DAILY_VALUE;
+
+/** A total asked for by exactly the labels of a stored series is that series (a stored total is never added to its own parts). */
+const OWN_TOTAL = `
+           and (s.labels = ?::jsonb or not exists (select 1 from insight.metric_series x where x.tenant_id = ? and x.name = ? and x.labels = ?::jsonb))`;
+
+/** A series' daily values, as one row per series: its labels and the days' starts and values, in day order. */
+export interface DailySeries {
+  labels: Labels;
+  points: Point[];
+}
 
 /** Metric series and their points in the `insight` schema; every query is within one tenant. */
 export function createMetricStore(orm: MikroORM) {
@@ -124,14 +141,71 @@ export function createMetricStore(orm: MikroORM) {
       return { series: Number(rows[0]?.series ?? 0), points: Number(rows[0]?.points ?? 0) };
     },
 
-    /** Points of one series in [from, to), oldest first, at most `limit`. */
-    async points(seriesId: string, from: Date, to: Date, limit: number): Promise<Point[]> {
+    /**
+     * Every series of `name` carrying every label of `labels`, each with its points in [from, to),
+     * oldest first, at most `limit` a series: one statement whatever the number of series.
+     */
+    async seriesWithPoints(tenantId: string, name: string, labels: Labels, from: Date, to: Date, limit: number): Promise<WithPoints[]> {
       const rows = await orm.em.fork().execute<Row[]>(
-        `select (extract(epoch from t) * 1000)::float8 as t, value from insight.metric_point
-          where series_id = ? and t >= ? and t < ? order by t limit ?`,
-        [seriesId, from, to, limit],
+        `select s.id, s.name, s.labels, s.unit, (extract(epoch from p.t) * 1000)::float8 as t, p.value
+           from insight.metric_series s
+           left join lateral (select t, value from insight.metric_point where series_id = s.id and t >= ? and t < ? order by t limit ?) p on true
+          where s.tenant_id = ? and s.name = ? and s.labels @> ?::jsonb
+          order by s.labels_key, p.t`,
+        [from, to, limit, tenantId, name, JSON.stringify(labels)],
       );
-      return rows.map((r) => ({ t: Number(r.t), value: Number(r.value) }));
+      const out: WithPoints[] = [];
+      for (const r of rows) {
+        let last = out[out.length - 1];
+        if (!last || last.id !== String(r.id)) {
+          const { points: _count, first: _first, last: _last, ...series } = toSeries(r);
+          out.push((last = { ...series, points: [] }));
+        }
+        if (r.t !== null && r.t !== undefined) last.points.push({ t: Number(r.t), value: Number(r.value) });
+      }
+      return out;
+    },
+
+    /**
+     * Daily values (UTC days) of the tenant's series of `name` carrying every label of `labels`,
+     * within [from, to), aggregated where the data is: each series' points become one value a day
+     * (`how`), then, for `shape` `total`, the series are added up (sum) or averaged (avg, last)
+     * day by day into one series; for `leaves`, each labelled series comes back on its own. One
+     * statement whatever the number of series, so an analysis's queries do not grow with them,
+     * and only daily values cross into Node.
+     */
+    async daily(tenantId: string, query: { name: string; labels: Labels; from: Date; to: Date; how: DailyAggregation; shape: 'total' | 'leaves' }): Promise<DailySeries[]> {
+      const perDay = `select p.series_id, floor(extract(epoch from p.t) / 86400)::int as day, ${DAILY_VALUE[query.how]} as v
+          from insight.metric_point p join insight.metric_series s on s.id = p.series_id
+         where s.tenant_id = ? and s.name = ? and s.labels @> ?::jsonb and p.t >= ? and p.t < ?${query.shape === 'total' ? OWN_TOTAL : ''}
+         group by 1, 2`;
+      const labels = JSON.stringify(query.labels);
+      const params = [tenantId, query.name, labels, query.from, query.to, ...(query.shape === 'total' ? [labels, tenantId, query.name, labels] : [])];
+      if (query.shape === 'total') {
+        const rows = await orm.em.fork().execute<Row[]>(
+          `with d as (${perDay}) select day, ${query.how === 'sum' ? 'sum(v)' : 'avg(v)'} as v from d group by day order by day`,
+          params,
+        );
+        return rows.length ? [{ labels: query.labels, points: rows.map((r) => ({ t: Number(r.day) * 86_400_000, value: Number(r.v) })) }] : [];
+      }
+      const rows = await orm.em.fork().execute<Row[]>(
+        `with d as (${perDay})
+         select s.labels, array_agg(d.day order by d.day) as days, array_agg(d.v order by d.day) as vs
+           from d join insight.metric_series s on s.id = d.series_id
+          where s.labels <> '{}'::jsonb
+          group by s.id, s.labels, s.labels_key order by s.labels_key`,
+        params,
+      );
+      return rows.map((r) => {
+        const days = json<number[]>(r.days);
+        const values = json<number[]>(r.vs);
+        return { labels: json<Labels>(r.labels), points: days.map((day, i) => ({ t: Number(day) * 86_400_000, value: Number(values[i]) })) };
+      });
+    },
+
+    /** Whether the tenant has a series of `name` (one row read, whatever the number of series). */
+    async has(tenantId: string, name: string): Promise<boolean> {
+      return (await orm.em.fork().execute<Row[]>('select 1 from insight.metric_series where tenant_id = ? and name = ? limit 1', [tenantId, name])).length > 0;
     },
 
     /** True when the tenant has no series yet (the demo seed runs only then). */

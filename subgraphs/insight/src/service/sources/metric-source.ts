@@ -39,4 +39,20 @@ export interface MetricSourceAdapter {
   names?(caller: Caller): Promise<CatalogEntry[]>;
   /** Raw points of every matching series within [from, to), at most `limit` + 1 per series. */
   lookup(caller: Caller, query: MetricQuery, limit: number): Promise<Series[]>;
+  /**
+   * Daily values aggregated where the data is (one query whatever the number of series): the
+   * total of every matching series, or each labelled series on its own. Sources without it are
+   * read with `lookup` and bucketed here.
+   */
+  daily?(caller: Caller, query: DailyQuery): Promise<Series[]>;
+}
+
+/** A request for daily values: [from, to) in ms, each series' day by `how`, then the series added up (`total`) or one by one (`leaves`). */
+export interface DailyQuery {
+  name: string;
+  labels: Labels;
+  from: number;
+  to: number;
+  how: 'sum' | 'avg' | 'last';
+  shape: 'total' | 'leaves';
 }
