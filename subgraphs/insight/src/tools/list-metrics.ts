@@ -8,6 +8,40 @@ import { defineTool, labelText } from './tool.js';
  * `svcinsight_list_metrics` (the same code, run on the insight service).
  */
 
+/** Series listed one by one up to this many; past it, a metric of many series is one entry (its label values, its count). */
+const SERIES_LISTED = 200;
+/** Series of one metric listed one by one in a large catalog; more are summed up in one entry. */
+const SERIES_PER_NAME = 20;
+/** Values named per label in a summed-up entry. */
+const VALUES_LISTED = 20;
+
+type Listed = { name: string; labels: Record<string, string>; unit: string | null; source: string; points?: number; first?: string; last?: string };
+
+/**
+ * A catalog of tens of thousands of series (a CDN's traffic by 4 labels) listed as what a reader
+ * can use: each metric with many series as one entry, with how many series it has and the values
+ * of each label (the first 20), its points and time range; metrics with few series as before.
+ */
+function grouped(metrics: readonly Listed[]) {
+  const byName = new Map<string, Listed[]>();
+  for (const m of metrics) byName.set(`${m.source}\u0000${m.name}`, [...(byName.get(`${m.source}\u0000${m.name}`) ?? []), m]);
+  return [...byName.values()].flatMap((all) => {
+    if (all.length <= SERIES_PER_NAME) return all;
+    const values: Record<string, Set<string>> = {};
+    for (const m of all) for (const [k, v] of Object.entries(m.labels)) (values[k] ??= new Set()).add(v);
+    const days = (pick: (m: Listed) => string | undefined) => all.map(pick).filter((d): d is string => !!d).sort();
+    const first = days((m) => m.first)[0];
+    const last = days((m) => m.last).at(-1);
+    const points = all.reduce((n, m) => n + (m.points ?? 0), 0);
+    return [{
+      name: all[0]!.name, labels: {}, unit: all[0]!.unit, source: all[0]!.source, series: all.length,
+      labelValues: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, [...v].sort().slice(0, VALUES_LISTED)])),
+      labelValueCounts: Object.fromEntries(Object.entries(values).map(([k, v]) => [k, v.size])),
+      ...(points ? { points } : {}), ...(first ? { first } : {}), ...(last ? { last } : {}),
+    }];
+  });
+}
+
 export const listMetrics = defineTool({
   name: 'list_metrics',
   description: 'Lists every metric series the analysis can read (stored business series, the platform\'s own figures, Prometheus) with labels, unit and time range.',
@@ -25,8 +59,9 @@ export const listMetrics = defineTool({
       ...(m.first ? { first: m.first.toISOString().slice(0, 10) } : {}),
       ...(m.last ? { last: m.last.toISOString().slice(0, 10) } : {}),
     }));
-    const names = [...new Set(metrics.map((m) => `${m.name}${labelText(m.labels)}`))];
-    return { data: { metrics }, summary: metrics.length ? `${metrics.length} series: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.` : 'No metric series exist yet.' };
+    const listed = metrics.length > SERIES_LISTED ? grouped(metrics) : metrics;
+    const names = [...new Set(listed.map((m) => `${m.name}${'series' in m ? ` (${m.series} series)` : labelText(m.labels)}`))];
+    return { data: { metrics: listed }, summary: metrics.length ? `${metrics.length} series: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.` : 'No metric series exist yet.' };
   },
 });
 
@@ -44,9 +79,12 @@ const outputSchema = {
         points: z.number().int().optional().describe('Stored points, when known.'),
         first: z.string().optional().describe('Day of the first point (YYYY-MM-DD).'),
         last: z.string().optional().describe('Day of the last point (YYYY-MM-DD).'),
+        series: z.number().int().optional().describe('In a large catalog, a metric of many series is one entry: how many series it has (labels is then empty).'),
+        labelValues: z.record(z.string(), z.array(z.string())).optional().describe('With series: the values of each label (the first 20, sorted).'),
+        labelValueCounts: z.record(z.string(), z.number().int()).optional().describe('With series: how many values each label has.'),
       }),
     )
-    .describe('Every series, one entry per name and label set.'),
+    .describe('Every series, one entry per name and label set; past 200 series, a metric of more than 20 series is one entry with series, labelValues and labelValueCounts.'),
 };
 
 /** MCP tool `svcinsight_list_metrics`: the agent's list_metrics, run on the insight service. */
