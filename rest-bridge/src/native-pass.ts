@@ -6,7 +6,7 @@ import { compileRoute, type CompiledRoute, type RouteSpec } from './route-spec.j
 /** A service's own handler for its native paths, when it runs in this process: true when it served the request. */
 export type InProcessHandler = (req: IncomingMessage, res: ServerResponse) => Promise<boolean>;
 
-const REQUEST_HEADERS = ['authorization', 'content-type', 'content-length', 'accept', 'x-request-id', 'user-agent', 'openai-organization', 'openai-project'];
+const REQUEST_HEADERS = ['authorization', 'content-type', 'content-length', 'accept', 'x-request-id', 'x-svc-tenant-id', 'user-agent', 'openai-organization', 'openai-project'];
 const RESPONSE_HEADERS = ['content-type', 'content-length', 'cache-control', 'retry-after', 'www-authenticate', 'allow', 'x-request-id', 'x-svc-cache', 'x-svc-model', 'x-accel-buffering'];
 
 /**

@@ -80,7 +80,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
     if (route.events) parameters.push({ name: 'Last-Event-ID', in: 'header', required: false, schema: { type: 'string' } });
     const errorSchema = ERROR_SCHEMAS[route.style];
     const errors = { ...DEFAULT_ERRORS, ...(route.errors ?? {}) };
-    if (!route.body) {
+    if (!route.body && !route.bodyMediaTypes) {
       delete errors[415];
       delete errors[413];
     }
@@ -106,6 +106,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
       security: SECURITY[route.security],
       parameters,
       ...(route.body ? { requestBody: { required: true, content: { 'application/json': { schema: route.body } } } } : {}),
+      ...(route.bodyMediaTypes ? { requestBody: { required: true, content: Object.fromEntries(Object.entries(route.bodyMediaTypes).map(([type, schema]) => [type, { schema }])) } } : {}),
       responses,
     };
   }

@@ -36,6 +36,8 @@ export interface RouteSpec {
   query?: JsonSchema;
   /** Payload schema, for the OpenAPI document. */
   response: JsonSchema;
+  /** A native route's body in other media types than JSON (a file upload): media type -> schema, for the OpenAPI document. */
+  bodyMediaTypes?: Record<string, JsonSchema>;
   /** Cache headers taken from result members (conditional GET, surrogate keys). */
   cache?: { etag: string; surrogateKeys: string; maxAge: string };
   /** Response headers taken from result members: header name -> member path. */

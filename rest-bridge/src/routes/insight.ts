@@ -1,4 +1,4 @@
-import { actionListSchema, actionSchema, decisionInputSchema, definitionRecordSchema, eventInputSchema, eventListSchema, eventRecordSchema, ingestInputSchema, ingestResultSchema, jobAcceptedSchema, jobInputSchema, jobListSchema, jobPageSchema, jobSchema, jobSummarySchema, metricDefinitionSchema, settingsInputSchema, settingsSchema } from '@svc/insight/contract';
+import { actionListSchema, actionSchema, decisionInputSchema, definitionRecordSchema, eventInputSchema, eventListSchema, eventRecordSchema, importResultSchema, ingestInputSchema, ingestResultSchema, jobAcceptedSchema, jobInputSchema, jobListSchema, jobPageSchema, jobSchema, jobSummarySchema, metricDefinitionSchema, settingsInputSchema, settingsSchema } from '@svc/insight/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { JsonSchema, RouteSpec } from '../route-spec.js';
 
@@ -147,6 +147,26 @@ export const insightRoutes: RouteSpec[] = tenantScoped([
     body: { ...jsonSchemaOf(ingestInputSchema), example: { series: [{ name: 'revenue', labels: { region: 'eu' }, unit: 'USD', points: [{ timestamp: '2026-11-01T00:00:00Z', value: 1234.5 }] }] } },
     response: jsonSchemaOf(ingestResultSchema, 'output'),
     errors: { ...auth, 400: 'Malformed body', 422: 'A bad name, label, timestamp or value; errors[] names each' },
+  },
+  {
+    ...common,
+    method: 'POST',
+    path: '/api/v1/insight/metrics/import',
+    operation: 'IngestMetrics',
+    operationId: 'ImportMetrics',
+    variables: {},
+    result: 'ingestMetrics',
+    native: { service: 'insight' },
+    status: 200,
+    summary: 'Import a file of metric points (CSV or NDJSON, streamed)',
+    description:
+      'Role analyst. One point a line, the way the data is usually held: text/csv with a header naming name, timestamp and value (and optionally unit; every other column is a label, an empty cell leaves it out), or application/x-ndjson lines {"name", "labels", "timestamp", "value", "unit"?}. The rules are those of POST /api/v1/insight/metrics (names, labels, RFC 3339 or epoch-millisecond timestamps, finite values up to 1e15), checked line by line; lines may come in any order and a time met twice keeps the later line. The body is read as it arrives and written in one transaction: all or nothing. 422 lists up to 20 problems, each by line (/line/<n>/<field>). At most 50,000,000 points and 1,000,000 series a file, 16,384 characters a line. With Accept: application/x-ndjson the answer streams a {"progress": {"points": n}} line every 500,000 points, then the envelope as the last line. Answers {series, points, lines, seconds}.',
+    bodyMediaTypes: {
+      'text/csv': { type: 'string', example: 'name,timestamp,value,region\nrevenue,2026-11-01T00:00:00Z,1234.5,eu\n' },
+      'application/x-ndjson': { type: 'string', example: '{"name":"revenue","labels":{"region":"eu"},"timestamp":"2026-11-01T00:00:00Z","value":1234.5}\n' },
+    },
+    response: jsonSchemaOf(importResultSchema, 'output'),
+    errors: { ...auth, 400: 'Not CSV or NDJSON (Content-Type)', 422: 'A bad line; errors[] names each by line' },
   },
   {
     ...common,

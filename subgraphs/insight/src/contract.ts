@@ -90,5 +90,7 @@ export const accountSchema = z
   })
   .loose();
 export const ingestResultSchema = z.object({ series: z.number().int(), points: z.number().int() }).loose();
+/** POST /api/v1/insight/metrics/import: what the file held (distinct series and points, records read) and how long it took. */
+export const importResultSchema = ingestResultSchema.extend({ lines: z.number().int(), seconds: z.number() }).loose();
 export const definitionRecordSchema = z.object({ name: z.string(), definition: z.record(z.string(), z.unknown()), updatedAt: time, updatedBy: z.string() }).loose();
 export const eventRecordSchema = z.object({ id: z.string(), at: time, kind: z.string(), title: z.string(), ref: nullableText, source: z.enum(['tenant', 'platform']) }).loose();

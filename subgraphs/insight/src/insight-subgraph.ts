@@ -1,7 +1,10 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createJobs, createOutboundHttp, createRouterClient, createSubgraphServer, issueToken, loadOperations, type Logger, type MikroORM, openDatabase, type Principal, type RunningServer, type SchemaParts, type SessionRevocations, SvcError, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createJobs, createOutboundHttp, createRouterClient, createSubgraphServer, issueToken, loadOperations, type Logger, type MikroORM, nativeSql, openDatabase, type Principal, type RunningServer, type SchemaParts, type SessionRevocations, SvcError, type SvcContext, type TokenVerifier } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
 import type { Job } from './domain/job-records.js';
 import { jobEventsRoute } from './http/job-events-route.js';
+import { metricImportRoute } from './http/metric-import-route.js';
+import { createImportMetrics, type ImportMetrics } from './service/import-metrics.js';
+import { createMetricImportStore } from './store/metric-import-store.js';
 import { ActionResolver } from './schema/action-resolver.js';
 import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
@@ -107,6 +110,8 @@ interface AnalysisRuntime {
   timeline: TimelineService;
   forecasting: ForecastingService;
   settings: SettingsService;
+  /** Bulk import of a CSV or NDJSON file of points (POST /api/v1/insight/metrics/import). */
+  importMetrics: ImportMetrics;
   /** The tools' context for a request's caller (resolvers, the MCP server's `insightTool`). */
   toolContext(caller: Caller): ToolContext;
   close(): Promise<void>;
@@ -229,6 +234,7 @@ async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, lo
     timeline,
     forecasting,
     settings: tenantSettings,
+    importMetrics: createImportMetrics({ store: createMetricImportStore(nativeSql(orm)), log }),
     toolContext: (caller) => toolContext(caller),
     async close() {
       await jobsAgenda.close();
@@ -334,7 +340,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
     publicFields: ['issueAccessToken'],
-    routes: [jobEventsRoute({ jobs: runtime.jobs, verifier: options.verifier, log })],
+    routes: [jobEventsRoute({ jobs: runtime.jobs, verifier: options.verifier, log }), metricImportRoute({ importMetrics: runtime.importMetrics, verifier: options.verifier, log })],
     ready: async () => {
       await orm.em.fork().execute('select 1');
     },

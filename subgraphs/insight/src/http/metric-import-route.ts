@@ -1,0 +1,60 @@
+import { createContext, httpStatusOf, SvcError, type Logger, type Route, type TokenVerifier } from '@svc/kit';
+import type { ServerResponse } from 'node:http';
+import type { ImportFormat } from '../domain/metric-import.js';
+import type { ImportMetrics } from '../service/import-metrics.js';
+
+export const IMPORT_PATH = '/api/v1/insight/metrics/import';
+
+const FORMATS: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson', 'application/jsonl': 'ndjson', 'application/x-jsonlines': 'ndjson' };
+
+/** The analysis envelope, written here: the bridge passes this route's answer through untouched. */
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendError(res: ServerResponse, error: unknown, log: Logger): void {
+  const svc = error instanceof SvcError ? error : undefined;
+  if (!svc) log.error({ err: error }, 'metric import failed');
+  const status = svc ? httpStatusOf(svc.code, svc.extensions.status) : 500;
+  const errors = svc?.extensions.errors;
+  if (res.headersSent) {
+    res.end(`${JSON.stringify({ code: status, message: svc?.message ?? 'Internal server error', data: null, ...(errors ? { errors } : {}) })}\n`);
+    return;
+  }
+  send(res, status, { code: status, message: svc?.message ?? 'Internal server error', data: null, ...(errors ? { errors } : {}) });
+}
+
+/**
+ * POST /api/v1/insight/metrics/import: a CSV (`text/csv`) or NDJSON (`application/x-ndjson`)
+ * file of points streamed into the store, all or nothing (service/import-metrics.ts). With
+ * `Accept: application/x-ndjson` the answer is a stream: a `{"progress": {"points": n}}` line every
+ * 500,000 points while the file is read, then the envelope as the last line.
+ */
+export function metricImportRoute(options: { importMetrics: ImportMetrics; verifier: TokenVerifier; log: Logger }): Route {
+  return {
+    method: 'POST',
+    path: IMPORT_PATH,
+    async handle(req, res) {
+      const streamed = String(req.headers.accept ?? '').includes('application/x-ndjson');
+      try {
+        const ctx = await createContext(req.headers, { verifier: options.verifier, log: options.log });
+        if (ctx.authError) throw ctx.authError;
+        const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
+        const format = FORMATS[type];
+        if (!format) throw new SvcError('BAD_USER_INPUT', `Content-Type must be text/csv or application/x-ndjson; got ${JSON.stringify(type || '(none)')}`, { errors: [{ pointer: '/Content-Type', detail: 'text/csv or application/x-ndjson' }] });
+        if (streamed) res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
+        const outcome = await options.importMetrics(ctx, format, req, (points) => {
+          if (streamed) res.write(`${JSON.stringify({ progress: { points } })}\n`);
+        });
+        const body = { code: 200, message: 'OK', data: outcome };
+        if (streamed) res.end(`${JSON.stringify(body)}\n`);
+        else send(res, 200, body);
+      } catch (error) {
+        if (!res.headersSent) req.resume();
+        sendError(res, error, options.log);
+      }
+    },
+  };
+}
