@@ -68,6 +68,8 @@ import { defineSweepOverdue } from './worker/sweep-overdue.js';
 export interface AnalysisSettings {
   databaseUrl: string;
   workerName: string;
+  /** DB_POOL_MAX: the analysis reads at most a third of it at once. Default 10. */
+  poolMax?: number;
   /** Run analysis jobs in this process (a worker); default true. */
   inProcessWorker: boolean;
   concurrency: number;
@@ -163,6 +165,8 @@ async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, lo
     catalog: (caller) => catalog.catalogEntries(caller),
     events: (caller, from, to) => timeline.eventsBetween(caller, from, to),
     targets: eventTargets({ call, headers: callerHeaders, log }).read,
+    // A third of the pool (at least 1, at most 6): step writes and other requests keep connections.
+    parallelReads: Math.max(1, Math.min(6, Math.floor((settings.poolMax ?? 10) / 3))),
   });
   if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 
@@ -300,7 +304,7 @@ export interface AnalysisWorkerOptions {
 export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promise<{ close(): Promise<void> }> {
   const { log } = options;
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
-  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret, inProcessWorker: true, seedDemo: false }, log);
+  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret, poolMax: options.poolMax, inProcessWorker: true, seedDemo: false }, log);
   log.info({ worker: options.analysis.workerName, lockLifetimeMs: options.analysis.lockLifetimeMs }, 'analysis worker started');
   return {
     async close() {
@@ -325,7 +329,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
   await accounts.ensureAdmin(options.adminUsername, options.adminPassword);
   await accounts.republishEndedSessions();
   const manageUsers = createManageUsers({ accounts: accountStore, sessions: options.sessions, log, configuredAdmin: options.adminUsername });
-  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret }, log);
+  const runtime = await openAnalysisRuntime(orm, { ...options.analysis, databaseUrl: options.databaseUrl, jwtSecret: options.jwtSecret, poolMax: options.poolMax }, log);
   const toolContext = (ctx: SvcContext) => runtime.toolContext(callerOf(ctx));
   const { schema } = await buildSubgraphSdl(
     parts(runtime, [

@@ -1,4 +1,4 @@
-import { SvcError } from '@svc/kit';
+import { patientlyConnected, SvcError } from '@svc/kit';
 import { METRIC_LIMITS } from '../domain/metric.js';
 import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
@@ -27,8 +27,10 @@ export interface AnalysisDeps {
   /** What a bad move's events and pages point at, as it is now (sources/event-targets.ts); default none. */
   targets?: (caller: Caller, finding: Finding) => Promise<Targets | undefined>;
   now?: () => number;
-  /** Series read at once. Default 6. */
+  /** Series read at once. Default 3 (the wiring derives it from DB_POOL_MAX: a third of the pool, at least 1, at most 6). */
   parallelReads?: number;
+  /** How long a read may wait for a free database connection before the analysis fails, ms. Default 120,000. */
+  connectionWaitMs?: number;
 }
 
 const DAY = 86_400_000;
@@ -61,6 +63,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
       const p = plan(question, catalog, at);
       const defs = catalogOf(catalog);
       const failedReads: string[] = [];
+      const patience = Date.now() + (deps.connectionWaitMs ?? 120_000);
       const seen = new Set<string>();
       const requests = p.requests.filter((r) => {
         const key = `${r.metric}|${r.shape}|${JSON.stringify(r.labels ?? {})}`;
@@ -73,7 +76,8 @@ export function createAnalysisService(deps: AnalysisDeps) {
         try {
           const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
           // Aggregated where the data is: one read per request, whatever the number of series behind it.
-          const series = await deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape });
+          // A busy pool (the embedded database runs one statement at a time) slows a read down, never fails it.
+          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape }), patience);
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
@@ -84,7 +88,7 @@ export function createAnalysisService(deps: AnalysisDeps) {
           return [];
         }
       };
-      const series = (await inBatches(requests, deps.parallelReads ?? 6, read)).flat();
+      const series = (await inBatches(requests, deps.parallelReads ?? 3, read)).flat();
       const events = deps.events ? await deps.events(caller, at - 430 * DAY, at).catch((error: unknown) => {
         if (!(error instanceof SvcError)) throw error;
         failedReads.push(`events: ${error.message}`);

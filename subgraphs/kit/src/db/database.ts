@@ -121,6 +121,29 @@ export function nativeSql(orm: MikroORM) {
 
 export type NativeSql = ReturnType<typeof nativeSql>;
 
+/** pg-pool's words when no connection became free within `connectionTimeoutMillis` (5 s here). */
+const POOL_WAIT = /timeout exceeded when trying to connect/;
+
+/** Whether `error` is a wait for a pool connection that ran out (the database is busy, not broken). */
+export const isPoolWait = (error: unknown): boolean => POOL_WAIT.test(String((error as Error | undefined)?.message ?? ''));
+
+/**
+ * Runs `work`, and runs it again while it fails only because every pool connection stayed busy
+ * (a long analysis on the embedded database, which runs one statement at a time), waiting a
+ * little longer each time, until `deadline` (ms since the epoch): waiting for a connection
+ * slows work down but does not fail it. A database that is down fails as before.
+ */
+export async function patientlyConnected<T>(work: () => Promise<T>, deadline: number): Promise<T> {
+  for (let wait = 100; ; wait = Math.min(wait * 2, 2000)) {
+    try {
+      return await work();
+    } catch (error) {
+      if (!isPoolWait(error) || Date.now() + wait > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, wait));
+    }
+  }
+}
+
 /** Whether `work` settled within `ms` (it goes on either way; a shutdown just stops waiting). */
 export async function settlesWithin(work: Promise<unknown>, ms: number): Promise<boolean> {
   let timer: NodeJS.Timeout | undefined;
