@@ -24,7 +24,12 @@ type Listed = { name: string; labels: Record<string, string>; unit: string | nul
  */
 function grouped(metrics: readonly Listed[]) {
   const byName = new Map<string, Listed[]>();
-  for (const m of metrics) byName.set(`${m.source}\u0000${m.name}`, [...(byName.get(`${m.source}\u0000${m.name}`) ?? []), m]);
+  for (const m of metrics) {
+    const key = `${m.source}\u0000${m.name}`;
+    const same = byName.get(key);
+    if (same) same.push(m);
+    else byName.set(key, [m]);
+  }
   return [...byName.values()].flatMap((all) => {
     if (all.length <= SERIES_PER_NAME) return all;
     const values: Record<string, Set<string>> = {};
