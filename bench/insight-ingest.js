@@ -7,7 +7,7 @@
 //
 // The whole platform runs in this process on a fresh PostgreSQL database, as `npm start` does.
 import { loadavg } from 'node:os';
-import pg from 'pg';
+import { createBenchDatabase } from './bench-database.js';
 import { writeResultsSection } from './results-section.js';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
 import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
@@ -18,7 +18,6 @@ const DIMENSIONS = SMOKE ? { dc: 5, province: 5, isp: 5, channel: 4 } : { dc: 10
 const DAYS = 14;
 const PER_REQUEST = 100;
 const IN_FLIGHT = 4;
-const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
 
 function* leaves() {
@@ -28,15 +27,8 @@ function* leaves() {
 }
 
 async function main() {
-  const name = `svc_bench_ingest_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
-  const setup = new pg.Client({ connectionString: url });
-  await setup.connect();
-  await setup.query('create extension if not exists vector');
-  await setup.end();
+  const database = await createBenchDatabase(`svc_bench_ingest_${process.pid}`);
+  const url = database.url;
   const config = loadPlatformConfig({
     DATABASE_URL: url, SVC_JWT_SECRET: SECRET, SVCLLM_MASTER_KEY: 'sk-svc-master-bench-key-0123456789', SVC_SEED_DEMO: 'false',
     LOG_LEVEL: 'silent', SERVER_PORT: '0', SVC_ROUTER_PORT: '0', SVC_INSIGHT_PORT: '0', SVC_LLM_PORT: '0', SVC_CRAWL_PORT: '0', SVC_CMS_PORT: '0', SVC_DASHBOARD_PORT: '0',
@@ -75,8 +67,7 @@ async function main() {
     await writeResultsSection('Ingest through the API', md);
   } finally {
     await platform.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 

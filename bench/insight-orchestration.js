@@ -14,6 +14,7 @@
 import { randomUUID } from 'node:crypto';
 import { loadavg } from 'node:os';
 import pg from 'pg';
+import { createBenchDatabase } from './bench-database.js';
 import { writeResultsSection } from './results-section.js';
 import { loadPlatformConfig, startPlatform } from '../cli/dist/src/index.js';
 import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
@@ -22,7 +23,6 @@ import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
 const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
 const JOBS = SMOKE ? 2 : Number(process.env.JOBS ?? 40);
 const CONCURRENCY = Number(process.env.CONCURRENCY ?? 2);
-const PG_ADMIN_URL = process.env.SVC_TEST_PG_URL ?? 'postgres://postgres@127.0.0.1:5432/postgres';
 const SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
 const PROMPTS = [
   'Why did revenue drop last week?',
@@ -39,15 +39,8 @@ const quantile = (xs, q) => {
 };
 
 async function main() {
-  const name = `svc_bench_insight_${process.pid}`;
-  const admin = new pg.Client({ connectionString: PG_ADMIN_URL });
-  await admin.connect();
-  await admin.query(`create database ${name}`);
-  const url = PG_ADMIN_URL.replace(/\/[^/]*$/, `/${name}`);
-  const setup = new pg.Client({ connectionString: url });
-  await setup.connect();
-  await setup.query('create extension if not exists vector');
-  await setup.end();
+  const database = await createBenchDatabase(`svc_bench_insight_${process.pid}`);
+  const url = database.url;
   const config = loadPlatformConfig({
     DATABASE_URL: url, SVC_JWT_SECRET: SECRET, SVCLLM_MASTER_KEY: 'sk-svc-master-bench-key-0123456789', SVC_SEED_DEMO: 'true',
     LOG_LEVEL: 'silent', SERVER_PORT: '0', SVC_ROUTER_PORT: '0', SVC_INSIGHT_PORT: '0', SVC_LLM_PORT: '0', SVC_CRAWL_PORT: '0', SVC_CMS_PORT: '0', SVC_DASHBOARD_PORT: '0',
@@ -130,8 +123,7 @@ async function main() {
   } finally {
     await db.end();
     await platform.close();
-    await admin.query(`drop database if exists ${name} with (force)`);
-    await admin.end();
+    await database.drop();
   }
 }
 
