@@ -76,19 +76,23 @@ describe('openApiDocument', () => {
     }
   });
 
-  it('has a required JSON requestBody exactly on routes that take a body', () => {
+  it('has a required requestBody exactly on routes that take a body: JSON, or the media types of a file upload', () => {
     // POST routes without a body exist (the crawl trigger, pause and resume take none); PATCH and PUT take one.
-    expect(ROUTES.filter((r) => r.body).every((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))).toBe(true);
+    expect(ROUTES.filter((r) => r.body || r.bodyMediaTypes).every((r) => ['POST', 'PATCH', 'PUT'].includes(r.method))).toBe(true);
     expect(ROUTES.filter((r) => r.method === 'PATCH' || r.method === 'PUT').every((r) => r.body)).toBe(true);
     for (const route of ROUTES) {
       const op = operationOf(route.path, route.method);
       if (route.body) {
         expect(op.requestBody).toEqual({ required: true, content: { 'application/json': { schema: route.body } } });
+      } else if (route.bodyMediaTypes) {
+        expect(Object.keys(op.requestBody.content)).toEqual(Object.keys(route.bodyMediaTypes));
+        expect(route.native).toBeDefined(); // only a native route reads a body that is not JSON
       } else {
         expect(op.requestBody).toBeUndefined();
       }
     }
     expect(operationOf('/api/v1/auth/token', 'POST').requestBody.content['application/json'].schema.required).toEqual(['username', 'password']);
+    expect(Object.keys(operationOf('/api/v1/insight/metrics/import', 'POST').requestBody.content)).toEqual(['text/csv', 'application/x-ndjson']);
   });
 
   it('documents the success status of each route with its envelope', () => {

@@ -52,6 +52,7 @@ const WRITES: Record<string, string[]> = {
   'post /api/v1/insight/actions/{actionId}/reject': [fingerprint('insight.action', 'id, status')],
   'put /api/v1/insight/settings': [fingerprint('insight.tenant_settings', 'tenant_id, operator_webhook_url, operator_webhook_secret')],
   'post /api/v1/insight/metrics': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.*'), fingerprint('insight.metric_definition', 'tenant_id, name, definition')],
+  'post /api/v1/insight/metrics/import': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.*')],
   'delete /api/v1/insight/metrics/{name}': [fingerprint('insight.metric_series', 'id'), fingerprint('insight.metric_point', 'r.series_id, r.t')],
   'put /api/v1/insight/metrics/{name}/definition': [fingerprint('insight.metric_definition', 'tenant_id, name, definition')],
   'post /api/v1/insight/events': [fingerprint('insight.timeline_event', 'id')],

@@ -48,6 +48,8 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   'GET /api/v1/insight/actions': { kind: 'list' },
   'GET /api/v1/insight/actions/{actionId}': { kind: 'object', params: { actionId: 'action' } },
   'POST /api/v1/insight/metrics': { kind: 'own' },
+  // Into the caller's own tenant; naming another is 403 (insight-import.test.ts).
+  'POST /api/v1/insight/metrics/import': { kind: 'own' },
   'DELETE /api/v1/insight/metrics/{name}': { kind: 'object', params: { name: 'metric' } },
   // The caller's own tenant's settings, and only for its admins: every role but admin is refused.
   'GET /api/v1/insight/settings': { kind: 'object' },
