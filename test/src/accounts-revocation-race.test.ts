@@ -12,8 +12,10 @@ import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
 let platform: TestPlatform;
 let admin: string;
-const ROUNDS = 8;
-const LOGINS = 5;
+const ROUNDS = 4;
+/** Logins a round, one every SPACING ms: together they span more than a second around the change. */
+const LOGINS = 12;
+const SPACING = 90;
 const PASSWORD = 'a-long-first-password';
 const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 let address = 0;
@@ -51,12 +53,14 @@ describe('a change to an account during concurrent logins', () => {
       const username = `race-${kind}-${round}`;
       const created = await call(`${platform.bridge}/api/v1/admin/users`, { headers: bearer(admin), json: { username, password: PASSWORD, roles: ['analyst'], tenants: ['t1', 't2'], sites: ['s1', 's2'] } });
       expect(created.status).toBe(201);
-      // Logins start a few milliseconds apart, the change in their midst: some read the account before it and sign after it.
+      // Logins one every 90 ms for over a second, the change sent with the first: whenever the change
+      // takes effect (a 'not before' second took effect at the next whole second), some login reads
+      // the account just before it and signs just after it.
       const from = `203.0.113.${++address % 250}`;
       const logins = Array.from({ length: LOGINS }, (_, i) =>
-        new Promise((resolve) => setTimeout(resolve, i * 4)).then(() => call(`${platform.bridge}/api/v1/auth/token`, { json: { username, password: PASSWORD }, headers: { 'x-forwarded-for': from } })),
+        new Promise((resolve) => setTimeout(resolve, i * SPACING)).then(() => call(`${platform.bridge}/api/v1/auth/token`, { json: { username, password: PASSWORD }, headers: { 'x-forwarded-for': from } })),
       );
-      const changed = new Promise((resolve) => setTimeout(resolve, 6)).then(() => change.send(username));
+      const changed = change.send(username);
       expect(await changed).toBe(200);
       const tokens = (await Promise.all(logins)).filter((r) => r.status === 200).map((r) => r.body.data.accessToken as string);
       for (const token of tokens) {
