@@ -110,7 +110,10 @@ export async function startDashboard(options: DashboardOptions, port: number, ho
   /** Secure by configuration, or when a trusted proxy says the request came over https. */
   const secureFor = (req: IncomingMessage) =>
     (options.secureCookie ?? false) || (isTrusted(req.socket.remoteAddress) && String(req.headers['x-forwarded-proto'] ?? '').split(',')[0]!.trim().toLowerCase() === 'https');
-  const signedOut = (req: IncomingMessage) => [cookie(SESSION_COOKIE, '', 0, secureFor(req)), cookie(TENANT_COOKIE, '', 0, secureFor(req))];
+  const signedOut = (req: IncomingMessage) => {
+    const secure = secureFor(req);
+    return [cookie(SESSION_COOKIE, '', 0, secure), cookie(TENANT_COOKIE, '', 0, secure)];
+  };
   /**
    * The chain the platform reads the client from, as the bridge builds it: what a trusted proxy
    * in front of the dashboard said, then the dashboard's own peer. The bridge trusts the

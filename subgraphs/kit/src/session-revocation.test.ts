@@ -36,11 +36,11 @@ describe('createSessionRevocations', () => {
   it('keeps the higher of two publications, for as long as a token can live', async () => {
     const cache = createMemoryCache();
     const sessions = createSessionRevocations({ cache, maxLifetimeSeconds: 60 });
-    await sessions.publish('alice', 3);
-    await sessions.publish('alice', 2); // a republication at start, older than the change just made
+    await sessions.endSessions('alice', 3);
+    await sessions.endSessions('alice', 2); // a republication at start, older than the change just made
     expect(await cache.get('session-version:alice')).toBe('3');
     const other = createSessionRevocations({ cache, maxLifetimeSeconds: 60 });
-    await other.publish('alice', 1); // another process's stale view
+    await other.endSessions('alice', 1); // another process's stale view
     expect(await cache.get('session-version:alice')).toBe('3');
     expect(await other.isRevoked('alice', 2)).toBe(true);
   });

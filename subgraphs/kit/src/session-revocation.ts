@@ -19,11 +19,10 @@ import type { Cache } from './cache/cache.js';
 export interface SessionRevocations {
   /**
    * Publishes that `subject`'s sessions are now at `version` (as its account row says after a
-   * change): every token of a lower version is refused from now on.
+   * change, or a republication at start): every token of a lower version is refused from now on.
+   * A lower version never replaces a higher one.
    */
   endSessions(subject: string, version: number): Promise<void>;
-  /** Publishes a known version (a republication at start); a lower one never replaces a higher. */
-  publish(subject: string, version: number): Promise<void>;
   /**
    * Whether a token of `subject` signed with session version `version` (the `sv` claim; a token
    * without one counts as version 0) has been revoked.
@@ -72,7 +71,6 @@ export function createSessionRevocations(options: SessionRevocationOptions): Ses
   }
 
   return {
-    publish,
     endSessions: publish,
     async isRevoked(subject, version) {
       const current = await versionOf(subject);

@@ -67,9 +67,9 @@ function parts(services?: GatewayServices): SchemaParts {
     referenceResolvers: {
       Agent: {
         async __resolveReference(reference: { code: string }, ctx: SvcContext) {
-          const visible = ctx.principal ? await services!.access.mayRead(ctx, reference.code).catch(() => false) : await services!.callers.keySeesAgent(ctx, reference.code);
-          const master = !ctx.principal && (await services!.callers.tryIdentify(ctx))?.kind === 'master';
-          return visible || master ? services!.budgets.agent(reference.code) : null;
+          // People and the master key by owner (agent-access.ts); an agent's key sees its own agent only.
+          const visible = (await services!.access.mayRead(ctx, reference.code).catch(() => false)) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, reference.code)));
+          return visible ? services!.budgets.agent(reference.code) : null;
         },
       },
     },
@@ -131,7 +131,6 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     keys,
     callers,
     access: createAgentAccess(agents, keys),
-    agents,
     modelList: () => ({
       object: 'list',
       data: ['auto-route', 'fast-track', 'deep-reasoning', ...router.chatModelNames(), ...router.embeddingModelNames()].map((id) => ({ id, object: 'model', created, owned_by: 'svc-platform' })),

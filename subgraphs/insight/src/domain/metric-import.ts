@@ -1,4 +1,4 @@
-import { checkLabels, checkMetricName, METRIC_LIMITS, seriesKey, type Labels, type MetricProblem } from './metric.js';
+import { checkLabels, checkMetricName, METRIC_LIMITS, RESERVED_LABEL_KEYS, seriesKey, type Labels, type MetricProblem } from './metric.js';
 import { parseRfc3339 } from './timestamp.js';
 
 /**
@@ -159,6 +159,8 @@ export interface CsvColumns {
 }
 
 export function csvColumns(header: readonly string[]): CsvColumns | string {
+  const reserved = header.find((c) => RESERVED_LABEL_KEYS.includes(c));
+  if (reserved) return `label name ${JSON.stringify(reserved)} is reserved`;
   const at = (column: string) => header.indexOf(column);
   const [name, timestamp, value, unit] = [at('name'), at('timestamp'), at('value'), at('unit')];
   if (name < 0 || timestamp < 0 || value < 0) return `the header must name the columns name, timestamp and value (then any labels); got ${header.slice(0, 12).join(',').slice(0, 200)}`;

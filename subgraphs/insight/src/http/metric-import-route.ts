@@ -19,11 +19,10 @@ function sendError(res: ServerResponse, error: unknown, log: Logger): void {
   if (!svc) log.error({ err: error }, 'metric import failed');
   const status = svc ? httpStatusOf(svc.code, svc.extensions.status) : 500;
   const errors = svc?.extensions.errors;
-  if (res.headersSent) {
-    res.end(`${JSON.stringify({ code: status, message: svc?.message ?? 'Internal server error', data: null, ...(errors ? { errors } : {}) })}\n`);
-    return;
-  }
-  send(res, status, { code: status, message: svc?.message ?? 'Internal server error', data: null, ...(errors ? { errors } : {}) });
+  const body = { code: status, message: svc?.message ?? 'Internal server error', data: null, ...(errors ? { errors } : {}) };
+  // A streamed answer has sent its 200 and its progress lines: the envelope is its last line.
+  if (res.headersSent) res.end(`${JSON.stringify(body)}\n`);
+  else send(res, status, body);
 }
 
 /**

@@ -48,7 +48,7 @@ export function createAccountService(deps: AccountServiceDeps) {
     /** Tells every verifier again which sessions ended within the longest token lifetime (the shared cache may be new). */
     async republishEndedSessions(): Promise<number> {
       const ended = await accounts.sessionsEndedSince(new Date(Date.now() - deps.maxLifetimeSeconds * 1000));
-      await Promise.all(ended.map((a) => sessions.publish(a.username, a.sessionVersion)));
+      await Promise.all(ended.map((a) => sessions.endSessions(a.username, a.sessionVersion)));
       return ended.length;
     },
 

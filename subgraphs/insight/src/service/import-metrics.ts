@@ -3,7 +3,6 @@ import { Readable } from 'node:stream';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SvcError, validationError, type Logger, type TenantRequest } from '@svc/kit';
 import { csvColumns, createImportReader, ImportProblems, IMPORT_LIMITS, ndjsonFields, type CsvColumns, type ImportFormat, type ImportPoint, type ImportReader } from '../domain/metric-import.js';
-import { RESERVED_LABEL_KEYS } from '../domain/metric.js';
 import type { MetricImportStore } from '../store/metric-import-store.js';
 import { scoped } from './jobs.js';
 
@@ -17,63 +16,71 @@ export interface ImportOutcome {
   seconds: number;
 }
 
-/** Lines of an NDJSON body, numbered from 1; blank lines are skipped. */
-async function* ndjsonRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
-  let line = 0;
-  for await (const text of createInterface({ input: body, crlfDelay: Infinity })) {
-    line++;
-    if (!text.trim()) continue;
-    if (text.length > IMPORT_LIMITS.lineLength) {
-      yield reader.unreadable(line, `a line may hold at most ${IMPORT_LIMITS.lineLength} characters`);
-      continue;
-    }
-    const fields = ndjsonFields(text);
-    yield typeof fields === 'string' ? reader.unreadable(line, fields) : reader.add(line, fields);
-  }
-}
-
 /**
- * Records of a CSV body: one record a line (a quoted cell may hold commas and quotes, not a line
- * break), the header first. A line without a quote is split at its commas; one with quotes is
- * read by csv-parse, so quoting follows RFC 4180 without parsing every line the slow way.
+ * The body's lines, numbered from 1 (a byte-order mark dropped, blank lines skipped); a line over
+ * the length limit is recorded as a problem and comes as undefined.
  */
-async function* csvRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
-  let columns: CsvColumns | undefined;
+async function* numberedLines(body: Readable, reader: ImportReader): AsyncGenerator<{ line: number; text: string } | undefined> {
   let line = 0;
   for await (const raw of createInterface({ input: body, crlfDelay: Infinity })) {
     line++;
     const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
     if (!text.trim()) continue;
-    if (text.length > IMPORT_LIMITS.lineLength) {
-      yield reader.unreadable(line, `a line may hold at most ${IMPORT_LIMITS.lineLength} characters`);
+    yield text.length > IMPORT_LIMITS.lineLength ? reader.unreadable(line, `a line may hold at most ${IMPORT_LIMITS.lineLength} characters`) : { line, text };
+  }
+}
+
+/** The points of an NDJSON body, one JSON object a line. */
+async function* ndjsonRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
+  for await (const read of numberedLines(body, reader)) {
+    if (!read) {
+      yield undefined;
       continue;
     }
-    let cells: string[];
-    if (text.includes('"')) {
-      try {
-        cells = (parseCsv(text, { trim: true }) as string[][])[0] ?? [];
-      } catch (error) {
-        yield reader.unreadable(line, `not CSV: ${(error as Error).message.replace(/^Invalid.*?: /, '').slice(0, 200)}`);
-        continue;
-      }
-    } else {
-      cells = text.split(',').map((c) => c.trim());
+    const fields = ndjsonFields(read.text);
+    yield typeof fields === 'string' ? reader.unreadable(read.line, fields) : reader.add(read.line, fields);
+  }
+}
+
+/** One CSV record's cells: split at its commas, or read by csv-parse when the line has quotes; a string says what is wrong. */
+function cellsOf(text: string): string[] | string {
+  if (!text.includes('"')) return text.split(',').map((c) => c.trim());
+  try {
+    return (parseCsv(text, { trim: true }) as string[][])[0] ?? [];
+  } catch (error) {
+    return `not CSV: ${(error as Error).message.replace(/^Invalid.*?: /, '').slice(0, 200)}`;
+  }
+}
+
+/**
+ * The points of a CSV body: one record a line (a quoted cell may hold commas and quotes, not a
+ * line break), the header first. A line without a quote is split at its commas; one with quotes
+ * is read by csv-parse, so quoting follows RFC 4180 without parsing every line the slow way.
+ */
+async function* csvRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
+  let columns: CsvColumns | undefined;
+  for await (const read of numberedLines(body, reader)) {
+    if (!read) {
+      yield undefined;
+      continue;
+    }
+    const cells = cellsOf(read.text);
+    if (typeof cells === 'string') {
+      yield reader.unreadable(read.line, cells);
+      continue;
     }
     if (!columns) {
-      const reserved = cells.find((c) => RESERVED_LABEL_KEYS.includes(c));
-      const found = reserved ? `label name ${JSON.stringify(reserved)} is reserved` : csvColumns(cells);
+      const found = csvColumns(cells);
       if (typeof found === 'string') {
-        yield reader.unreadable(line, found);
+        yield reader.unreadable(read.line, found);
         return;
       }
       columns = found;
       continue;
     }
-    if (cells.length !== columns.width) {
-      yield reader.unreadable(line, `expected ${columns.width} cells as the header has, got ${cells.length}`);
-      continue;
-    }
-    yield reader.add(line, columns.fields(cells), columns.rawKey(cells));
+    yield cells.length === columns.width
+      ? reader.add(read.line, columns.fields(cells), columns.rawKey(cells))
+      : reader.unreadable(read.line, `expected ${columns.width} cells as the header has, got ${cells.length}`);
   }
 }
 

@@ -8,6 +8,9 @@ const NAME = '[A-Za-z0-9][A-Za-z0-9._-]{0,63}';
  */
 export const AGENT_CODE = new RegExp(`^${NAME}(?::${NAME})?$`);
 
+/** Tenant ids, as X-Svc-Tenant-Id carries them: the same characters as an agent's own code. */
+export const TENANT_ID = new RegExp(`^${NAME}$`);
+
 /** The share of platform agent `agentCode` that tenant `tenantId`'s calls are charged to. */
 export const tenantShareOf = (agentCode: string, tenantId: string): string => `${agentCode}:${tenantId}`;
 

@@ -2,7 +2,6 @@ import { IDEMPOTENCY_KEY_DOC, openAiErrors, parseInput, type SvcContext } from '
 import { apiKeyListQuerySchema, usageQuerySchema } from '../contract.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { ownerOf } from '../domain/agent-owner.js';
 import { parseBudgetChange } from '../domain/budget.js';
 import type { GatewayServices } from '../service/gateway-services.js';
 import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, RateLimits, RateLimitsInput, SetBudgetInput, UsageRow } from './types.js';
@@ -23,7 +22,6 @@ export class GatewayResolver {
   private agent(ctx: SvcContext) {
     return this.services.callers.agentCaller(ctx, 'The master key administers the gateway; call models with an agent key (POST /admin/v1/keys creates one)');
   }
-
 
   @Mutation(() => ChatCompletionResult, { description: 'OpenAI chat completion (request as sent to /v1/chat/completions). Streams go through the REST path.' })
   async chatCompletion(@Arg('request', () => GraphQLJSONObject) request: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<ChatCompletionResult> {
@@ -47,8 +45,8 @@ export class GatewayResolver {
 
   @Query(() => [Budget])
   async budgets(@Ctx() ctx: SvcContext): Promise<Budget[]> {
-    const readable = await this.services.access.reader(ctx);
-    return (await this.services.budgets.list()).filter((b) => readable(ownerOf(b.tenantId, b.managedBy === 'TENANT')));
+    const readable = await this.services.access.readable(ctx);
+    return (await this.services.budgets.list()).filter((b) => readable(b.agentCode));
   }
 
   @Mutation(() => Budget, { description: 'Sets the monthly budget and blocking threshold of one agent (creating the agent if needed).' })
@@ -96,11 +94,10 @@ export class GatewayResolver {
     @Arg('to', () => String, { nullable: true }) to: string | null,
     @Ctx() ctx: SvcContext,
   ): Promise<UsageRow[]> {
-    const readable = await this.services.access.reader(ctx);
+    const readable = await this.services.access.readable(ctx);
     const query = parseInput(usageQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true });
-    const owners = await this.services.agents.owners();
     const rows = await this.services.budgets.usage({ agentCode: query.agentCode, from: dateArg(from, 'from'), to: dateArg(to, 'to') });
-    return rows.filter((row) => readable(owners.get(row.agentCode)));
+    return rows.filter((row) => readable(row.agentCode));
   }
 
   @Query(() => Agent, {

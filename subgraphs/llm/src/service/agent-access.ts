@@ -1,11 +1,8 @@
 import { hasRole, openAiErrors, SvcError, tenantOf, type SvcContext } from '@svc/kit';
-import { AGENT_CODE } from '../domain/agent-code.js';
-import { canManage, canRead, ownerForNew, type AgentOwner, type AgentScope } from '../domain/agent-owner.js';
+import { AGENT_CODE, TENANT_ID } from '../domain/agent-code.js';
+import { canManage, canRead, ownerForNew, PLATFORM, type AgentScope } from '../domain/agent-owner.js';
 import type { AgentStore } from '../store/agent-store.js';
 import type { KeyService } from './key-service.js';
-
-/** Tenant ids, as the rest of the platform accepts them. */
-const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Who the caller administers or reads, and for whom an agent it creates is made. */
 interface Reach {
@@ -22,41 +19,46 @@ interface Reach {
  * not exist where it is read (404, or left out of a list), and 403 where a change would claim
  * its name. An agent's key administers nothing.
  */
+/**
+ * The platform reaches every agent. A read that names a tenant (X-Svc-Tenant-Id: the dashboard,
+ * or an analysis of that tenant's budgets) sees that tenant's agents only, so nothing of another
+ * tenant lands in what is shown for this one; an agent created with the header is that tenant's.
+ */
+function platformReach(ctx: SvcContext, need: 'manage' | 'read'): Reach {
+  const tenant = ctx.tenantId;
+  if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new SvcError('BAD_USER_INPUT', `X-Svc-Tenant-Id ${JSON.stringify(tenant.slice(0, 80))} is not a tenant id`);
+  return { scope: need === 'read' && tenant !== undefined ? { all: false, tenants: [tenant] } : { all: true }, creatingFor: () => tenant };
+}
+
 export function createAgentAccess(agents: AgentStore, keys: KeyService) {
   async function reach(ctx: SvcContext, need: 'manage' | 'read'): Promise<Reach> {
     const principal = ctx.principal;
     if (principal) {
       const allowed = need === 'manage' ? hasRole(principal) : hasRole(principal, 'analyst', 'reviewer');
       if (!allowed) throw openAiErrors.permissionDenied(need === 'manage' ? 'Gateway administration needs role admin' : 'Reading gateway budgets needs role admin, analyst or reviewer');
-      if (principal.tenants === '*') return platformReach(need);
+      if (principal.tenants === '*') return platformReach(ctx, need);
       const tenants = ctx.tenantId ? [tenantOf(ctx)] : principal.tenants;
       return { scope: { all: false, tenants }, creatingFor: () => tenantOf(ctx) };
     }
     const caller = await keys.authenticate(ctx.bearer);
     if (caller.kind !== 'master') throw openAiErrors.permissionDenied('Gateway administration needs the master key (SVCLLM_MASTER_KEY) or an admin token', 'master_key_required');
-    return platformReach(need);
+    return platformReach(ctx, need);
+  }
 
-    /**
-     * The platform reaches every agent. A read that names a tenant (X-Svc-Tenant-Id: the dashboard,
-     * or an analysis of that tenant's budgets) sees that tenant's agents only, so nothing of
-     * another tenant lands in what is shown for this one; an agent created with the header is
-     * that tenant's.
-     */
-    function platformReach(want: 'manage' | 'read'): Reach {
-      const tenant = ctx.tenantId;
-      if (tenant !== undefined && !TENANT_ID.test(tenant)) throw new SvcError('BAD_USER_INPUT', `X-Svc-Tenant-Id ${JSON.stringify(tenant.slice(0, 80))} is not a tenant id`);
-      return { scope: want === 'read' && tenant !== undefined ? { all: false, tenants: [tenant] } : { all: true }, creatingFor: () => tenant };
-    }
+  /** A test of agent codes for what the caller may `need` (owners read once, only when it reaches less than all). */
+  async function allowed(ctx: SvcContext, need: 'manage' | 'read'): Promise<(code: string) => boolean> {
+    const { scope } = await reach(ctx, need);
+    if (scope.all) return () => true;
+    const owners = await agents.owners();
+    const can = need === 'manage' ? canManage : canRead;
+    return (code) => can(scope, owners.get(code) ?? PLATFORM);
   }
 
   const notYours = (code: string) => openAiErrors.permissionDenied(`The agent ${JSON.stringify(code)} is not yours to manage: it belongs to the platform or another tenant`, 'agent_not_yours');
 
   return {
-    /** What the caller may read: a test of an agent's owner. */
-    async reader(ctx: SvcContext): Promise<(owner: AgentOwner | undefined) => boolean> {
-      const { scope } = await reach(ctx, 'read');
-      return (owner) => owner !== undefined && canRead(scope, owner);
-    },
+    /** The agents the caller may read (budgets, usage), as a test of their codes. */
+    readable: (ctx: SvcContext) => allowed(ctx, 'read'),
 
     /** Whether the caller may read the agent `code` (an unknown one: no). */
     async mayRead(ctx: SvcContext, code: string): Promise<boolean> {
@@ -65,13 +67,8 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
       return owner !== undefined && canRead(scope, owner);
     },
 
-    /** Every agent's code the caller administers (keys are listed for those only). */
-    async managed(ctx: SvcContext): Promise<(code: string) => boolean> {
-      const { scope } = await reach(ctx, 'manage');
-      if (scope.all) return () => true;
-      const owners = await agents.owners();
-      return (code) => canManage(scope, owners.get(code) ?? { kind: 'platform', tenantId: null });
-    },
+    /** The agents the caller administers (keys are listed for those only), as a test of their codes. */
+    managed: (ctx: SvcContext) => allowed(ctx, 'manage'),
 
     /**
      * Runs `change` on the agent `code` when the caller manages it, creating the agent as the

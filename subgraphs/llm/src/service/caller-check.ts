@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, openAiErrors, type SvcContext } from '@svc/kit';
-import { tenantShareOf } from '../domain/agent-code.js';
+import { TENANT_ID, tenantShareOf } from '../domain/agent-code.js';
 import type { AgentCaller, Caller } from '../domain/api-key.js';
 import type { AgentStore } from '../store/agent-store.js';
 import type { KeyService } from './key-service.js';
@@ -24,8 +24,6 @@ function tenantOfCall(source: CredentialSource): string | undefined {
   const given = 'headers' in source ? source.headers['x-svc-tenant-id'] : source.tenantId;
   return typeof given === 'string' && given ? given : undefined;
 }
-
-const TENANT_ID = /^[A-Za-z0-9][A-Za-z0-9._-]{0,63}$/;
 
 /** Shares created by this process (bounded): a share exists once, so it is claimed once. */
 const SHARES_REMEMBERED = 10_000;

@@ -1,4 +1,3 @@
-import type { AgentStore } from '../store/agent-store.js';
 import type { AgentAccess } from './agent-access.js';
 import type { AlertUrlCheck } from './alert-url-check.js';
 import type { BudgetService } from './budget-service.js';
@@ -23,6 +22,5 @@ export interface GatewayServices {
   callers: CallerCheck;
   /** Who administers and reads which agent (agent-access.ts). */
   access: AgentAccess;
-  agents: AgentStore;
   modelList(): ModelList;
 }
