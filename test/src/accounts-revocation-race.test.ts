@@ -53,14 +53,15 @@ describe('a change to an account during concurrent logins', () => {
       const username = `race-${kind}-${round}`;
       const created = await call(`${platform.bridge}/api/v1/admin/users`, { headers: bearer(admin), json: { username, password: PASSWORD, roles: ['analyst'], tenants: ['t1', 't2'], sites: ['s1', 's2'] } });
       expect(created.status).toBe(201);
-      // Logins one every 90 ms for over a second, the change sent with the first: whenever the change
-      // takes effect (a 'not before' second took effect at the next whole second), some login reads
-      // the account just before it and signs just after it.
+      // Logins one every 90 ms for over a second, the change sent between the second and the third
+      // (so the first logins have read the account before it, however slow the machine): whenever
+      // the change takes effect (a 'not before' second took effect at the next whole second), some
+      // login reads the account just before it and signs just after it.
       const from = `203.0.113.${++address % 250}`;
       const logins = Array.from({ length: LOGINS }, (_, i) =>
         new Promise((resolve) => setTimeout(resolve, i * SPACING)).then(() => call(`${platform.bridge}/api/v1/auth/token`, { json: { username, password: PASSWORD }, headers: { 'x-forwarded-for': from } })),
       );
-      const changed = change.send(username);
+      const changed = new Promise((resolve) => setTimeout(resolve, SPACING * 1.5)).then(() => change.send(username));
       expect(await changed).toBe(200);
       const tokens = (await Promise.all(logins)).filter((r) => r.status === 200).map((r) => r.body.data.accessToken as string);
       for (const token of tokens) {
