@@ -28,6 +28,7 @@ export * from './db/database.js';
 export * from './db/idempotency.js';
 export * from './jobs.js';
 export * from './db/embedded.js';
+export * from './db/binary-copy.js';
 export * from './http/address-matcher.js';
 export * from './http/client-ip.js';
 export * from './http/client-address.js';

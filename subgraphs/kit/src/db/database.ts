@@ -1,7 +1,11 @@
 import { Migrator } from '@mikro-orm/migrations';
 import type { MigrationObject } from '@mikro-orm/core';
 import { MikroORM, type EntitySchema, type PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { pipeline } from 'node:stream/promises';
+import { Readable } from 'node:stream';
 import pg from 'pg';
+import { from as copyFromStdin } from 'pg-copy-streams';
+import { embeddedCopy } from './embedded.js';
 import type { Logger } from '../logger.js';
 
 export type { MikroORM };
@@ -83,12 +87,50 @@ export function releaseDroppedClients(pool: pg.Pool): void {
 export type NativeQuery = <R = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<R[]>;
 
 /**
+ * Bulk load into `table` (`columns`): `rows` is COPY's text format (tab-separated, one row per
+ * line, `\N` for null) in chunks of whole lines, or with `binary` its binary format (kit
+ * `BinaryCopyRows`) in chunks of any size. On PostgreSQL the chunks stream through
+ * `COPY … FROM STDIN` (pg-copy-streams); on the embedded database they go to PGlite's own
+ * `COPY … FROM '/dev/blob'`, as one Blob (text: about 16 MB of whole lines at a time).
+ */
+export type CopyFrom = (table: string, columns: readonly string[], rows: AsyncIterable<string | Uint8Array>, options?: { binary?: boolean }) => Promise<void>;
+
+/** Bytes of text rows handed to PGlite per COPY. */
+const BLOB_BYTES = 16 * 1024 * 1024;
+
+function copier(client: pg.PoolClient, url: string | undefined): CopyFrom {
+  const embedded = url ? embeddedCopy(url) : undefined;
+  return async (table, columns, rows, options = {}) => {
+    const target = `${table} (${columns.map((c) => pg.escapeIdentifier(c)).join(', ')})`;
+    const format = options.binary ? ' with (format binary)' : '';
+    if (!embedded) {
+      await pipeline(Readable.from(rows), client.query(copyFromStdin(`copy ${target} from stdin${format}`)));
+      return;
+    }
+    let parts: (string | Uint8Array)[] = [];
+    let size = 0;
+    const flush = async () => {
+      if (size) await embedded(`copy ${target} from '/dev/blob'${format}`, new Blob(parts as (string | Uint8Array<ArrayBuffer>)[]));
+      parts = [];
+      size = 0;
+    };
+    for await (const chunk of rows) {
+      parts.push(chunk);
+      size += chunk.length;
+      // A binary copy is one stream (its header comes once): it is handed over whole.
+      if (!options.binary && size >= BLOB_BYTES) await flush();
+    }
+    await flush();
+  };
+}
+
+/**
  * Statements with bind parameters on the ORM's own pool (the same connections and limit).
  * For hot paths only: `em.execute` writes every parameter into the SQL text (quoted, character
  * by character), which for a settlement batch's JSON cost more CPU and garbage than the
  * statement itself; here parameters go to PostgreSQL as they are. `transaction` runs `work` in
  * one transaction on one connection: committed when it returns, rolled back when it throws (a
- * connection that fails meanwhile is discarded, not given back).
+ * connection that fails meanwhile is discarded, not given back); `copyFrom` bulk-loads within it.
  */
 export function nativeSql(orm: MikroORM) {
   let pool: Promise<pg.Pool> | undefined;
@@ -101,12 +143,12 @@ export function nativeSql(orm: MikroORM) {
   const run = (client: pg.Pool | pg.PoolClient): NativeQuery => async (text, params = []) => (await client.query(text, params as unknown[])).rows;
   return {
     query: (async (text, params) => run(await getPool())(text, params)) as NativeQuery,
-    async transaction<T>(work: (query: NativeQuery) => Promise<T>): Promise<T> {
+    async transaction<T>(work: (query: NativeQuery, copyFrom: CopyFrom) => Promise<T>): Promise<T> {
       const client = await (await getPool()).connect();
       let broken: Error | undefined;
       try {
         await client.query('begin');
-        const result = await work(run(client));
+        const result = await work(run(client), copier(client, orm.config.get('clientUrl')));
         await client.query('commit');
         return result;
       } catch (error) {

@@ -2,6 +2,22 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Logger } from '../logger.js';
 
+/** A `COPY … FROM '/dev/blob'` on the embedded database's own session (see `embeddedCopy`). */
+export type BlobCopy = (statement: string, blob: Blob) => Promise<void>;
+
+const blobCopies = new Map<string, BlobCopy>();
+
+/**
+ * PGlite's own bulk load for the embedded database served at `url`, else undefined. pglite-socket
+ * does not speak the COPY sub-protocol (`COPY … FROM STDIN` loses the connection's
+ * synchronisation), so a COPY goes to PGlite directly with the rows as a Blob. PGlite is one
+ * session: the statement runs inside the transaction the socket connection has open (it holds
+ * the backend until it ends), so it sees that transaction's temporary tables and rolls back with it.
+ */
+export function embeddedCopy(url: string): BlobCopy | undefined {
+  return blobCopies.get(url);
+}
+
 export interface EmbeddedDatabase {
   url: string;
   close(): Promise<void>;
@@ -66,9 +82,13 @@ export async function startEmbeddedDatabase(dataDir: string, log: Logger): Promi
   const port = Number(conn.split(':').pop());
   const url = `postgres://postgres@127.0.0.1:${port}/postgres`;
   log.info({ dataDir: dir, url }, 'embedded PostgreSQL (PGlite + pgvector) started');
+  blobCopies.set(url, async (statement, blob) => {
+    await db.query(statement, [], { blob });
+  });
   return {
     url,
     async close() {
+      blobCopies.delete(url);
       await server.stop();
       await db.close();
     },
