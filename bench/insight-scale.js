@@ -1,6 +1,6 @@
 // The analysis at a real business's size, on the path a user takes (issue 31): a CDN-shaped
-// metric (data centre × province × ISP × channel, 15 daily points per series) imported through
-// POST /api/v1/insight/metrics/import (CSV, streamed), then "Why did edge gigabytes drop
+// metric (data centre × province × ISP × channel, 15 daily points per series) written to a CSV
+// file and imported from it through POST /api/v1/insight/metrics/import (streamed), then "Why did edge gigabytes drop
 // yesterday?" asked through POST /api/v1/insight/jobs and the report read back, at 1k, 10k and
 // 100k series, on the embedded database (PGlite) and on PostgreSQL. One province carries 20 % of
 // its level yesterday; each run checks the report names it.
@@ -14,12 +14,14 @@
 // it, as `npm start` does, and on the embedded database PGlite's memory is in it too), and the
 // queries the job sent that touch the metric tables (counted on pg's client): flat means the reads
 // do not grow with the series. The slowest steps of each job are printed too.
+import { createReadStream, createWriteStream } from 'node:fs';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { pipeline } from 'node:stream/promises';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { fileURLToPath } from 'node:url';
 import { loadavg, tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import { Readable } from 'node:stream';
 import pg from 'pg';
 import { createBenchDatabase } from './bench-database.js';
@@ -117,11 +119,15 @@ async function run(kind, size) {
       const auth = { authorization: `Bearer ${accessToken}` };
       const dims = dimensions(size);
       const series = dims.dc * dims.province * dims.isp * dims.channel;
+      // The file is written first, as a user holds it; the upload streams it from disk (what curl -T does).
+      const file = join(await mkdtemp(join(tmpdir(), 'svc-bench-csv-')), 'points.csv');
+      await pipeline(csv(dims), createWriteStream(file));
       const t0 = performance.now();
-      const imported = await fetch(`${platform.urls.bridge}/api/v1/insight/metrics/import`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: csv(dims), duplex: 'half' });
+      const imported = await fetch(`${platform.urls.bridge}/api/v1/insight/metrics/import`, { method: 'POST', headers: { ...auth, 'content-type': 'text/csv' }, body: createReadStream(file), duplex: 'half' });
       const importBody = await imported.json();
       if (imported.status !== 200) throw new Error(`import answered ${imported.status}: ${JSON.stringify(importBody).slice(0, 400)}`);
       const importSeconds = (performance.now() - t0) / 1000;
+      await rm(dirname(file), { recursive: true, force: true });
       const before = metricQueries;
       const t1 = performance.now();
       const created = await fetch(`${platform.urls.bridge}/api/v1/insight/jobs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Why did edge gigabytes drop yesterday?' }) });

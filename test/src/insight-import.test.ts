@@ -17,7 +17,7 @@ const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
 const upload = (body: string, type: string, headers: Record<string, string> = {}, token = analyst) => call(url(), { method: 'POST', headers: { ...bearer(token), 'content-type': type, ...headers }, body });
 const stored = async (name: string) =>
   (await db.query<{ labels: Record<string, string>; unit: string | null; t: string; value: number }>(
-    `select s.labels, s.unit, to_char(p.t at time zone 'UTC', 'YYYY-MM-DD') as t, p.value from insight.metric_series s join insight.metric_point p on p.series_id = s.id
+    `select s.labels, s.unit, to_char(p.t at time zone 'UTC', 'YYYY-MM-DD') as t, p.value from insight.metric_series s join insight.metric_point p on p.tenant_id = s.tenant_id and p.series_id = s.id
       where s.tenant_id = 't1' and s.name = $1 order by s.labels_key, p.t`, [name])).rows;
 
 beforeAll(async () => {
@@ -97,6 +97,44 @@ describe('metric import', () => {
     expect(unclosed.status).toBe(422);
     expect(await stored('crates_moved')).toEqual([]);
   });
+
+  it('imports over what is stored: a series named again keeps its id and takes a new unit, a time stored again takes the new value', async () => {
+    const first = await upload('name,timestamp,value,unit,dock\npallets_loaded,2026-11-01T00:00:00Z,1,,d1\npallets_loaded,2026-11-02T00:00:00Z,2,,d1\n', 'text/csv');
+    expect(first.status).toBe(200);
+    const [{ id }] = (await db.query<{ id: string }>(`select id from insight.metric_series where tenant_id = 't1' and name = 'pallets_loaded'`)).rows;
+    const again = await upload('name,timestamp,value,unit,dock\npallets_loaded,2026-11-02T00:00:00Z,20,pallets,d1\npallets_loaded,2026-11-03T00:00:00Z,3,pallets,d1\npallets_loaded,2026-11-03T00:00:00Z,4,,d2\n', 'text/csv');
+    expect(again.status).toBe(200);
+    expect(again.body.data).toMatchObject({ series: 2, points: 3 });
+    expect((await stored('pallets_loaded')).map((r) => [r.labels.dock, r.unit, r.t, r.value])).toEqual([
+      ['d1', 'pallets', '2026-11-01', 1], ['d1', 'pallets', '2026-11-02', 20], ['d1', 'pallets', '2026-11-03', 3], ['d2', null, '2026-11-03', 4],
+    ]);
+    expect((await db.query(`select 1 from insight.metric_series where tenant_id = 't1' and name = 'pallets_loaded' and id = $1`, [id])).rowCount).toBe(1);
+  });
+
+  it('writes a file of several batches whole: a time repeated batches later keeps the later line, and a bad last line leaves nothing of it', async () => {
+    // 450,000 points: written in batches of 200,000 while the file is read (metric-import-store.ts).
+    const body = (last: string) => {
+      const lines = ['name,timestamp,value,lane'];
+      for (let lane = 0; lane < 3000; lane++) for (let day = 0; day < 150; day++) lines.push(`forklift_trips,${1_790_000_000_000 + day * 86_400_000},${lane + day},l${lane}`);
+      lines.push(last);
+      return lines.join('\n');
+    };
+    const bad = await upload(body('forklift_trips,1790000000000,oops,l0'), 'text/csv');
+    expect(bad.status).toBe(422);
+    expect(bad.body.errors).toEqual([{ pointer: '/line/450002/value', detail: expect.stringContaining('"oops"') }]);
+    expect((await db.query(`select count(*)::int as n from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id where s.tenant_id = 't1' and s.name = 'forklift_trips'`)).rows[0].n).toBe(0);
+    expect((await db.query(`select 1 from insight.metric_series where tenant_id = 't1' and name = 'forklift_trips'`)).rowCount).toBe(0);
+
+    const good = await upload(body('forklift_trips,1790000000000,-1,l0'), 'text/csv');
+    expect(good.status).toBe(200);
+    expect(good.body.data).toMatchObject({ series: 3000, points: 450_001, lines: 450_001 });
+    const { rows } = await db.query<{ n: number; first: number; other: number }>(
+      `select count(*)::int as n, max(p.value) filter (where s.labels->>'lane' = 'l0' and p.t = to_timestamp(1790000000)) as first,
+              max(p.value) filter (where s.labels->>'lane' = 'l2999' and p.t = to_timestamp(1790000000 + 149 * 86400)) as other
+         from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id where s.tenant_id = 't1' and s.name = 'forklift_trips'`,
+    );
+    expect(rows[0]).toEqual({ n: 450_000, first: -1, other: 2999 + 149 });
+  }, 120_000);
 
   it('answers a wrong content type, a missing token and a role without the right plainly', async () => {
     const text = await upload('name,timestamp,value\n', 'application/json');

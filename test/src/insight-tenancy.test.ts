@@ -193,7 +193,7 @@ describe('metrics belong to their tenant', () => {
     expect(huge.body.errors[0]).toMatchObject({ pointer: '/series/0/points/0/value', detail: expect.stringContaining('1.5e+308') });
     // Such values stored before the bound (written straight to the table) must not break an analysis.
     expect((await ingest(t3, [{ name: 'revenue', points: Array.from({ length: 90 }, (_, i) => ({ timestamp: day(90 - i), value: 100 + (i % 7) })) }])).status).toBe(200);
-    await db.query(`update insight.metric_point set value = 1.5e308 where series_id in (select id from insight.metric_series where tenant_id = 't3' and name = 'revenue')`);
+    await db.query(`update insight.metric_point set value = 1.5e308 where tenant_id = 't3' and series_id in (select id from insight.metric_series where tenant_id = 't3' and name = 'revenue')`);
     const created = await call(jobs(), { headers: bearer(t3), json: { prompt: 'Why did revenue drop last week?' } });
     expect(created.status).toBe(202);
     const job = await ended(created.body.data.jobId, t3);

@@ -7,8 +7,10 @@ describe('the import reader', () => {
     if (typeof columns === 'string') throw new Error(columns);
     const reader = createImportReader();
     const cells = [['orders', '2026-11-01T00:00:00Z', '3', 'eu'], ['orders', '1793577600000', '4', 'eu'], ['orders', '2026-11-01T00:00:00Z', '5', '']];
-    const points = cells.map((c, i) => reader.add(i + 2, columns.fields(c), columns.rawKey(c)));
-    expect(points.map((p) => [p?.line, p?.key, p?.value])).toEqual([[2, 'orders{region="eu"}', 3], [3, 'orders{region="eu"}', 4], [4, 'orders{}', 5]]);
+    expect(cells.map((c, i) => reader.addCells(i + 2, c, columns))).toEqual([true, true, true]);
+    const keys = [...reader.series.values()].map((s) => s.key);
+    const batch = reader.take();
+    expect(Array.from({ length: batch.length }, (_, i) => [batch.line[i], keys[batch.series[i]!], batch.value[i]])).toEqual([[2, 'orders{region="eu"}', 3], [3, 'orders{region="eu"}', 4], [4, 'orders{}', 5]]);
     expect([...reader.series.values()].map((s) => s.labels)).toEqual([{ region: 'eu' }, {}]);
     expect(() => reader.done()).not.toThrow();
   });

@@ -21,15 +21,44 @@ export const IMPORT_LIMITS = {
   lineLength: 16_384,
 } as const;
 
-/** One valid point: its series (by key) and the line it came from. */
-export interface ImportPoint {
-  line: number;
-  key: string;
-  t: number;
-  value: number;
+/**
+ * Valid points of a file, a batch at a time, held in columns (a point is a row of four numbers,
+ * not an object: a file of millions of points makes no garbage per point). Row `i` is the point
+ * of line `line[i]` for the series numbered `series[i]`.
+ */
+export class PointBatch {
+  readonly series: Int32Array;
+  readonly t: Float64Array;
+  readonly value: Float64Array;
+  readonly line: Int32Array;
+  length = 0;
+
+  constructor(readonly capacity: number) {
+    this.series = new Int32Array(capacity);
+    this.t = new Float64Array(capacity);
+    this.value = new Float64Array(capacity);
+    this.line = new Int32Array(capacity);
+  }
+
+  get full(): boolean {
+    return this.length >= this.capacity;
+  }
+
+  push(line: number, series: number, t: number, value: number): void {
+    const i = this.length++;
+    this.line[i] = line;
+    this.series[i] = series;
+    this.t[i] = t;
+    this.value[i] = value;
+  }
 }
 
+/** Points gathered before a batch is handed on. */
+export const POINT_BATCH = 200_000;
+
 export interface ImportSeries {
+  /** Numbered from 0 in the order the file first names them. */
+  no: number;
   key: string;
   name: string;
   labels: Labels;
@@ -56,15 +85,22 @@ export interface ImportFields {
 
 /**
  * Reads lines of one file into points, remembering each distinct series once (its labels are
- * checked when first met). `add` answers the point, or undefined after recording a problem;
- * `done` throws every problem recorded (at most IMPORT_LIMITS.problems).
+ * checked when first met). `add` and `addCells` put the line's point in `batch` and answer true,
+ * or record a problem and answer false; `take` hands the batch on and starts the next; `done`
+ * throws every problem recorded (at most IMPORT_LIMITS.problems).
  */
 export function createImportReader() {
   const series = new Map<string, ImportSeries>();
+  /** The same series in the order met (`no` is the index). */
+  const ordered: ImportSeries[] = [];
   /** Series by how a line wrote them (see `add`'s rawKey). */
   const written = new Map<string, ImportSeries>();
   const problems: MetricProblem[] = [];
   let points = 0;
+  let batch = new PointBatch(POINT_BATCH);
+  /** The line's time and value once `timeAndValue` accepted them. */
+  let t = 0;
+  let value = 0;
 
   function problem(line: number, field: string, detail: string): undefined {
     if (problems.length < IMPORT_LIMITS.problems) problems.push({ pointer: `/line/${line}${field ? `/${field}` : ''}`, detail });
@@ -79,6 +115,26 @@ export function createImportReader() {
     return typeof t === 'number' ? t : problem(line, 'timestamp', t.problem);
   }
 
+  /** Checks a line's time and value, recording what is wrong; true when both are good (then in `t` and `value`). */
+  function timeAndValue(line: number, rawTime: unknown, rawValue: unknown): boolean {
+    const time = timestampOf(line, rawTime);
+    const v = typeof rawValue === 'string' && rawValue.trim() !== '' ? Number(rawValue) : rawValue;
+    if (typeof v !== 'number' || !Number.isFinite(v)) return !!problem(line, 'value', `value must be a finite number, got ${JSON.stringify(rawValue)?.slice(0, 40)}`);
+    if (Math.abs(v) > METRIC_LIMITS.maxAbsValue) return !!problem(line, 'value', `value ${v} is beyond the bound of ±${METRIC_LIMITS.maxAbsValue.toExponential()}`);
+    if (time === undefined) return false;
+    if (time < METRIC_LIMITS.minTime || time >= METRIC_LIMITS.maxTime) return !!problem(line, 'timestamp', 'timestamp must be between 1970 and 2200');
+    t = time;
+    value = v;
+    return true;
+  }
+
+  /** The checked point of `line` into the batch, within the file's limit of points. */
+  function keep(line: number, known: ImportSeries): boolean {
+    if (++points > IMPORT_LIMITS.points) return !!problem(line, '', `a file may hold at most ${IMPORT_LIMITS.points.toLocaleString('en-US')} points; split it`);
+    batch.push(line, known.no, t, value);
+    return true;
+  }
+
   /** A series met for the first time: its name, labels and unit checked once. */
   function newSeries(line: number, key: string, name: string, labels: Labels, unitGiven: unknown): ImportSeries | undefined {
     const bad = checkMetricName(name, '/name') ?? checkLabels(labels, '/labels')[0];
@@ -86,13 +142,16 @@ export function createImportReader() {
     const unit = unitGiven === undefined || unitGiven === null || unitGiven === '' ? null : unitGiven;
     if (unit !== null && (typeof unit !== 'string' || unit.length > UNIT_LENGTH)) return problem(line, 'unit', `unit must be a string of at most ${UNIT_LENGTH} characters`);
     if (series.size >= IMPORT_LIMITS.series) return problem(line, '', `a file may hold at most ${IMPORT_LIMITS.series.toLocaleString('en-US')} series; split it`);
-    const created = { key, name, labels: { ...labels }, unit };
+    const created = { no: series.size, key, name, labels: { ...labels }, unit };
     series.set(key, created);
+    ordered.push(created);
     return created;
   }
 
   return {
     series,
+    /** Every series met so far, in order; grows as lines are read. */
+    ordered: ordered as readonly ImportSeries[],
     get points() {
       return points;
     },
@@ -100,29 +159,40 @@ export function createImportReader() {
     get stopped() {
       return problems.length >= IMPORT_LIMITS.problems;
     },
+    /** The points read since the last `take`. */
+    get batch(): PointBatch {
+      return batch;
+    },
+    /** The batch so far, handed on; the next points go to a new one. */
+    take(): PointBatch {
+      const full = batch;
+      batch = new PointBatch(POINT_BATCH);
+      return full;
+    },
     /**
      * The point of one line. `rawKey` (optional) names the line's series as written (a CSV line's
      * name and label cells): a series met again is then recognised without building its key.
      */
-    add(line: number, fields: ImportFields, rawKey?: string): ImportPoint | undefined {
-      if (typeof fields.name !== 'string') return problem(line, 'name', 'name is required');
-      const t = timestampOf(line, fields.timestamp);
-      const value = typeof fields.value === 'string' && fields.value.trim() !== '' ? Number(fields.value) : fields.value;
-      if (typeof value !== 'number' || !Number.isFinite(value)) return problem(line, 'value', `value must be a finite number, got ${JSON.stringify(fields.value)?.slice(0, 40)}`);
-      if (Math.abs(value) > METRIC_LIMITS.maxAbsValue) return problem(line, 'value', `value ${value} is beyond the bound of ±${METRIC_LIMITS.maxAbsValue.toExponential()}`);
-      if (t === undefined) return undefined;
-      if (t < METRIC_LIMITS.minTime || t >= METRIC_LIMITS.maxTime) return problem(line, 'timestamp', 'timestamp must be between 1970 and 2200');
+    add(line: number, fields: ImportFields, rawKey?: string): boolean {
+      if (typeof fields.name !== 'string') return !!problem(line, 'name', 'name is required');
+      if (!timeAndValue(line, fields.timestamp, fields.value)) return false;
       let known = rawKey === undefined ? undefined : written.get(rawKey);
       if (!known) {
         const labels = (fields.labels ?? {}) as Labels;
-        if (typeof labels !== 'object' || Array.isArray(labels)) return problem(line, 'labels', 'labels must be an object of label names to strings');
+        if (typeof labels !== 'object' || Array.isArray(labels)) return !!problem(line, 'labels', 'labels must be an object of label names to strings');
         const key = seriesKey({ name: fields.name, labels });
         known = series.get(key) ?? newSeries(line, key, fields.name, labels, fields.unit);
-        if (!known) return undefined;
+        if (!known) return false;
         if (rawKey !== undefined) written.set(rawKey, known);
       }
-      if (++points > IMPORT_LIMITS.points) return problem(line, '', `a file may hold at most ${IMPORT_LIMITS.points.toLocaleString('en-US')} points; split it`);
-      return { line, key: known.key, t, value };
+      return keep(line, known);
+    },
+    /** The point of one CSV record: a series met before (by its cells as written) is not read again. */
+    addCells(line: number, cells: readonly string[], columns: CsvColumns): boolean {
+      const rawKey = columns.rawKey(cells);
+      const known = written.get(rawKey);
+      if (!known) return this.add(line, columns.fields(cells), rawKey);
+      return timeAndValue(line, cells[columns.timestamp], cells[columns.value]) && keep(line, known);
     },
     /** A line that is not a record at all (bad JSON, wrong column count). */
     unreadable(line: number, detail: string): undefined {
@@ -154,6 +224,9 @@ export function ndjsonFields(text: string): ImportFields | string {
 /** How a CSV header's columns map to fields: name, timestamp, value and unit by name; the rest are labels. */
 export interface CsvColumns {
   width: number;
+  /** The cells of the time and the value. */
+  timestamp: number;
+  value: number;
   rawKey: (values: readonly string[]) => string;
   fields: (values: readonly string[]) => ImportFields;
 }
@@ -167,6 +240,8 @@ export function csvColumns(header: readonly string[]): CsvColumns | string {
   const labels = header.map((column, i) => ({ column, i })).filter(({ i }) => ![name, timestamp, value, unit].includes(i));
   return {
     width: header.length,
+    timestamp,
+    value,
     /** The line's series as written: its name, unit and label cells. */
     rawKey: (values) => [values[name], unit < 0 ? '' : values[unit], ...labels.map(({ i }) => values[i])].join('\u0001'),
     fields: (values) => {

@@ -1,13 +1,10 @@
-import { createInterface } from 'node:readline';
 import { Readable } from 'node:stream';
+import { StringDecoder } from 'node:string_decoder';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { SvcError, validationError, type Logger, type TenantRequest } from '@svc/kit';
-import { csvColumns, createImportReader, ImportProblems, IMPORT_LIMITS, ndjsonFields, type CsvColumns, type ImportFormat, type ImportPoint, type ImportReader } from '../domain/metric-import.js';
+import { csvColumns, createImportReader, ImportProblems, IMPORT_LIMITS, ndjsonFields, type CsvColumns, type ImportFormat, type ImportReader, type PointBatch } from '../domain/metric-import.js';
 import type { MetricImportStore } from '../store/metric-import-store.js';
 import { scoped } from './jobs.js';
-
-/** Points handed to the store at a time while a file is read. */
-const BATCH = 20_000;
 
 export interface ImportOutcome {
   series: number;
@@ -17,34 +14,46 @@ export interface ImportOutcome {
 }
 
 /**
- * The body's lines, numbered from 1 (a byte-order mark dropped, blank lines skipped); a line over
- * the length limit is recorded as a problem and comes as undefined.
+ * The body's lines as they arrive, a chunk's worth at a time (split at \n, so \r\n too; no
+ * step per line between chunks), numbered from `first`. A line longer than the limit is cut
+ * just past it as it arrives (so it is not held whole) and reported by the reader.
  */
-async function* numberedLines(body: Readable, reader: ImportReader): AsyncGenerator<{ line: number; text: string } | undefined> {
-  let line = 0;
-  for await (const raw of createInterface({ input: body, crlfDelay: Infinity })) {
-    line++;
-    const text = line === 1 && raw.charCodeAt(0) === 0xfeff ? raw.slice(1) : raw;
-    if (!text.trim()) continue;
-    yield text.length > IMPORT_LIMITS.lineLength ? reader.unreadable(line, `a line may hold at most ${IMPORT_LIMITS.lineLength} characters`) : { line, text };
-  }
-}
-
-/** The points of an NDJSON body, one JSON object a line. */
-async function* ndjsonRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
-  for await (const read of numberedLines(body, reader)) {
-    if (!read) {
-      yield undefined;
-      continue;
+async function* lineBlocks(body: Readable): AsyncGenerator<{ first: number; lines: string[] }> {
+  const decoder = new StringDecoder('utf8');
+  let rest = '';
+  let cutting = false;
+  let first = 1;
+  const block = (text: string) => {
+    if (cutting) {
+      const end = text.indexOf('\n');
+      if (end < 0) return [];
+      cutting = false;
+      text = text.slice(end);
     }
-    const fields = ndjsonFields(read.text);
-    yield typeof fields === 'string' ? reader.unreadable(read.line, fields) : reader.add(read.line, fields);
+    const lines = (rest + text).split('\n');
+    rest = lines.pop()!;
+    if (rest.length > IMPORT_LIMITS.lineLength) {
+      rest = rest.slice(0, IMPORT_LIMITS.lineLength + 1);
+      cutting = true;
+    }
+    return lines;
+  };
+  for await (const chunk of body) {
+    const lines = block(decoder.write(chunk as Buffer));
+    if (!lines.length) continue;
+    yield { first, lines };
+    first += lines.length;
   }
+  const last = [...block(decoder.end()), ...(rest ? [rest] : [])];
+  if (last.length) yield { first, lines: last };
 }
 
 /** One CSV record's cells: split at its commas, or read by csv-parse when the line has quotes; a string says what is wrong. */
 function cellsOf(text: string): string[] | string {
-  if (!text.includes('"')) return text.split(',').map((c) => c.trim());
+  if (!text.includes('"')) {
+    const cells = text.split(',');
+    return text.includes(' ') || text.includes('\t') ? cells.map((c) => c.trim()) : cells;
+  }
   try {
     return (parseCsv(text, { trim: true }) as string[][])[0] ?? [];
   } catch (error) {
@@ -52,41 +61,43 @@ function cellsOf(text: string): string[] | string {
   }
 }
 
-/**
- * The points of a CSV body: one record a line (a quoted cell may hold commas and quotes, not a
- * line break), the header first. A line without a quote is split at its commas; one with quotes
- * is read by csv-parse, so quoting follows RFC 4180 without parsing every line the slow way.
- */
-async function* csvRecords(body: Readable, reader: ImportReader): AsyncGenerator<ImportPoint | undefined> {
-  let columns: CsvColumns | undefined;
-  for await (const read of numberedLines(body, reader)) {
-    if (!read) {
-      yield undefined;
-      continue;
-    }
-    const cells = cellsOf(read.text);
-    if (typeof cells === 'string') {
-      yield reader.unreadable(read.line, cells);
-      continue;
-    }
-    if (!columns) {
-      const found = csvColumns(cells);
-      if (typeof found === 'string') {
-        yield reader.unreadable(read.line, found);
-        return;
-      }
-      columns = found;
-      continue;
-    }
-    yield cells.length === columns.width
-      ? reader.add(read.line, columns.fields(cells), columns.rawKey(cells))
-      : reader.unreadable(read.line, `expected ${columns.width} cells as the header has, got ${cells.length}`);
+/** Reads one file's lines into the reader: CSV (the header first) or NDJSON; true for a line of points (not the header). */
+function lineReader(format: ImportFormat, reader: ImportReader): (line: number, text: string) => boolean {
+  if (format === 'ndjson') {
+    return (line, text) => {
+      const fields = ndjsonFields(text);
+      if (typeof fields === 'string') reader.unreadable(line, fields);
+      else reader.add(line, fields);
+      return true;
+    };
   }
+  // A quoted cell may hold commas and quotes, not a line break: quoting follows RFC 4180, and a
+  // line without a quote is split at its commas rather than parsed the slow way.
+  let columns: CsvColumns | undefined;
+  let badHeader = false;
+  return (line, text) => {
+    if (badHeader) return false; // reported once: without columns no line can be read
+    const cells = cellsOf(text);
+    if (typeof cells === 'string') reader.unreadable(line, cells);
+    else if (columns) {
+      if (cells.length === columns.width) reader.addCells(line, cells, columns);
+      else reader.unreadable(line, `expected ${columns.width} cells as the header has, got ${cells.length}`);
+    } else {
+      const found = csvColumns(cells);
+      if (typeof found !== 'string') columns = found;
+      else {
+        badHeader = true;
+        reader.unreadable(line, found);
+      }
+      return badHeader;
+    }
+    return true;
+  };
 }
 
 /**
  * Bulk import (POST /api/v1/insight/metrics/import): a CSV or NDJSON body read as a stream,
- * checked line by line, staged and written in one transaction (metric-import-store.ts), all or
+ * checked line by line, copied and written in one transaction (metric-import-store.ts), all or
  * nothing; 422 names the lines at fault. `progress` is told every 500,000 points.
  */
 export function createImportMetrics(deps: { store: MetricImportStore; log: Logger; now?: () => number }) {
@@ -97,29 +108,35 @@ export function createImportMetrics(deps: { store: MetricImportStore; log: Logge
     const reader = createImportReader();
     let lines = 0;
     let reported = 0;
-    try {
-      const written = await deps.store.importFile(tenantId, async (stage) => {
-        let batch: ImportPoint[] = [];
-        for await (const point of format === 'csv' ? csvRecords(body, reader) : ndjsonRecords(body, reader)) {
-          lines++;
-          if (reader.stopped) break;
-          if (!point) continue;
-          batch.push(point);
-          if (batch.length >= BATCH) {
-            await stage(batch);
-            batch = [];
-            if (reader.points - reported >= 500_000) {
-              reported = reader.points;
-              progress?.(reported);
-              deps.log.info({ tenantId, points: reported, lines }, 'metric import progress');
-            }
-          }
+    /** The file's points in batches as they are read; the reader's problems end it (and the COPY) with an error. */
+    async function* batches(): AsyncGenerator<PointBatch> {
+      const read = lineReader(format, reader);
+      reading: for await (const { first, lines: block } of lineBlocks(body)) {
+        for (let i = 0; i < block.length; i++) {
+          const line = first + i;
+          let text = block[i]!;
+          if (text.charCodeAt(text.length - 1) === 13) text = text.slice(0, -1);
+          if (line === 1 && text.charCodeAt(0) === 0xfeff) text = text.slice(1);
+          if (!text || (text.charCodeAt(0) <= 32 && !text.trim())) continue;
+          if (text.length > IMPORT_LIMITS.lineLength) {
+            lines++;
+            reader.unreadable(line, `a line may hold at most ${IMPORT_LIMITS.lineLength} characters`);
+          } else if (read(line, text)) lines++;
+          if (reader.stopped) break reading;
+          if (reader.batch.full) yield reader.take();
         }
-        reader.done();
-        if (!reader.points) throw new SvcError('BAD_USER_INPUT', 'The file holds no points: a CSV needs a header and at least one line, NDJSON at least one line', { status: 422, errors: [{ pointer: '/line/1', detail: 'no points' }] });
-        await stage(batch);
-        return [...reader.series.values()];
-      });
+        if (reader.points - reported >= 500_000) {
+          reported = reader.points;
+          progress?.(reported);
+          deps.log.info({ tenantId, points: reported, lines }, 'metric import progress');
+        }
+      }
+      reader.done();
+      if (!reader.points) throw new SvcError('BAD_USER_INPUT', 'The file holds no points: a CSV needs a header and at least one line, NDJSON at least one line', { status: 422, errors: [{ pointer: '/line/1', detail: 'no points' }] });
+      yield reader.take();
+    }
+    try {
+      const written = await deps.store.importFile(tenantId, batches(), reader.ordered);
       const outcome = { ...written, lines, seconds: Math.round((now() - started) / 100) / 10 };
       deps.log.info({ tenantId, by: principal.subject, format, ...outcome }, 'metrics imported');
       return outcome;
