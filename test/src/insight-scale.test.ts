@@ -35,15 +35,15 @@ beforeAll(async () => {
   );
   // A steady level per series with a little daily noise; province p07 carries 20 % of its level yesterday.
   await db.query(
-    `insert into insight.metric_point (series_id, t, value)
-     select s.id, to_timestamp(($2::bigint - (k * 86400000)) / 1000.0),
+    `insert into insight.metric_point (tenant_id, series_id, t, value)
+     select s.tenant_id, s.id, to_timestamp(($2::bigint - (k * 86400000)) / 1000.0),
             round(((50 + abs(hashtext(s.labels_key)) % 100) * (1 + 0.03 * sin(k * 1.7 + abs(hashtext(s.labels_key)) % 13))
                    * case when k = 1 and s.labels->>'province' = 'p07' then 0.2 else 1 end)::numeric, 2)::float8
        from insight.metric_series s, generate_series(1, $3::int) k
       where s.tenant_id = $1`,
     [TENANT, today, DAYS],
   );
-  const { rows } = await db.query('select count(*)::int as n from insight.metric_point p join insight.metric_series s on s.id = p.series_id where s.tenant_id = $1', [TENANT]);
+  const { rows } = await db.query('select count(*)::int as n from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id where s.tenant_id = $1', [TENANT]);
   expect(rows[0].n).toBe(SERIES * DAYS);
 }, 120_000);
 
@@ -64,6 +64,14 @@ describe('an analysis over 20,000 series on a pool of two connections', () => {
     expect(top).toMatchObject({ view: 'segment', labels: { province: 'p07' } });
     expect(top.share).toBeGreaterThan(0.9);
     expect(job.report.judgment).toContain('province=p07');
+    // The catalog the agent read is the metric summed up where the data is, not 20,000 entries.
+    const listed = job.steps.find((st: { kind: string; toolName: string | null }) => st.kind === 'TOOL_RESULT' && st.toolName === 'list_metrics').result;
+    expect(listed.metrics.filter((m: { source: string }) => m.source === 'store')).toEqual([expect.objectContaining({
+      name: 'edge_gigabytes', labels: {}, source: 'store', series: SERIES, points: SERIES * DAYS,
+      labelValueCounts: { channel: 10, dc: 5, isp: 10, province: 40 },
+      labelValues: expect.objectContaining({ dc: ['dc1', 'dc2', 'dc3', 'dc4', 'dc5'], province: expect.arrayContaining(['p01', 'p07']) }),
+    })]);
+    expect(listed.metrics.find((m: { name: string }) => m.name === 'edge_gigabytes').labelValues.province).toHaveLength(20);
   }, 180_000);
 
   it("reads a lookup of the province's 500 series in one query, each with its points", async () => {

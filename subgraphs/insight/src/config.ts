@@ -43,6 +43,8 @@ export const insightConfig = defineConfigSlice({
     SVC_INSIGHT_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
     /** Steps one job may write before it fails. Default 40. */
     SVC_INSIGHT_MAX_STEPS: z.coerce.number().int().min(5).max(500).default(40),
+    /** Labelled series of one metric an analysis drills into; past it the answer says so and skips the drill-down. Default 250000. */
+    SVC_INSIGHT_MAX_LEAVES: z.coerce.number().int().min(100).max(10_000_000).default(250_000),
     /** How long one job may run before it fails, ms. Default 300000 (5 minutes). */
     SVC_INSIGHT_JOB_TIMEOUT_MS: z.coerce.number().int().min(1000).max(86_400_000).default(300_000),
     /** Hours a proposed action waits for a decision before it expires. Default 72. */
@@ -120,6 +122,7 @@ export const insightConfig = defineConfigSlice({
       concurrency: config.SVC_INSIGHT_CONCURRENCY,
       lockLifetimeMs: config.SVC_INSIGHT_LOCK_LIFETIME_MS,
       maxSteps: config.SVC_INSIGHT_MAX_STEPS,
+      maxLeaves: config.SVC_INSIGHT_MAX_LEAVES,
       timeoutMs: config.SVC_INSIGHT_JOB_TIMEOUT_MS,
       actionTtlHours: config.SVC_INSIGHT_ACTION_TTL_HOURS,
       sweepMs: config.SVC_INSIGHT_SWEEP_MS,

@@ -75,6 +75,8 @@ export interface AnalysisSettings {
   concurrency: number;
   lockLifetimeMs: number;
   maxSteps: number;
+  /** SVC_INSIGHT_MAX_LEAVES: labelled series of one metric an analysis drills into. */
+  maxLeaves: number;
   timeoutMs: number;
   actionTtlHours: number;
   /** Sweep interval (expiry, re-queueing lost work), ms. */
@@ -167,6 +169,7 @@ async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, lo
     targets: eventTargets({ call, headers: callerHeaders, log }).read,
     // A third of the pool (at least 1, at most 6): step writes and other requests keep connections.
     parallelReads: Math.max(1, Math.min(6, Math.floor((settings.poolMax ?? 10) / 3))),
+    maxLeaves: settings.maxLeaves,
   });
   if (settings.seedDemo) await seedDemo(metricStore, definitionStore, log);
 

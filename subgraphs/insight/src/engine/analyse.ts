@@ -7,7 +7,7 @@ import { additiveLeaves, aggregate, dailyValues, ratioScale } from './aggregate.
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
 import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
-import { namedScope, scopedSeries, scopeText } from './scope.js';
+import { scopedSeries, scopeText } from './scope.js';
 import { rankCauses } from './causes.js';
 import { changeStart } from './change-point.js';
 import { addDays, daysBetween } from './days.js';
@@ -15,11 +15,10 @@ import { attributeDriver, declaredElasticity, estimateLaggedElasticity, type Dri
 import { alignEvents, type EngineEvent } from './events.js';
 import type { Finding } from './finding.js';
 import { productAttribution, ratioAttribution, sumAttribution, type FormulaAttribution } from './formula-attribution.js';
-import { readQuestion } from './intent.js';
 import type { SegmentLeaf } from './leaf-table.js';
 import { forecastAhead, whatIfEffect } from './outlook.js';
-import { choosePeriods, type Period } from './periods.js';
-import { subjectOf } from './plan.js';
+import { choosePeriods, type Period, type PeriodChoice } from './periods.js';
+import { questionSubject } from './plan.js';
 import { judgePremise } from './premise.js';
 import { rankParts } from './ranking.js';
 import { remainderOf } from './remainder.js';
@@ -38,6 +37,24 @@ export interface AnalysisInput {
   locale?: string;
   /** Seed of the bootstrap; default 1. */
   seed?: number;
+  /** The periods compared, when the caller chose them first (`periodsFor`) to read the leaves for them. */
+  periods?: PeriodChoice;
+  /** Metrics whose leaves the caller did not read (a configured limit): the answer says their labels were not examined. */
+  leavesLeftOut?: readonly string[];
+}
+
+/**
+ * The periods an analysis of `question` compares, chosen from the totals alone (the series `plan`
+ * asks for as `total`), so that the leaves can then be read for those days only. `analyse`,
+ * given them, compares exactly these.
+ */
+export function periodsFor(input: Pick<AnalysisInput, 'question' | 'series' | 'now'>): PeriodChoice {
+  return periodsOver(input.question, new SeriesBook(input.series), typeof input.now === 'number' ? input.now : input.now.getTime());
+}
+
+function periodsOver(question: string, book: SeriesBook, now: number): PeriodChoice {
+  const span = book.span();
+  return choosePeriods(question, { now, ...(span.last ? { lastDataDay: span.last } : {}), ...(span.first ? { firstDataDay: span.first } : {}) });
 }
 
 /** Other metrics searched for candidates (each costs a change-point detection, a few ms). */
@@ -151,8 +168,7 @@ export function analyse(input: AnalysisInput): Finding {
   const now = typeof input.now === 'number' ? input.now : input.now.getTime();
   const defs = catalogOf(input.catalog);
   let book = new SeriesBook(input.series);
-  const labelValues = new Map([...defs.keys()].map((n) => [n, book.labelValues(n)]));
-  const reading = readQuestion(input.question, defs.values(), labelValues);
+  const { reading, subject, scope } = questionSubject(input.question, defs, book);
   const base = {
     question: input.question,
     intents: reading.intents,
@@ -164,7 +180,6 @@ export function analyse(input: AnalysisInput): Finding {
     candidates: [],
     locale,
   };
-  const subject = subjectOf(reading, defs);
   if (subject.kind === 'unknown') {
     return { ...base, status: 'unknown-metric', available: subject.available, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
   }
@@ -172,8 +187,6 @@ export function analyse(input: AnalysisInput): Finding {
   const notes: string[] = [];
   if (def.defaulted.length) notes.push(`${def.name}: ${def.defaulted.join(', ')} not declared, defaults used`);
   // A question about part of the metric ("mobile bookings"): the analysis runs on that part.
-  const numerator = ratioParts(def.aggregation)?.numerator;
-  const scope = namedScope(reading.subjectText, def, { ...def.labelValues, ...labelValues.get(def.name), ...(numerator ? labelValues.get(numerator) : {}) });
   if (Object.keys(scope).length) {
     book = new SeriesBook(scopedSeries(input.series, def, scope));
     notes.push(`the question names ${scopeText(scope)}: ${def.name} was analysed for that part only`);
@@ -185,8 +198,7 @@ export function analyse(input: AnalysisInput): Finding {
   }
   const info = { name: def.name, ...(Object.keys(scope).length ? { scope } : {}), how: subject.how, others: subject.others.map((o) => o.name), unit: def.unit, aggregation: def.aggregation, upIsGood: def.upIsGood, defaulted: def.defaulted };
   if (subject.others.length) notes.push(`the question also matched ${info.others.join(', ')}; ${def.name} was taken (${subject.how} match)`);
-  const span = book.span();
-  const periods = choosePeriods(input.question, { now, ...(span.last ? { lastDataDay: span.last } : {}), ...(span.first ? { firstDataDay: span.first } : {}) });
+  const periods = input.periods ?? periodsOver(input.question, book, now);
   notes.push(periods.reading);
   const actual = aggregate(def, periods.period, book);
   const before = aggregate(def, periods.comparison, book);
@@ -253,5 +265,6 @@ export function analyse(input: AnalysisInput): Finding {
     ...(whatIf ? { whatIf } : {}),
     ...(ranking ? { ranking } : {}),
     notes,
+    ...(input.leavesLeftOut?.length ? { leavesLeftOut: [...input.leavesLeftOut] } : {}),
   };
 }

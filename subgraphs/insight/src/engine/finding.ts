@@ -106,5 +106,7 @@ export interface Finding {
   ranking?: Ranking;
   /** Assumptions and readings worth stating (period reading, defaults, skipped stages and why). */
   notes: string[];
+  /** Metrics whose labels were not examined: the caller left their leaves out (a configured limit). */
+  leavesLeftOut?: string[];
   locale: string;
 }

@@ -71,7 +71,8 @@ export function narrate(f: Finding): Narrative {
       text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
     });
   } else if (p.observed !== 'flat' && p.verdict !== 'within-normal') {
-    statements.push({ topic: 'remainder', text: `No declared formula, driver or label of ${subjectName(f.subject)} explains the change: all of ${d(p.change)} is unexplained.` });
+    const labelsSeen = !f.leavesLeftOut?.length;
+    statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
   }
   for (const c of f.candidates.slice(0, 3)) {
     const text = c.reason === 'change-point' && c.day

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { HISTORY_DAYS, plan } from './plan.js';
+import { HISTORY_DAYS, partRequests, plan } from './plan.js';
 
 const catalog = [
   { name: 'gmv_eur', unit: { kind: 'currency' as const, code: 'EUR' }, formula: { product: ['orders', 'basket_eur'] }, drivers: [{ metric: 'ad_clicks', labels: { channel: 'search' }, lagDays: 2 }] },
@@ -11,7 +11,7 @@ const catalog = [
 const now = Date.parse('2026-11-18T10:00:00Z');
 
 describe('plan', () => {
-  it('asks for the subject by leaves, its factors, its drivers with their labels, the lever and the other metrics as candidates', () => {
+  it('asks for the subject by leaves, its factors, its drivers\' parts as totals, the lever and the other metrics as candidates', () => {
     const p = plan('Why did gmv_eur drop last week? What if we increase search ad clicks by 10%?', catalog, now);
     expect(p.subject).toMatchObject({ kind: 'metric', name: 'gmv_eur', how: 'exact' });
     const window = { from: '2025-09-14', to: '2026-11-18' };
@@ -19,13 +19,25 @@ describe('plan', () => {
       { metric: 'gmv_eur', role: 'subject', shape: 'total', ...window },
       { metric: 'gmv_eur', role: 'subject', shape: 'leaves', ...window },
       { metric: 'orders', role: 'factor', shape: 'total', ...window },
-      { metric: 'ad_clicks', role: 'driver', shape: 'leaves', labels: { channel: 'search' }, ...window },
-      { metric: 'ad_clicks', role: 'lever', shape: 'leaves', ...window },
+      // The driver's part (and the lever, the same part) as one total: its whole history, added up where the data is.
+      { metric: 'ad_clicks', role: 'driver', shape: 'total', labels: { channel: 'search' }, ...window },
       { metric: 'checkouts', role: 'candidate', shape: 'total', ...window },
       { metric: 'visits', role: 'candidate', shape: 'total', ...window },
       { metric: 'ad_clicks', role: 'candidate', shape: 'total', ...window },
     ]);
     expect(HISTORY_DAYS).toBe(430);
+  });
+
+  it('asks, once the leaves are read, for the part a question names as a total of its own (a ratio\'s by its parts)', () => {
+    const t = Date.parse('2026-11-17T00:00:00Z');
+    // The catalog lists no label values here: the leaves read name them.
+    const leaves = ['mobile', 'desktop'].flatMap((device) => ['gmv_eur', 'checkouts', 'visits'].map((name) => ({ name, labels: { device }, points: [{ t, value: 1 }] })));
+    const parts = (q: string) => partRequests(q, [...catalog, { name: 'checkouts' }, { name: 'visits' }], leaves, now).map((r) => [r.metric, r.role, r.shape, r.labels, r.from, r.to]);
+    expect(parts('Why did mobile gmv_eur drop last week?')).toEqual([['gmv_eur', 'subject', 'total', { device: 'mobile' }, '2025-09-14', '2026-11-18']]);
+    expect(parts('why did the mobile checkout ratio fall yesterday')).toEqual([
+      ['checkouts', 'numerator', 'total', { device: 'mobile' }, '2025-09-14', '2026-11-18'], ['visits', 'denominator', 'total', { device: 'mobile' }, '2025-09-14', '2026-11-18'],
+    ]);
+    expect(parts('Why did gmv_eur drop last week?')).toEqual([]);
   });
 
   it('asks for a ratio subject\'s numerator and denominator, never the ratio itself', () => {

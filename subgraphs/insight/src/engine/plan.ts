@@ -1,12 +1,18 @@
 /**
  * Which series an analysis needs, so the caller can fetch them before calling `analyse`:
  * the subject (or a ratio's numerator and denominator) as a total and by leaves, each formula
- * factor, each declared driver (with its labels), the what-if lever, and every other catalog
- * metric's total as a candidate. Days are UTC; every request spans the same history window.
+ * factor, each declared driver (the part its labels name, as a total), the what-if lever, and
+ * every other catalog metric's total as a candidate; then, once the leaves are read, the part
+ * of the subject the question names (`partRequests`). Totals span the history window; leaves
+ * are read only for the periods the analysis compares (`periodsFor`, from the totals), so what
+ * crosses from the database grows with the leaves, not with the leaves times the days of
+ * history. Days are UTC.
  */
 import { catalogOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
 import { addDays, dayOf } from './days.js';
 import { readQuestion, type QuestionReading } from './intent.js';
+import { namedScope } from './scope.js';
+import { SeriesBook, type SeriesData } from './series.js';
 import { resolveSubject, type SubjectResolution } from './subject.js';
 
 export type SeriesRole = 'subject' | 'numerator' | 'denominator' | 'factor' | 'driver' | 'lever' | 'candidate';
@@ -14,11 +20,15 @@ export type SeriesRole = 'subject' | 'numerator' | 'denominator' | 'factor' | 'd
 export interface SeriesRequest {
   metric: string;
   role: SeriesRole;
-  /** `total`: the metric's daily total (one unlabelled series); `leaves`: one daily series per label combination. */
+  /**
+   * `total`: the metric's daily total (one unlabelled series; with `labels`, the total of the
+   * part they name, returned with those labels and marked `total`); `leaves`: one daily series
+   * per label combination, for the compared periods' days only.
+   */
   shape: 'total' | 'leaves';
   /** Only series carrying these labels, added up (return them with these labels). */
   labels?: Record<string, string>;
-  /** First and last day wanted, ISO dates, included. */
+  /** First and last day wanted, ISO dates, included (for leaves: the bounds the periods fall within). */
   from: string;
   to: string;
 }
@@ -81,9 +91,51 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
     addMetric(def.name, 'subject', true);
     const formula = def.formula;
     if (formula) for (const f of 'product' in formula ? formula.product : formula.sum) addMetric(f, 'factor', false);
-    for (const d of def.drivers) add(d.metric, 'driver', d.labels ? 'leaves' : 'total', d.labels);
-    if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'leaves');
+    for (const d of def.drivers) add(d.metric, 'driver', 'total', d.labels);
+    if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'total', reading.whatIf.labels);
     for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);
   }
   return { reading, subject, requests };
+}
+
+/** What a question is about: its reading, the subject, and the part of it (a scope) it names, from the catalog and the series read. */
+export interface QuestionSubject {
+  reading: QuestionReading;
+  subject: SubjectResolution;
+  scope: Record<string, string>;
+}
+
+/**
+ * The question read against the catalog and the label values of the series read (a value the
+ * catalog does not list is still recognised in the leaves), the subject, and the part of it the
+ * question names. `analyse` and `partRequests` both read a question this way, so the part read
+ * before is the part analysed.
+ */
+export function questionSubject(question: string, defs: Map<string, MetricDef>, book: SeriesBook): QuestionSubject {
+  const labelValues = new Map([...defs.keys()].map((n) => [n, book.labelValues(n)]));
+  const reading = readQuestion(question, defs.values(), labelValues);
+  const subject = subjectOf(reading, defs);
+  if (subject.kind !== 'metric') return { reading, subject, scope: {} };
+  const def = defs.get(subject.name)!;
+  const numerator = ratioParts(def.aggregation)?.numerator;
+  const scope = namedScope(reading.subjectText, def, { ...def.labelValues, ...labelValues.get(def.name), ...(numerator ? labelValues.get(numerator) : {}) });
+  return { reading, subject, scope };
+}
+
+/**
+ * The part of the subject the question names ("why did mobile bookings drop"), as totals to read
+ * before `analyse`: the part's own history, added up where the data is (the leaves are read for
+ * the compared periods only, so adding them up would give no history). None when the question
+ * names no part. `series` are those read for `plan`'s requests.
+ */
+export function partRequests(question: string, catalog: readonly CatalogEntry[], series: readonly SeriesData[], now: number | Date): SeriesRequest[] {
+  const defs = catalogOf(catalog);
+  const { subject, scope } = questionSubject(question, defs, new SeriesBook(series));
+  if (subject.kind !== 'metric' || !Object.keys(scope).length) return [];
+  const def = defs.get(subject.name)!;
+  const parts = ratioParts(def.aggregation);
+  const to = dayOf(typeof now === 'number' ? now : now.getTime());
+  const from = addDays(to, -HISTORY_DAYS);
+  const named: [string, SeriesRole][] = parts ? [[parts.numerator, 'numerator'], [parts.denominator, 'denominator']] : [[def.name, 'subject']];
+  return named.map(([metric, role]) => ({ metric, role, shape: 'total', labels: scope, from, to }));
 }

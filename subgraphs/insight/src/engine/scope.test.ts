@@ -3,7 +3,7 @@ import { analyse } from './analyse.js';
 import { withDefaults } from './catalog.js';
 import { addDays } from './days.js';
 import { namedScope, scopedSeries } from './scope.js';
-import type { SeriesData } from './series.js';
+import { SeriesBook, type SeriesData } from './series.js';
 import { generateLeaves, totalOf } from './synthetic-series.js';
 
 describe('namedScope', () => {
@@ -48,6 +48,27 @@ describe('scopedSeries', () => {
     ]);
     const mean = scopedSeries(series, withDefaults({ name: 'parcels', aggregation: 'mean' }), { device: 'mobile' });
     expect(mean.find((s) => s.name === 'parcels' && Object.keys(s.labels).length === 0)!.points[0]!.value).toBe(15);
+  });
+
+  it('takes the part\'s total as read (its whole history) rather than adding up leaves read for a few days', () => {
+    const t = (day: string) => Date.parse(`${day}T00:00:00Z`);
+    const series: SeriesData[] = [
+      { name: 'parcels', labels: { device: 'mobile' }, total: true, points: [{ t: t('2026-10-01'), value: 25 }, { t: t('2026-11-01'), value: 30 }] },
+      { name: 'parcels', labels: { device: 'mobile', region: 'north' }, points: [{ t: t('2026-11-01'), value: 10 }] },
+      { name: 'parcels', labels: { device: 'mobile', region: 'south' }, points: [{ t: t('2026-11-01'), value: 20 }] },
+      { name: 'parcels', labels: { device: 'desktop', region: 'north' }, points: [{ t: t('2026-11-01'), value: 30 }] },
+    ];
+    const out = scopedSeries(series, withDefaults({ name: 'parcels' }), { device: 'mobile' });
+    expect(out.map((s) => [s.labels, s.points.map((p) => p.value)])).toEqual([
+      [{}, [25, 30]],
+      [{ device: 'mobile', region: 'north' }, [10]],
+      [{ device: 'mobile', region: 'south' }, [20]],
+    ]);
+    // The book answers the part from its total, and lists only true leaves.
+    const book = new SeriesBook(series);
+    expect([...book.filtered('parcels', { device: 'mobile' })!]).toEqual([['2026-10-01', 25], ['2026-11-01', 30]]);
+    expect(book.leaves('parcels')).toHaveLength(3);
+    expect(book.span()).toEqual({ first: '2026-10-01', last: '2026-11-01' });
   });
 });
 

@@ -9,7 +9,7 @@
  * ambiguous and left alone. Words of the metric's own name never name a value.
  */
 import { isAdditive, ratioParts, type MetricDef } from './catalog.js';
-import type { SeriesData } from './series.js';
+import { partKey, type SeriesData } from './series.js';
 import { stem, tokens } from './subject.js';
 
 const COMMON = new Set(['all', 'any', 'and', 'are', 'but', 'for', 'had', 'has', 'how', 'its', 'new', 'not', 'now', 'off', 'one', 'our', 'out', 'the', 'top', 'two', 'was', 'who', 'why', 'yes', 'you', 'total', 'other', 'none', 'null', 'unknown', 'default', 'true', 'false', 'week', 'month', 'year', 'day', 'today', 'last', 'this', 'next', 'down', 'rise', 'drop', 'fall']);
@@ -46,7 +46,12 @@ const matches = (labels: Readonly<Record<string, string>>, scope: Readonly<Recor
 export function scopedSeries(series: readonly SeriesData[], def: MetricDef, scope: Readonly<Record<string, string>>): SeriesData[] {
   const parts = ratioParts(def.aggregation);
   const names = new Set(parts ? [parts.numerator, parts.denominator] : [def.name]);
+  // The scope's total read as one (plan asks for it where the data is): it is the total as it is,
+  // and the leaves (which may cover only the periods compared) are not added up into it.
+  const key = partKey(scope);
+  const read = new Map(series.filter((s) => s.total && names.has(s.name) && partKey(s.labels) === key).map((s) => [s.name, s]));
   const out: SeriesData[] = [];
+  for (const s of read.values()) out.push({ name: s.name, labels: {}, points: s.points });
   const totals = new Map<string, Map<number, number>>();
   const counts = new Map<string, Map<number, number>>();
   for (const s of series) {
@@ -54,8 +59,9 @@ export function scopedSeries(series: readonly SeriesData[], def: MetricDef, scop
       out.push(s);
       continue;
     }
-    if (Object.keys(s.labels).length === 0 || !matches(s.labels, scope)) continue;
+    if (Object.keys(s.labels).length === 0 || s.total || !matches(s.labels, scope)) continue;
     out.push(s);
+    if (read.has(s.name)) continue;
     const total = totals.get(s.name) ?? new Map<number, number>();
     const count = counts.get(s.name) ?? new Map<number, number>();
     for (const p of s.points) {

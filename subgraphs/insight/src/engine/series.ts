@@ -1,7 +1,9 @@
 /**
  * The series the caller fetched, indexed by metric. A series with no labels is the metric's
- * total; labelled series are its leaves (one per combination of label values). Points are daily
- * (`t` = UTC midnight); several points on one day are added up.
+ * total; labelled series are its leaves (one per combination of label values), unless marked
+ * `total`: then it is the total of the part its labels name (every series carrying them, added
+ * up where the data is). Points are daily (`t` = UTC midnight); several points on one day are
+ * added up.
  */
 import { DAY_MS, dayOf, timeOf } from './days.js';
 
@@ -15,6 +17,8 @@ export interface SeriesData {
   name: string;
   labels: Readonly<Record<string, string>>;
   points: readonly SeriesPoint[];
+  /** The total of every series carrying `labels` (a part's total), not one labelled series. */
+  total?: boolean;
 }
 
 /** A daily series: ISO day → value. */
@@ -49,7 +53,14 @@ export class Leaf {
 
 interface Entry {
   total?: Daily;
+  /** Totals of parts, by their labels' key (`partKey`). */
+  parts: Map<string, Daily>;
   leaves: Leaf[];
+}
+
+/** One key for a set of labels, whatever their order. */
+export function partKey(labels: Readonly<Record<string, string>>): string {
+  return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
 }
 
 function toDaily(points: readonly SeriesPoint[]): Daily {
@@ -76,12 +87,13 @@ export class SeriesBook {
 
   constructor(series: readonly SeriesData[]) {
     for (const s of series) {
-      const entry = this.#byName.get(s.name) ?? { leaves: [] };
+      const entry: Entry = this.#byName.get(s.name) ?? { leaves: [], parts: new Map() };
       this.#byName.set(s.name, entry);
       if (Object.keys(s.labels).length === 0) {
         entry.total = entry.total ?? new Map();
         addInto(entry.total, toDaily(s.points));
-      } else entry.leaves.push(new Leaf(s.labels, s.points));
+      } else if (s.total) entry.parts.set(partKey(s.labels), toDaily(s.points));
+      else entry.leaves.push(new Leaf(s.labels, s.points));
     }
   }
 
@@ -109,9 +121,11 @@ export class SeriesBook {
     return this.combine(entry.leaves, additive);
   }
 
-  /** The leaves carrying every label of `filter`, added up; the total when `filter` is empty. */
+  /** The part's total when it was read as one, else the leaves carrying every label of `filter`, added up; the total when `filter` is empty. */
   filtered(name: string, filter: Readonly<Record<string, string>>, additive = true): Daily | undefined {
     if (Object.keys(filter).length === 0) return this.total(name, additive);
+    const part = this.#byName.get(name)?.parts.get(partKey(filter));
+    if (part) return part;
     const chosen = this.leaves(name).filter((l) => matches(l.labels, filter));
     return chosen.length ? this.combine(chosen, additive) : undefined;
   }
@@ -137,6 +151,7 @@ export class SeriesBook {
     let max = Number.NEGATIVE_INFINITY;
     for (const e of this.#byName.values()) {
       if (e.total) see(e.total);
+      for (const part of e.parts.values()) see(part);
       for (const l of e.leaves) {
         for (const p of l.points) {
           if (!Number.isFinite(p.value)) continue;

@@ -4,7 +4,8 @@ import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engi
 import type { EngineEvent } from '../engine/events.js';
 import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
-import { plan, type SeriesRequest } from '../engine/plan.js';
+import { partRequests, plan, type SeriesRequest } from '../engine/plan.js';
+import { periodsFor } from '../engine/analyse.js';
 import { SeriesBook, type SeriesData } from '../engine/series.js';
 import { dailyValues } from '../engine/aggregate.js';
 import { scopedSeries } from '../engine/scope.js';
@@ -31,6 +32,8 @@ export interface AnalysisDeps {
   parallelReads?: number;
   /** How long a read may wait for a free database connection before the analysis fails, ms. Default 120,000. */
   connectionWaitMs?: number;
+  /** Labelled series of one metric drilled into (SVC_INSIGHT_MAX_LEAVES); past it the drill-down is skipped and the answer says why. Default 250,000. */
+  maxLeaves?: number;
 }
 
 const DAY = 86_400_000;
@@ -57,19 +60,23 @@ export function createAnalysisService(deps: AnalysisDeps) {
     catalog: (caller: Caller) => catalogFor(caller),
 
     /** The engine's finding for a question on the caller's tenant, with the notes of every read that failed. */
-    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding & { targets?: Targets }; reads: number; failedReads: string[]; history: { t: string; value: number }[] }> {
+    async analyse(caller: Caller, question: string, locale = 'en-US'): Promise<{ finding: Finding & { targets?: Targets }; reads: number; failedReads: string[]; limits: string[]; history: { t: string; value: number }[] }> {
       const catalog = await catalogFor(caller);
       const at = now();
       const p = plan(question, catalog, at);
       const defs = catalogOf(catalog);
       const failedReads: string[] = [];
+      /** What a configured limit left out of the analysis, in words that name the limit. */
+      const limits: string[] = [];
+      const maxLeaves = deps.maxLeaves ?? 250_000;
+      const leftOut: string[] = [];
       const patience = Date.now() + (deps.connectionWaitMs ?? 120_000);
       const seen = new Set<string>();
       const requests = p.requests.filter((r) => {
         const key = `${r.metric}|${r.shape}|${JSON.stringify(r.labels ?? {})}`;
         return !seen.has(key) && !!seen.add(key);
       });
-      const read = async (r: SeriesRequest): Promise<SeriesData[]> => {
+      const read = async (r: SeriesRequest, windows?: { from: number; to: number }[], limit?: number): Promise<SeriesData[]> => {
         const def = defs.get(r.metric);
         const additive = def?.aggregation === 'sum';
         const how = def?.aggregation === 'last' ? 'last' : additive ? 'sum' : 'avg';
@@ -77,24 +84,40 @@ export function createAnalysisService(deps: AnalysisDeps) {
           const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
           // Aggregated where the data is: one read per request, whatever the number of series behind it.
           // A busy pool (the embedded database runs one statement at a time) slows a read down, never fails it.
-          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape }), patience);
+          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape, ...(windows ? { windows } : {}), ...(limit ? { limit } : {}) }), patience);
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
-          return series.map((s) => ({ name: r.metric, labels: r.shape === 'leaves' ? s.labels : (r.labels ?? {}), points: s.points }));
+          const part = r.shape === 'total' && Object.keys(r.labels ?? {}).length > 0;
+          return series.map((s) => ({ name: r.metric, labels: r.shape === 'leaves' ? s.labels : (r.labels ?? {}), points: s.points, ...(part ? { total: true } : {}) }));
         } catch (error) {
           if (!(error instanceof SvcError)) throw error;
           failedReads.push(`${r.metric}: ${error.message}`);
           return [];
         }
       };
-      const series = (await inBatches(requests, deps.parallelReads ?? 3, read)).flat();
+      const width = deps.parallelReads ?? 3;
+      // The totals first: they decide the periods compared, and the leaves are read for those days only.
+      const totals = (await inBatches(requests.filter((r) => r.shape === 'total'), width, (r) => read(r))).flat();
+      const periods = periodsFor({ question, series: totals, now: at });
+      const windows = [periods.comparison, periods.period].map((w) => ({ from: Date.parse(`${w.from}T00:00:00Z`), to: Date.parse(`${w.to}T00:00:00Z`) + DAY }));
+      const leaves = (await inBatches(requests.filter((r) => r.shape === 'leaves'), width, async (r) => {
+        const read1 = await read(r, windows, maxLeaves + 1);
+        if (read1.length <= maxLeaves) return read1;
+        leftOut.push(r.metric);
+        limits.push(`The drill-down by segment was skipped: ${r.metric} has more than ${maxLeaves.toLocaleString('en-US')} labelled series, the limit SVC_INSIGHT_MAX_LEAVES sets; ask about part of it (one label value) or raise the limit`);
+        return [];
+      })).flat();
+      // The part of the subject the question names, its label values now known from the leaves: its own total.
+      const named = partRequests(question, catalog, [...totals, ...leaves], at);
+      const partTotals = (await inBatches(named, width, (r) => read(r))).flat();
+      const series = [...totals, ...leaves, ...partTotals];
       const events = deps.events ? await deps.events(caller, at - 430 * DAY, at).catch((error: unknown) => {
         if (!(error instanceof SvcError)) throw error;
         failedReads.push(`events: ${error.message}`);
         return [];
       }) : [];
-      const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale });
+      const finding = await deps.analytics.analyse({ question, catalog, series, events, now: at, locale, periods, ...(leftOut.length ? { leavesLeftOut: leftOut } : {}) });
       // The levers the proposals may name, as they are now: read after the engine, for its events only.
       const targets = deps.targets ? await deps.targets(caller, finding).catch((error: unknown) => {
         if (!(error instanceof SvcError)) throw error;
@@ -110,9 +133,9 @@ export function createAnalysisService(deps: AnalysisDeps) {
       const needed = new Set(subject ? (parts ? [parts.numerator, parts.denominator] : [subject.name]) : []);
       const scope = finding.subject?.scope;
       const own = subject && scope ? scopedSeries(series.filter((x) => needed.has(x.name)), subject, scope) : series;
-      const totals = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
-      const history = subject ? dailyValues(subject, new SeriesBook(totals)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
-      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length, failedReads, history };
+      const charted = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
+      const history = subject ? dailyValues(subject, new SeriesBook(charted)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
+      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length + named.length, failedReads, limits, history };
     },
   };
 }

@@ -4,7 +4,7 @@ import { ingestBatch, ingestDefinitions, ingestInputSchema, lookupInputSchema, m
 import type { DefinitionStore } from '../store/definition-store.js';
 import type { MetricStore } from '../store/metric-store.js';
 import { scoped } from './jobs.js';
-import type { Caller, CatalogEntry, DailyQuery, MetricSourceAdapter } from './sources/metric-source.js';
+import { inWindows, type Caller, type CatalogEntry, type CatalogGrouping, type DailyQuery, type MetricSourceAdapter } from './sources/metric-source.js';
 
 /** Averages several series point by point (a mean-aggregated metric's labelled series). */
 function meanSeries(series: readonly (readonly Point[])[]): Point[] {
@@ -58,10 +58,10 @@ export function createMetricService(deps: MetricServiceDeps) {
       return removed;
     },
 
-    /** Every series of every source, each with its metric's declared definition when there is one. */
-    async catalog(caller: Caller): Promise<CatalogEntry[]> {
+    /** Every series of every source (with `grouping`, a large catalog summed up), each with its metric's declared definition when there is one. */
+    async catalog(caller: Caller, grouping?: CatalogGrouping): Promise<CatalogEntry[]> {
       requireRole(caller.principal, ...READERS);
-      const [lists, declared] = await Promise.all([Promise.all(deps.sources.map((s) => s.catalog(caller))), deps.definitions?.list(caller.tenantId) ?? []]);
+      const [lists, declared] = await Promise.all([Promise.all(deps.sources.map((s) => s.catalog(caller, grouping))), deps.definitions?.list(caller.tenantId) ?? []]);
       const byName = new Map(declared.map((d) => [d.name, d.definition]));
       return lists.flat().map((entry) => (byName.has(entry.name) ? { ...entry, definition: byName.get(entry.name) } : entry));
     },
@@ -85,7 +85,7 @@ export function createMetricService(deps: MetricServiceDeps) {
       if (!source) throw new SvcError('NOT_FOUND', `No metric named ${JSON.stringify(query.name)}; list the available ones with metrics / svcinsight_list_metrics`);
       if (source.daily) return source.daily(caller, query);
       const series = await this.lookup(caller, { name: query.name, labels: query.labels, from: new Date(query.from).toISOString(), to: query.to, step: '1d', aggregation: query.how });
-      if (query.shape === 'leaves') return series.filter((x) => Object.keys(x.labels).length > 0);
+      if (query.shape === 'leaves') return series.filter((x) => Object.keys(x.labels).length > 0).slice(0, query.limit).map((x) => (query.windows ? { ...x, points: x.points.filter((p) => inWindows(p.t, query.windows)) } : x));
       if (!series.length) return [];
       const points = series.length === 1 ? series[0]!.points : query.how === 'sum' ? sumSeries(series.map((x) => x.points)) : meanSeries(series.map((x) => x.points));
       return [{ ...series[0]!, labels: query.labels, points }];

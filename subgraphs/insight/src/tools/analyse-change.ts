@@ -18,13 +18,19 @@ export const analyseChange = defineTool({
   }),
   async run(ctx, args) {
     if (!ctx.analysis) throw new SvcError('UNAVAILABLE', 'The analysis engine is not available here');
-    const { finding, failedReads, history } = await ctx.analysis.analyse(ctx.caller, args.question);
+    const { finding, failedReads, limits, history } = await ctx.analysis.analyse(ctx.caller, args.question);
     const { answer, statements } = narrate(finding);
-    // A series that could not be read (a value that overflows, a source that refused) is said, not hidden.
-    if (failedReads.length) statements.push({ topic: 'note', text: `${failedReads.length} series could not be read: ${failedReads.slice(0, 3).join('; ')}.` });
+    const lead = statements.slice(0, 3);
+    // What a configured limit left out (named, with what to do) and a series that could not be read
+    // (a value that overflows, a source that refused) are said, not hidden.
+    const said = [
+      ...limits.map((text) => ({ topic: 'note' as const, text: `${text}.` })),
+      ...(failedReads.length ? [{ topic: 'note' as const, text: `${failedReads.length} series could not be read: ${failedReads.slice(0, 3).join('; ')}.` }] : []),
+    ];
+    statements.push(...said);
     return {
-      data: { answer, statements, finding, history, ...(failedReads.length ? { failedReads } : {}) },
-      summary: [answer, ...statements.slice(0, 3).map((s) => s.text), ...(failedReads.length ? [statements.at(-1)!.text] : [])].join(' '),
+      data: { answer, statements, finding, history, ...(failedReads.length ? { failedReads } : {}), ...(limits.length ? { limits } : {}) },
+      summary: [answer, ...lead.map((s) => s.text), ...said.map((s) => s.text)].join(' '),
     };
   },
 });

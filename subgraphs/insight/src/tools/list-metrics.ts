@@ -15,7 +15,11 @@ const SERIES_PER_NAME = 20;
 /** Values named per label in a summed-up entry. */
 const VALUES_LISTED = 20;
 
-type Listed = { name: string; labels: Record<string, string>; unit: string | null; source: string; points?: number; first?: string; last?: string };
+type Listed = {
+  name: string; labels: Record<string, string>; unit: string | null; source: string; points?: number; first?: string; last?: string;
+  /** Already summed up by its source: passed on as it is. */
+  series?: number; labelValues?: Record<string, string[]>; labelValueCounts?: Record<string, number>;
+};
 
 /**
  * A catalog of tens of thousands of series (a CDN's traffic by 4 labels) listed as what a reader
@@ -30,6 +34,7 @@ function grouped(metrics: readonly Listed[]) {
     if (same) same.push(m);
     else byName.set(key, [m]);
   }
+  // A source's own summary is the one entry of its name, so it is passed on as it is.
   return [...byName.values()].flatMap((all) => {
     if (all.length <= SERIES_PER_NAME) return all;
     const values: Record<string, Set<string>> = {};
@@ -52,7 +57,8 @@ export const listMetrics = defineTool({
   description: 'Lists every metric series the analysis can read (stored business series, the platform\'s own figures, Prometheus) with labels, unit and time range.',
   input: z.object({ name: z.string().max(100).default('').describe('Only series of this metric name; empty for all.') }),
   async run(ctx, args) {
-    const catalog = (await ctx.metrics.catalog(ctx.caller)).filter((m) => !args.name || m.name === args.name);
+    // The store sums a metric of many series up where the data is; other sources' series are grouped here.
+    const catalog = (await ctx.metrics.catalog(ctx.caller, { listAllUpTo: SERIES_LISTED, perName: SERIES_PER_NAME, valuesListed: VALUES_LISTED })).filter((m) => !args.name || m.name === args.name);
     const metrics = catalog.map((m) => ({
       name: m.name,
       labels: m.labels,
@@ -63,10 +69,12 @@ export const listMetrics = defineTool({
       ...(m.points !== undefined ? { points: m.points } : {}),
       ...(m.first ? { first: m.first.toISOString().slice(0, 10) } : {}),
       ...(m.last ? { last: m.last.toISOString().slice(0, 10) } : {}),
+      ...(m.series !== undefined ? { series: m.series, labelValues: m.labelValues ?? {}, labelValueCounts: m.labelValueCounts ?? {} } : {}),
     }));
-    const listed = metrics.length > SERIES_LISTED ? grouped(metrics) : metrics;
-    const names = [...new Set(listed.map((m) => `${m.name}${'series' in m ? ` (${m.series} series)` : labelText(m.labels)}`))];
-    return { data: { metrics: listed }, summary: metrics.length ? `${metrics.length} series: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.` : 'No metric series exist yet.' };
+    const count = metrics.reduce((n, m) => n + (m.series ?? 1), 0);
+    const listed = count > SERIES_LISTED ? grouped(metrics) : metrics;
+    const names = [...new Set(listed.map((m) => `${m.name}${m.series !== undefined ? ` (${m.series} series)` : labelText(m.labels)}`))];
+    return { data: { metrics: listed }, summary: metrics.length ? `${count} series: ${names.slice(0, 12).join(', ')}${names.length > 12 ? ', …' : ''}.` : 'No metric series exist yet.' };
   },
 });
 

@@ -27,6 +27,24 @@ export interface CatalogEntry {
   labelNames?: string[] | undefined;
   /** What the tenant declared the metric means (added by the metric service). */
   definition?: MetricDefinition | undefined;
+  /**
+   * When the entry stands for all the series of a metric that has many (`CatalogGrouping`): how
+   * many, and each label's values (the first few, sorted) with how many there are; `labels` is
+   * then empty.
+   */
+  series?: number | undefined;
+  labelValues?: Record<string, string[]> | undefined;
+  labelValueCounts?: Record<string, number> | undefined;
+}
+
+/**
+ * A large catalog summed up: past `listAllUpTo` series in all, a metric of more than `perName`
+ * series is one entry (with `valuesListed` values per label) rather than one per series.
+ */
+export interface CatalogGrouping {
+  listAllUpTo: number;
+  perName: number;
+  valuesListed: number;
 }
 
 /** One place metrics come from: the store, the platform's own figures, Prometheus. */
@@ -34,8 +52,13 @@ export interface MetricSourceAdapter {
   kind: MetricSource;
   /** Whether this source serves series of that name (so a lookup asks only the right one). */
   serves(name: string, caller: Caller): boolean | Promise<boolean>;
-  catalog(caller: Caller): Promise<CatalogEntry[]>;
-  /** The catalog without point counts and time ranges, when a source can give it cheaper. */
+  /** Every series (or with `grouping`, a large catalog summed up where the source can; others list every series). */
+  catalog(caller: Caller, grouping?: CatalogGrouping): Promise<CatalogEntry[]>;
+  /**
+   * The catalog without point counts and time ranges, when a source can give it cheaper; an
+   * entry may stand for one label value of a metric rather than one series (the store's do), as
+   * planning reads only names, label values and units.
+   */
   names?(caller: Caller): Promise<CatalogEntry[]>;
   /** Raw points of every matching series within [from, to), at most `limit` + 1 per series. */
   lookup(caller: Caller, query: MetricQuery, limit: number): Promise<Series[]>;
@@ -47,7 +70,11 @@ export interface MetricSourceAdapter {
   daily?(caller: Caller, query: DailyQuery): Promise<Series[]>;
 }
 
-/** A request for daily values: [from, to) in ms, each series' day by `how`, then the series added up (`total`) or one by one (`leaves`). */
+/**
+ * A request for daily values: [from, to) in ms, each series' day by `how`, then the series added
+ * up (`total`) or one by one (`leaves`). `windows`, when given, keeps only the days within them
+ * ([from, to) each): the periods an analysis compares, for which alone it reads leaves.
+ */
 export interface DailyQuery {
   name: string;
   labels: Labels;
@@ -55,4 +82,12 @@ export interface DailyQuery {
   to: number;
   how: 'sum' | 'avg' | 'last';
   shape: 'total' | 'leaves';
+  windows?: readonly { from: number; to: number }[];
+  /** At most this many series (`leaves`): a source may stop reading past it. */
+  limit?: number;
+}
+
+/** Whether a time falls within the query's windows (always, without windows). */
+export function inWindows(t: number, windows: DailyQuery['windows']): boolean {
+  return !windows || windows.some((w) => t >= w.from && t < w.to);
 }
