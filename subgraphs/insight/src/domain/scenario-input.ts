@@ -1,7 +1,6 @@
 import { z } from 'zod';
 import { METRIC_LIMITS } from './metric.js';
-import { FORECAST_LIMITS } from '../analytics/forecast.js';
-import { SIMULATION_LIMITS } from '../analytics/simulate.js';
+import { FORECAST_LIMITS, SIMULATION_LIMITS } from './scenario-limits.js';
 
 const seriesRef = z
   .object({

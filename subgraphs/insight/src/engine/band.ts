@@ -7,8 +7,8 @@
  * (backtest). With under three weeks of history it falls back to seasonal naive: last week
  * repeated, with the spread of week-over-week changes.
  */
-import { forecast } from '../analytics/forecast.js';
-import { quantile } from '../analytics/quantiles.js';
+import { forecast } from './forecast.js';
+import { quantile } from './quantiles.js';
 import { addDays, daysBetween, timeOf } from './days.js';
 import type { Period } from './periods.js';
 

@@ -8,7 +8,7 @@
  */
 import type { Unit } from './catalog.js';
 import { seededRandom } from '@svc/kit/random';
-import { quantile } from '../analytics/quantiles.js';
+import { quantile } from './quantiles.js';
 import { addDays } from './days.js';
 import { logMean } from './formula-attribution.js';
 import { shareOf } from './remainder.js';

@@ -4,7 +4,7 @@
  * plant a cause (a drop from some day, in some segment).
  */
 import { seededRandom } from '@svc/kit/random';
-import { normal } from '../analytics/quantiles.js';
+import { normal } from './quantiles.js';
 import { addDays, timeOf } from './days.js';
 import type { SeriesData, SeriesPoint } from './series.js';
 

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { seededRandom } from '@svc/kit';
-import { forecast } from '../analytics/forecast.js';
-import { simulate } from '../analytics/simulate.js';
+import { forecast } from '../engine/forecast.js';
+import { simulate } from '../engine/simulate.js';
 import { demoSeries } from '../domain/demo-series.js';
 import { threadAnalytics } from './analytics-pool.js';
 

@@ -1,8 +1,8 @@
 import { availableParallelism } from 'node:os';
 import { Piscina } from 'piscina';
-import type { AnalyticsTask } from '../analytics/analytics-thread.js';
-import type { Forecast, ForecastPoint } from '../analytics/forecast.js';
-import type { Scenario, Simulation } from '../analytics/simulate.js';
+import type { AnalyticsTask } from './analytics-thread.js';
+import type { Forecast, ForecastPoint } from '../engine/forecast.js';
+import type { Scenario, Simulation } from '../engine/simulate.js';
 import type { AnalysisInput } from '../engine/analyse.js';
 import type { Finding } from '../engine/finding.js';
 import type { Point } from '../domain/metric.js';
@@ -23,7 +23,7 @@ export interface Analytics {
  */
 export function threadAnalytics(options: { maxThreads?: number } = {}): Analytics {
   const pool = new Piscina<AnalyticsTask, Forecast | Simulation | Finding>({
-    filename: new URL('../analytics/analytics-thread.js', import.meta.url).href,
+    filename: new URL('./analytics-thread.js', import.meta.url).href,
     minThreads: 0,
     maxThreads: options.maxThreads ?? Math.max(1, availableParallelism() - 1),
     idleTimeout: 60_000,

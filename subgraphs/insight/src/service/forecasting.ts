@@ -1,7 +1,7 @@
 import { parseInput, SvcError } from '@svc/kit';
-import { estimateElasticity, type Elasticity } from '../analytics/elasticity.js';
-import type { Forecast } from '../analytics/forecast.js';
-import type { Simulation } from '../analytics/simulate.js';
+import { estimateElasticity, type Elasticity } from '../engine/elasticity.js';
+import type { Forecast } from '../engine/forecast.js';
+import type { Simulation } from '../engine/simulate.js';
 import { sumSeries, type Labels, type Point } from '../domain/metric.js';
 import { forecastInputSchema, simulateInputSchema, type SimulateInput } from '../domain/scenario-input.js';
 import type { Analytics } from './analytics-pool.js';

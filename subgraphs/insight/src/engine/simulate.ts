@@ -1,3 +1,4 @@
+import { SIMULATION_LIMITS } from '../domain/scenario-limits.js';
 import { normal, quantileOfSorted, Z90 } from './quantiles.js';
 import type { ForecastPoint } from './forecast.js';
 
@@ -28,7 +29,6 @@ export interface Simulation {
   runs: number;
 }
 
-export const SIMULATION_LIMITS = { maxRuns: 20_000, minRuns: 100 } as const;
 
 /**
  * A seeded Monte Carlo what-if over a baseline forecast. Each run draws an elasticity from

@@ -1,13 +1,13 @@
 import { seededRandom } from '@svc/kit/random';
 import type { Point } from '../domain/metric.js';
 import { analyse, type AnalysisInput } from '../engine/analyse.js';
-import { forecast, type ForecastPoint } from './forecast.js';
-import { simulate, type Scenario } from './simulate.js';
+import { forecast, type ForecastPoint } from '../engine/forecast.js';
+import { simulate, type Scenario } from '../engine/simulate.js';
 
 /**
  * The CPU-heavy analytics (augurs fits, Monte Carlo runs) as a worker thread's tasks, so a
  * forecast of tens of milliseconds never stalls the service's event loop. Imports only the
- * analytics and kit's generator, so a thread starts quickly.
+ * engine's maths and kit's generator, so a thread starts quickly.
  */
 export type AnalyticsTask =
   | { kind: 'forecast'; points: readonly Point[]; horizon: number }

@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { AutoETS, initSync as initEts } from '@bsull/augurs/ets';
 import { MSTL, initSync as initMstl } from '@bsull/augurs/mstl';
 import { naturalStep, type Point } from '../domain/metric.js';
+import { FORECAST_LIMITS } from '../domain/scenario-limits.js';
 import { quantileOfSorted } from './quantiles.js';
 
 /**
@@ -32,7 +33,6 @@ export interface Forecast {
   points: ForecastPoint[];
 }
 
-export const FORECAST_LIMITS = { minPoints: 10, maxHorizon: 366, maxHistory: 5000 } as const;
 
 const DAY = 86_400_000;
 const HOUR = 3_600_000;
