@@ -24,3 +24,64 @@ export async function findImportCircles(root: string, globs: readonly string[] =
     return [...circle.slice(first), ...circle.slice(0, first)];
   });
 }
+
+/** A package's folder under its `src/` (a file directly in `src/` is a node of its own). */
+function folderOf(file: string): { pkg: string; folder: string } | undefined {
+  const match = /^(.*?\/src)\/(.+)$/.exec(file);
+  if (!match) return undefined;
+  const [, pkg, rest] = match;
+  return { pkg: pkg!, folder: rest!.includes('/') ? rest!.slice(0, rest!.indexOf('/')) : rest! };
+}
+
+/**
+ * Circles between the folders of one package (`subgraphs/insight/src/tools` → `…/service` →
+ * `…/tools`), tests left out (a test may reach anywhere): a file circle is caught by
+ * `findImportCircles`, but two folders can lean on each other through different files, and then
+ * neither can be read, moved or tested below the other. Each circle is its folders (relative to
+ * `root`, the first by name first) and, for each step, a file that makes it.
+ */
+export async function findFolderCircles(root: string, globs: readonly string[] = SOURCE_GLOBS): Promise<{ folders: string[]; edges: string[] }[]> {
+  const tree = await parseDependencyTree([...globs], { cwd: root, context: root, transform: false, skipDynamicImports: false, exclude: /\/(node_modules|dist)\/|\.test\.ts$/ });
+  const edges = new Map<string, Map<string, string>>();
+  for (const [issuer, deps] of Object.entries(tree)) {
+    const from = folderOf(issuer);
+    if (!from || issuer.endsWith('.test.ts')) continue;
+    for (const dep of deps ?? []) {
+      const to = dep.id ? folderOf(dep.id) : undefined;
+      if (!to || to.pkg !== from.pkg || to.folder === from.folder) continue;
+      const a = `${from.pkg}/${from.folder}`;
+      const b = `${to.pkg}/${to.folder}`;
+      const out = edges.get(a) ?? new Map<string, string>();
+      if (!out.has(b)) out.set(b, `${issuer} → ${dep.id}`);
+      edges.set(a, out);
+    }
+  }
+  // Tarjan's strongly connected components: each of more than one folder is a circle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const circles: { folders: string[]; edges: string[] }[] = [];
+  const visit = (v: string) => {
+    index.set(v, index.size);
+    low.set(v, index.get(v)!);
+    stack.push(v);
+    for (const w of edges.get(v)?.keys() ?? []) {
+      if (!index.has(w)) {
+        visit(w);
+        low.set(v, Math.min(low.get(v)!, low.get(w)!));
+      } else if (stack.includes(w)) low.set(v, Math.min(low.get(v)!, index.get(w)!));
+    }
+    if (low.get(v) !== index.get(v)) return;
+    const component: string[] = [];
+    for (let w = stack.pop()!; ; w = stack.pop()!) {
+      component.push(w);
+      if (w === v) break;
+    }
+    if (component.length < 2) return;
+    const folders = component.sort();
+    const inside = new Set(folders);
+    circles.push({ folders, edges: folders.flatMap((a) => [...(edges.get(a) ?? [])].filter(([b]) => inside.has(b)).map(([, file]) => file)) });
+  };
+  for (const v of [...edges.keys()].sort()) if (!index.has(v)) visit(v);
+  return circles.sort((x, y) => (x.folders[0]! < y.folders[0]! ? -1 : 1));
+}

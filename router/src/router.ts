@@ -19,7 +19,7 @@ export interface RouterOptions {
   log: Logger;
   corsOrigins: readonly string[];
   trustedProxies: readonly string[];
-  /** Signs the client address for the subgraphs (kit http/client-address.ts); unset without a shared secret. */
+  /** Signs the client address for the subgraphs (kit client-address.ts); unset without a shared secret. */
   clientAddressKey?: ClientAddressKey;
   maxBodyBytes: number;
   /** Query depth, alias and cost limits. Defaults: depth 12, aliases 30, cost 20000, tokens 5000. */

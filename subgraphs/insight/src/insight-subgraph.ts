@@ -20,7 +20,7 @@ import { createAnalysisService } from './service/analysis.js';
 import { threadAnalytics } from './service/analytics-pool.js';
 import { createExternalActions, type OperatorWebhookSettings } from './service/external-actions.js';
 import { createForecastingService, type ForecastingService } from './service/forecasting.js';
-import { gatewayModel } from './service/gateway-model.js';
+import { gatewayModel } from './agent/gateway-model.js';
 import type { GraphCall } from './service/graph-call.js';
 import { graphReads } from './service/graph-reads.js';
 import { createSettingsService, type SettingsService } from './service/insight-settings.js';

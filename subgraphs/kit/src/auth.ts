@@ -1,6 +1,6 @@
 import { createRemoteJWKSet, jwtVerify, SignJWT, errors as joseErrors, type JWTPayload } from 'jose';
 import { SvcError } from './errors.js';
-import { clientAddressKey, isSignedClientAddress } from './http/client-address.js';
+import { clientAddressKey, isSignedClientAddress } from './client-address.js';
 import type { SessionRevocations } from './session-revocation.js';
 
 export const ROLES = ['admin', 'analyst', 'reviewer', 'editor', 'crawler'] as const;
@@ -57,7 +57,7 @@ function checkLifetime(payload: JWTPayload, maxLifetimeSeconds: number): void {
 
 export interface TokenVerifier {
   verify(token: string): Promise<Principal>;
-  /** Whether the router signed this client address (see http/client-address.ts); false without a shared secret. */
+  /** Whether the router signed this client address (see client-address.ts); false without a shared secret. */
   isRouterClientAddress(address: string | undefined, signature: string | undefined): boolean;
 }
 

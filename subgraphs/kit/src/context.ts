@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { bearerToken, type Principal, type TokenVerifier } from './auth.js';
 import { SvcError } from './errors.js';
-import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER } from './http/client-address.js';
+import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER } from './client-address.js';
 import type { Logger } from './logger.js';
 
 /** The per-request context every resolver receives. */

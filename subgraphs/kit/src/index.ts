@@ -31,7 +31,7 @@ export * from './db/embedded.js';
 export * from './db/binary-copy.js';
 export * from './http/address-matcher.js';
 export * from './http/client-ip.js';
-export * from './http/client-address.js';
+export * from './client-address.js';
 export * from './ids.js';
 export * from './validation.js';
 export * from './contract.js';

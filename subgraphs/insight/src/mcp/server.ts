@@ -1,7 +1,7 @@
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js';
 import { createRouterClient, loadOperations, type Logger } from '@svc/kit';
 import { MCP_TOOLS } from '../tools/mcp-tools.js';
-import type { InsightToolCallDeps } from './insight-tool-call.js';
+import type { InsightToolCallDeps } from '../tools/insight-tool-call.js';
 
 /**
  * The analysis MCP server: the metric tools of the analysis agent for MCP clients,
@@ -11,7 +11,7 @@ import type { InsightToolCallDeps } from './insight-tool-call.js';
  *   analysis tool it offers (../tools/<name>.ts): `svcinsight_list_metrics`,
  *   `svcinsight_lookup_metric`, `svcinsight_forecast`, `svcinsight_simulate` run that tool on
  *   the insight service through the router's `insightTool` query, with the configured token
- *   (insight-tool-call.ts). Input schemas are the tools' own; output schemas describe their `data`.
+ *   (tools/insight-tool-call.ts). Input schemas are the tools' own; output schemas describe their `data`.
  * - `svcinsight_define_metric` (../tools/define-metric.ts) declares what a metric means with
  *   the `defineMetric` mutation, its input schema the one the service validates definitions with.
  *

@@ -1,7 +1,57 @@
 import type { Principal } from '@svc/kit';
 import type { Authority } from '../domain/job-records.js';
-import type { BudgetSummary, ContentSummary, CrawlJobSummary, GraphReads, KnowledgeHit } from '../tools/tool.js';
 import type { GraphCall } from './graph-call.js';
+
+/** Cross-service reads the tools need, each one router operation. */
+export interface GraphReads {
+  searchKnowledge(query: string, topK: number): Promise<KnowledgeHit[]>;
+  contents(siteKey: string): Promise<ContentSummary[]>;
+  budgets(): Promise<BudgetSummary[]>;
+  /** The requester's tenant's running crawl jobs that feed the knowledge base (to propose a refresh when it knows nothing). */
+  crawlJobs(): Promise<CrawlJobSummary[]>;
+}
+
+export interface CrawlJobSummary {
+  jobId: string;
+  jobName: string;
+  targetUrl: string;
+  status: string;
+  tenantId: string;
+}
+
+export interface KnowledgeHit {
+  chunkId: string;
+  itemId: string;
+  title: string;
+  url: string;
+  category: string | null;
+  content: string;
+  score: number;
+}
+
+export interface ContentSummary {
+  contentId: string;
+  siteKey: string;
+  slug: string;
+  title: string;
+  status: string;
+  publishedVersion: number | null;
+  latestVersion: number;
+  latestVersionStatus: string;
+  publishedAt: string | null;
+}
+
+export interface BudgetSummary {
+  agentCode: string;
+  allocatedUsd: number;
+  currentUsageUsd: number;
+  burnRatePercent: number;
+  alertThresholdPercent: number;
+  status: string;
+  hardLimitEnabled: boolean;
+  /** TENANT: the tenant's admins set it (a proposal can); PLATFORM: the platform's operator does (the tenant's share of the analysis agent). */
+  managedBy?: string;
+}
 
 interface ContentRow {
   id: string;

@@ -1,6 +1,6 @@
 import { definitionRecordSchema } from '../contract.js';
 import { metricDefinitionSchema, namedDefinitionSchema } from '../domain/metric-definition.js';
-import { callPlatform, type ToolOutput } from '../mcp/insight-tool-call.js';
+import { callPlatform, type ToolOutput } from './insight-tool-call.js';
 import type { McpTool } from './mcp-tool.js';
 
 /**

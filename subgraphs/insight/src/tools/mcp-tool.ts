@@ -1,6 +1,6 @@
 import type { CallToolResult, ToolAnnotations } from '@modelcontextprotocol/sdk/types.js';
 import { z } from 'zod';
-import { callInsightTool, type InsightToolCallDeps } from '../mcp/insight-tool-call.js';
+import { callInsightTool, type InsightToolCallDeps } from './insight-tool-call.js';
 import type { Tool } from './tool.js';
 
 /**

@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { readBudgets } from './read-budgets.js';
-import type { BudgetSummary, GraphReads, ToolContext } from './tool.js';
+import type { BudgetSummary, GraphReads } from '../service/graph-reads.js';
+import type { ToolContext } from './tool.js';
 
 const budget = (agentCode: string, allocatedUsd: number, currentUsageUsd: number): BudgetSummary => ({
   agentCode, allocatedUsd, currentUsageUsd, burnRatePercent: Math.round((currentUsageUsd / allocatedUsd) * 10_000) / 100, alertThresholdPercent: 80, status: 'HEALTHY', hardLimitEnabled: false,

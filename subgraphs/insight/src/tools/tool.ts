@@ -3,6 +3,7 @@ import { z } from 'zod';
 import type { AnalysisService } from '../service/analysis.js';
 import type { ForecastingService } from '../service/forecasting.js';
 import type { MetricService } from '../service/metrics.js';
+import type { GraphReads } from '../service/graph-reads.js';
 import type { Caller } from '../service/sources/metric-source.js';
 
 /**
@@ -19,57 +20,6 @@ export interface ToolContext {
   /** Reads of other services through the router, with the requester's authority (absent in tests of metric tools). */
   graph?: GraphReads | undefined;
   now: () => number;
-}
-
-/** Cross-service reads the tools need, each one router operation. */
-export interface GraphReads {
-  searchKnowledge(query: string, topK: number): Promise<KnowledgeHit[]>;
-  contents(siteKey: string): Promise<ContentSummary[]>;
-  budgets(): Promise<BudgetSummary[]>;
-  /** The requester's tenant's running crawl jobs that feed the knowledge base (to propose a refresh when it knows nothing). */
-  crawlJobs(): Promise<CrawlJobSummary[]>;
-}
-
-export interface CrawlJobSummary {
-  jobId: string;
-  jobName: string;
-  targetUrl: string;
-  status: string;
-  tenantId: string;
-}
-
-export interface KnowledgeHit {
-  chunkId: string;
-  itemId: string;
-  title: string;
-  url: string;
-  category: string | null;
-  content: string;
-  score: number;
-}
-
-export interface ContentSummary {
-  contentId: string;
-  siteKey: string;
-  slug: string;
-  title: string;
-  status: string;
-  publishedVersion: number | null;
-  latestVersion: number;
-  latestVersionStatus: string;
-  publishedAt: string | null;
-}
-
-export interface BudgetSummary {
-  agentCode: string;
-  allocatedUsd: number;
-  currentUsageUsd: number;
-  burnRatePercent: number;
-  alertThresholdPercent: number;
-  status: string;
-  hardLimitEnabled: boolean;
-  /** TENANT: the tenant's admins set it (a proposal can); PLATFORM: the platform's operator does (the tenant's share of the analysis agent). */
-  managedBy?: string;
 }
 
 export interface ToolResult<T = unknown> {

@@ -1,8 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
-import { SvcError } from '../errors.js';
+import { CLIENT_CODES, SvcError } from '../errors.js';
 import { parseClientJson } from '../input-guard.js';
-import { CLIENT_CODES } from '../subgraph/plugins.js';
 import { readBody } from './read-body.js';
 import { sendJson, type Handler } from './server.js';
 

@@ -1,7 +1,7 @@
 import type { ApolloServerPlugin, GraphQLRequestContextDidResolveOperation } from '@apollo/server';
 import { unwrapResolverError } from '@apollo/server/errors';
 import { GraphQLError, Kind, type ASTVisitor, type GraphQLFormattedError, type SelectionSetNode, type ValidationContext } from 'graphql';
-import { SvcError } from '../errors.js';
+import { CLIENT_CODES, SvcError } from '../errors.js';
 import { isDependencyDown, knownFailure } from '../failures.js';
 import { textProblem } from '../input-guard.js';
 import type { SvcContext } from '../context.js';
@@ -115,11 +115,6 @@ export function useOperationLog(log: Logger): ApolloServerPlugin<SvcContext> {
     },
   };
 }
-
-export const CLIENT_CODES = new Set([
-  'GRAPHQL_PARSE_FAILED', 'GRAPHQL_VALIDATION_FAILED', 'BAD_USER_INPUT', 'BAD_REQUEST',
-  'PERSISTED_QUERY_NOT_FOUND', 'PERSISTED_QUERY_NOT_SUPPORTED', 'OPERATION_RESOLUTION_FAILURE',
-]);
 
 /** Unknown errors reach callers as a bare "Internal server error"; typed ones keep their message. */
 export function maskError(formatted: GraphQLFormattedError, error: unknown): GraphQLFormattedError {

@@ -1,5 +1,3 @@
-import { parseInput } from '@svc/kit';
-import { budgetChangeSchema } from '../contract.js';
 import { budgetRecord, type BudgetRecord } from './budget-status.js';
 
 /** An agent's budget this month: the record, its settings and the money held (gateway instances' leases, covering requests in flight). */
@@ -83,11 +81,3 @@ export function budgetOf(stored: {
     managedBy: stored.tenantManaged ? 'TENANT' : 'PLATFORM',
   };
 }
-
-/** Checks every member of a budget change (the contract's budgetChangeSchema), so a 422 names each offending one. */
-export function parseBudgetChange(input: Partial<BudgetSettings> & { agentCode?: unknown }): BudgetChange {
-  return parseInput(budgetChangeSchema, dropUndefined(input), '', { describe: true });
-}
-
-/** A GraphQL input object carries its unset members as undefined; they mean "absent". */
-const dropUndefined = (input: object) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));

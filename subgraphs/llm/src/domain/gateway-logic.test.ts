@@ -5,7 +5,7 @@ import { SvcError } from '@svc/kit';
 import { AUTO_ROUTE_PROMPT_TOKENS, autoRoute } from './auto-route.js';
 import { budgetRecord } from './budget-status.js';
 import { canonicalJson, chatCacheKey } from './cache-key.js';
-import { parseChatRequest, parseEmbeddingRequest } from './chat-request.js';
+import { parseChatRequest, parseEmbeddingRequest } from '../service/chat-request.js';
 import { costUsd, roundUsd, worstCaseUsd } from './cost.js';
 import { LOCAL_MODEL, resolveGatewayConfig } from './gateway-config.js';
 import { periodBounds, periodOf } from './period.js';

@@ -2,7 +2,7 @@ import { IDEMPOTENCY_KEY_DOC, openAiErrors, parseInput, type SvcContext } from '
 import { apiKeyListQuerySchema, usageQuerySchema } from '../contract.js';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, FieldResolver, ID, Mutation, Query, Resolver, Root } from 'type-graphql';
-import { parseBudgetChange } from '../domain/budget.js';
+import { parseBudgetChange } from '../service/budget-service.js';
 import type { GatewayServices } from '../service/gateway-services.js';
 import { Agent, ApiKey, Budget, ChatCompletionResult, CreatedApiKey, RateLimits, RateLimitsInput, SetBudgetInput, UsageRow } from './types.js';
 

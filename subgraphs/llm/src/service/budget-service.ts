@@ -1,7 +1,8 @@
 import { hostname } from 'node:os';
-import { checkIdempotencyKey, openAiErrors, type Logger } from '@svc/kit';
+import { checkIdempotencyKey, openAiErrors, parseInput, type Logger } from '@svc/kit';
 import type { Agent } from '../domain/agent.js';
-import { parseBudgetChange, type Budget, type BudgetSettings, type Reservation } from '../domain/budget.js';
+import type { Budget, BudgetChange, BudgetSettings, Reservation } from '../domain/budget.js';
+import { budgetChangeSchema } from '../contract.js';
 import { budgetRecord, pastThreshold } from '../domain/budget-status.js';
 import { periodBounds, periodOf } from '../domain/period.js';
 import type { UsageEntry, UsageFilter, UsageRow } from '../domain/usage.js';
@@ -149,3 +150,11 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
 }
 
 export type BudgetService = ReturnType<typeof createBudgetService>;
+
+/** Checks every member of a budget change (the contract's budgetChangeSchema), so a 422 names each offending one. */
+export function parseBudgetChange(input: Partial<BudgetSettings> & { agentCode?: unknown }): BudgetChange {
+  return parseInput(budgetChangeSchema, dropUndefined(input), '', { describe: true });
+}
+
+/** A GraphQL input object carries its unset members as undefined; they mean "absent". */
+const dropUndefined = (input: object) => Object.fromEntries(Object.entries(input).filter(([, v]) => v !== undefined));

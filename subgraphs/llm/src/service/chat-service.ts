@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { Cache, Logger } from '@svc/kit';
 import type { Reservation } from '../domain/budget.js';
 import { chatCacheKey } from '../domain/cache-key.js';
-import { parseChatRequest, type ChatRequest } from '../domain/chat-request.js';
+import { parseChatRequest, type ChatRequest } from './chat-request.js';
 import { costUsd, worstCaseUsd } from '../domain/cost.js';
 import { UpstreamError, textOf, type ChatCompletion, type ChatCompletionChunk, type ChatMessage, type Usage, type UpstreamChatRequest } from '../domain/openai-types.js';
 import { createPiiVault, createStreamUnmasker, type PiiVault } from '../domain/pii/index.js';

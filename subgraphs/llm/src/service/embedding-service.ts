@@ -1,5 +1,5 @@
 import { openAiErrors, type Logger } from '@svc/kit';
-import { parseEmbeddingRequest } from '../domain/chat-request.js';
+import { parseEmbeddingRequest } from './chat-request.js';
 import { costUsd } from '../domain/cost.js';
 import { UpstreamError } from '../domain/openai-types.js';
 import { estimateTextTokens } from '../domain/tokens.js';

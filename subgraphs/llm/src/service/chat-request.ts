@@ -1,7 +1,7 @@
 import { describeIssue, openAiErrors, paramOf, primaryIssue, type SvcError } from '@svc/kit';
 import type { z } from 'zod';
 import { chatRequestSchema, embeddingRequestSchema, PARAMETER_CODES } from '../contract.js';
-import type { ChatMessage, ToolChoice, ToolDefinition } from './openai-types.js';
+import type { ChatMessage, ToolChoice, ToolDefinition } from '../domain/openai-types.js';
 
 /** A validated chat completion request. */
 export interface ChatRequest {

@@ -1,6 +1,6 @@
 import { SvcError } from '@svc/kit';
-import { BudgetRefusal, type ChatAnswer, type ModelPort, type ToolCall } from '../agent/model.js';
-import type { GraphCall } from './graph-call.js';
+import { BudgetRefusal, type ChatAnswer, type ModelPort, type ToolCall } from './model.js';
+import type { GraphCall } from '../service/graph-call.js';
 
 interface Completion {
   choices?: { message?: { content?: string | null; tool_calls?: ToolCall[] } }[];

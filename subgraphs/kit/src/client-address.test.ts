@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { createTokenVerifier } from '../auth.js';
-import { createContext } from '../context.js';
-import { createLogger } from '../logger.js';
+import { createTokenVerifier } from './auth.js';
+import { createContext } from './context.js';
+import { createLogger } from './logger.js';
 import { CLIENT_ADDRESS_MAX_AGE_SECONDS, clientAddressKey, isSignedClientAddress, signClientAddress } from './client-address.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-characters';
