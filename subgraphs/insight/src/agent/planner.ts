@@ -9,7 +9,7 @@
 
 import type { CatalogEntry } from '../engine/catalog.js';
 import { plan as enginePlan } from '../engine/plan.js';
-import { readsModelBudgets } from './budget-proposal.js';
+import { readsModelBudgets } from '../report/budget-proposal.js';
 
 /** The tenant's catalog as the engine reads it (names, units, labels, declared meaning). */
 export type CatalogItem = CatalogEntry;

@@ -4,7 +4,7 @@ import type { Job, NewStep, Step } from '../domain/job-records.js';
 import type { ProposedAction, Report } from '../domain/report.js';
 import { TOOLS, toolNamed } from '../tools/agent-tools.js';
 import { openAiTool, type ToolContext } from '../tools/tool.js';
-import { composeReport, type ModelJudgment, type ToolOutcome } from './compose-report.js';
+import { composeReport, type ModelJudgment, type ToolOutcome } from '../report/compose-report.js';
 import { BudgetRefusal, type ChatMessage, type ModelPort, type ToolCall } from './model.js';
 import { asksAboutPages, planAnalysis, type Plan, type PlannedTask } from './planner.js';
 
