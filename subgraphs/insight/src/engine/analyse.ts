@@ -10,6 +10,7 @@ import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, typ
 import { scopedSeries, scopeText } from './scope.js';
 import { rankCauses } from './causes.js';
 import { changeStart } from './change-point.js';
+import { coverageOf, type Coverage } from './coverage.js';
 import { addDays, daysBetween } from './days.js';
 import { attributeDriver, declaredElasticity, estimateLaggedElasticity, type DriverAttribution } from './driver-attribution.js';
 import { alignEvents, type EngineEvent } from './events.js';
@@ -171,6 +172,7 @@ export function analyse(input: AnalysisInput): Finding {
   const { reading, subject, scope } = questionSubject(input.question, defs, book);
   const base = {
     question: input.question,
+    covers: { asks: 'nothing' } as Coverage,
     intents: reading.intents,
     ...(reading.perDay ? { perDay: true } : {}),
     ...(reading.claimed ? { claimed: reading.claimed, claimWord: reading.claimWord! } : {}),
@@ -251,6 +253,7 @@ export function analyse(input: AnalysisInput): Finding {
   return {
     ...base,
     status: 'analysed',
+    covers: coverageOf({ status: 'analysed', intents: reading.intents, claimed: reading.claimed, premise }),
     subject: info,
     periods,
     premise,

@@ -6,6 +6,7 @@
  * is, when it started (and the event that day), the largest cause with its share and, when that
  * cause is a factor or a driver, the segment the change is concentrated in.
  */
+import { coverOf } from './coverage.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
 import { subjectName } from './scope.js';
@@ -97,7 +98,8 @@ function mainSentence(f: Finding): string {
   const figures = `from ${v(p.comparison)} to ${v(p.actual)} against ${comparisonWords(periods.period, periods.comparison, locale)}`;
   const band = p.band ? `${v(p.band.p10)} to ${v(p.band.p90)}` : '';
 
-  if (!f.intents.includes('why') && !f.claimed) {
+  const covers = coverOf(f);
+  if (covers.asks === 'ahead') {
     if (f.intents.includes('forecast') && f.forecast) {
       const fc = f.forecast;
       return `${subjectName(s)} is expected at ${v(fc.p50)} from ${formatDay(fc.from, locale)} to ${formatDay(fc.to, locale)} (p10–p90 ${v(fc.p10)} to ${v(fc.p90)}), after it ${move} ${when}.`;
@@ -112,7 +114,7 @@ function mainSentence(f: Finding): string {
     const claim = p.claimed === 'down' ? 'fall' : 'rise';
     return `${subjectName(s)} did not ${claim} ${when}: it ${move}, ${figures}.`;
   }
-  if (p.verdict === 'within-normal') {
+  if (covers.move === 'normal') {
     const normal = p.position === 'inside' ? `within its normal range for the period (expected ${band}, p10–p90)` : `${p.position} its expected range (${band}, p10–p90), so not an unusual ${p.claimed === 'up' ? 'rise' : 'fall'}`;
     return `${subjectName(s)} ${move} ${when}, ${figures}, which is ${normal}.`;
   }

@@ -2,6 +2,7 @@
  * The structured result of an analysis: everything the report says, as figures the engine
  * computed. `answerFirstSentence` turns it into the judgment's first sentence.
  */
+import type { Coverage } from './coverage.js';
 import type { Aggregation, Unit } from './catalog.js';
 import type { Candidate } from './candidates.js';
 import type { ChangePoint } from './change-point.js';
@@ -75,6 +76,8 @@ export interface WhatIfOutcome extends WhatIf {
 export interface Finding {
   question: string;
   status: 'analysed' | 'unknown-metric' | 'no-data';
+  /** What the answer covers (coverage.ts): decided here once, read by the answer, the report and its confidence. */
+  covers: Coverage;
   intents: Intent[];
   /** The question asks for a day's figure ("average daily", "per day"). */
   perDay?: boolean;

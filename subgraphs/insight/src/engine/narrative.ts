@@ -5,6 +5,7 @@
  * is heading, and what the what-if would bring. Every figure is the engine's, formatted for the
  * metric's unit and the locale.
  */
+import { coverOf } from './coverage.js';
 import { answerFirstSentence, comparisonWords } from './answer.js';
 import { subjectName } from './scope.js';
 import { isRatioUnit } from './catalog.js';
@@ -70,7 +71,7 @@ export function narrate(f: Finding): Narrative {
       topic: 'remainder',
       text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
     });
-  } else if (p.observed !== 'flat' && p.verdict !== 'within-normal') {
+  } else if (p.observed !== 'flat' && coverOf(f).move !== 'normal') {
     const labelsSeen = !f.leavesLeftOut?.length;
     statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
   }

@@ -1,4 +1,5 @@
 import type { Finding as EngineFinding } from '../engine/finding.js';
+import { coverOf } from '../engine/coverage.js';
 import { formatShare } from '../engine/format.js';
 import type { Report } from '../domain/report.js';
 
@@ -19,27 +20,27 @@ import type { Report } from '../domain/report.js';
  */
 export function analysisConfidence(f: EngineFinding): Report['confidence'] {
   const round = (x: number) => Math.round(Math.min(0.9, Math.max(0.1, x)) * 100) / 100;
-  if (f.status !== 'analysed' || !f.premise || !f.subject) {
+  const covers = coverOf(f);
+  if (covers.asks === 'nothing' || !f.premise || !f.subject) {
     return { value: 0.2, reason: f.status === 'unknown-metric' ? 'Nothing was analysed: no metric of the catalog matches the question.' : 'Nothing was analysed: the metric has no data for the period.' };
   }
   const p = f.premise;
   const ranged = p.band !== undefined;
-  const asksWhy = f.intents.includes('why') || p.claimed !== undefined;
   // An estimate of what lies ahead: the narrower its p10–p90 relative to its median, the surer.
   const widthOf = (x: { p10: number; p50: number; p90: number }) => (x.p50 !== 0 ? Math.abs(x.p90 - x.p10) / Math.abs(x.p50) : 1);
   const ahead = (width: number) => round(Math.max(0.3, 0.8 - 0.5 * width));
-  if (!asksWhy && f.forecast) {
+  if (covers.asks === 'ahead' && f.forecast) {
     const fc = f.forecast;
     const width = widthOf(fc);
     return { value: ahead(width), reason: `A forecast (${fc.model}) whose p10–p90 spans ${formatShare(width, f.locale)} of its median; the further ahead, the less it holds.` };
   }
-  if (!asksWhy && !f.forecast && f.whatIf && f.intents.includes('what-if')) {
+  if (covers.asks === 'ahead' && f.whatIf) {
     const e = f.whatIf.effect;
     if (!e) return { value: 0.2, reason: `The what-if has no estimate: ${f.whatIf.metric ?? 'the lever named'} is not a declared driver of ${f.subject.name} and no elasticity could be estimated.` };
     const width = widthOf(e);
     return { value: ahead(width), reason: `A what-if whose effect's p10–p90 spans ${formatShare(width, f.locale)} of its median, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}; it holds for changes like those the history saw.` };
   }
-  if (p.verdict !== 'confirmed' || p.observed === 'flat') {
+  if (covers.move !== 'unusual') {
     return ranged
       ? { value: 0.85, reason: 'The verdict rests on the stored figures of both periods and on the expected range fitted on the history before the period.' }
       : { value: 0.6, reason: 'The verdict rests on the stored figures of both periods; there was too little history to fit an expected range.' };

@@ -1,5 +1,6 @@
 import type { Unit } from '../engine/catalog.js';
 import type { DriverAttribution } from '../engine/driver-attribution.js';
+import { coverOf } from '../engine/coverage.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
@@ -74,11 +75,12 @@ export function analysisFindings(c: Composed, o: ToolOutcome): string {
   const f = d.finding;
   const metric = f.subject?.name ?? '';
   const period = f.periods?.period;
-  const onlyAhead = !f.intents.includes('why') && !f.claimed && (f.intents.includes('forecast') || f.intents.includes('what-if'));
+  const covers = coverOf(f);
+  const onlyAhead = covers.asks === 'ahead';
   const e = addEvidence(c, { kind: 'ANALYSIS', step: o.step, metric, from: period?.from ?? '', to: period?.to ?? '', summary: d.answer });
   c.findings.push({ title: 'The answer', detail: d.answer, evidence: [e] });
   // The parts of a move within the normal range are not its causes: there is nothing unusual to explain.
-  const normal = f.premise?.verdict === 'within-normal';
+  const normal = covers.move === 'normal';
   for (const s of d.statements) c.findings.push({ title: normal && s.topic === 'cause' ? 'Moved with it' : TITLES[s.topic], detail: s.text, evidence: [e] });
   if (f.status === 'analysed' && f.subject && f.premise) {
     const unit = f.subject.unit.kind === 'currency' ? f.subject.unit.code : f.subject.unit.kind === 'count' ? (f.subject.unit.noun ?? null) : f.subject.unit.kind;
@@ -129,7 +131,7 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
   const reasons: string[] = [];
   const w = f.whatIf;
   const bad = subject.upIsGood ? f.premise.change < 0 : f.premise.change > 0;
-  if (bad && f.premise.verdict !== 'within-normal') {
+  if (bad && coverOf(f).move !== 'normal') {
     for (const cause of f.causes.filter((x) => x.view === 'driver' && x.metric && Math.sign(x.contribution) === Math.sign(f.premise!.change)).slice(0, 1)) {
       const attribution = f.drivers.find((d) => d.metric === cause.metric);
       if (!attribution || !(attribution.driverAfter > 0) || !(attribution.driverBefore > 0)) continue;
@@ -154,7 +156,7 @@ export function analysisProposals(c: Composed, o: ToolOutcome): string | undefin
     }
   }
   // The platform's own levers behind the move: content versions, crawl runs and healed selectors.
-  if (bad && f.premise.verdict !== 'within-normal') {
+  if (bad && coverOf(f).move !== 'normal') {
     const levers = eventLevers({
       finding: f,
       targets: f.targets,

@@ -9,7 +9,7 @@ const headers = async () => ({ authorization: 'Bearer t' });
 
 
 const fall = (events: Finding['events'], causes: Finding['causes'] = []): Finding => ({
-  question: 'q', status: 'analysed', intents: ['why'], drivers: [], causes, events, candidates: [], notes: [], locale: 'en-US',
+  question: 'q', status: 'analysed', covers: { asks: 'move', move: 'unusual' }, intents: ['why'], drivers: [], causes, events, candidates: [], notes: [], locale: 'en-US',
   subject: { name: 'trial_starts', how: 'exact', others: [], unit: { kind: 'count' }, aggregation: 'sum', upIsGood: true, defaulted: [] },
   premise: { actual: 700, comparison: 1000, change: -300, verdict: 'confirmed' } as Finding['premise'],
   changePoint: { day: '2026-11-12', shift: -0.3, strength: 9 },
