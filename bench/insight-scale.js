@@ -31,7 +31,7 @@ import { createLogger, issueToken } from '../subgraphs/kit/dist/src/index.js';
 
 const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
 const NO_WRITE = SMOKE || process.env.BENCH_NO_WRITE === '1';
-const SIZES = SMOKE ? [120] : (process.env.BENCH_SIZES ?? '1000,10000,100000').split(',').map(Number);
+const SIZES = SMOKE ? [120] : (process.env.BENCH_SIZES ?? '1000,10000,13760,100000').split(',').map(Number);
 const DATABASES = (process.env.BENCH_DATABASES ?? 'embedded,postgres').split(',');
 const DAYS = 15;
 const SECRET = 'bench-secret-that-is-long-enough-for-hs256-signing';
