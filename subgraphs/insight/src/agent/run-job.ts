@@ -5,6 +5,7 @@ import type { ProposedAction, Report } from '../domain/report.js';
 import { TOOLS, toolNamed } from '../tools/agent-tools.js';
 import { openAiTool, type ToolContext } from '../tools/tool.js';
 import { composeReport, type ModelJudgment, type ToolOutcome } from '../report/compose-report.js';
+import { outcomeOf } from '../report/composed.js';
 import { BudgetRefusal, type ChatMessage, type ModelPort, type ToolCall } from './model.js';
 import { asksAboutPages, planAnalysis, type Plan, type PlannedTask } from './planner.js';
 
@@ -158,7 +159,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     }
     await append({ kind: 'TOOL_RESULT', title: `Result of ${call.function.name}`, toolName: call.function.name, toolCallId: call.id, result: data, resultSummary: summary, durationMs: now() - t0 });
     messages.push({ role: 'tool', tool_call_id: call.id, content: JSON.stringify(data).slice(0, TOOL_OUTPUT_LIMIT) });
-    if (!(data && typeof data === 'object' && 'error' in data)) outcomes.push({ step: seq, tool: call.function.name, data, summary });
+    const outcome = outcomeOf(seq, call.function.name, data, summary);
+    if (outcome) outcomes.push(outcome);
   }
 
   try {
@@ -212,9 +214,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       const result = results.get(index);
       if (result) {
         messages.push({ role: 'tool', tool_call_id: toolCall.id, content: JSON.stringify(result.result).slice(0, TOOL_OUTPUT_LIMIT) });
-        if (!(result.result && typeof result.result === 'object' && 'error' in (result.result as object))) {
-          outcomes.push({ step: result.seq, tool: toolCall.function.name, data: result.result, summary: result.resultSummary ?? '' });
-        }
+        const outcome = outcomeOf(result.seq, toolCall.function.name, result.result, result.resultSummary ?? '');
+        if (outcome) outcomes.push(outcome);
       } else {
         await execute(toolCall, planned?.args);
       }

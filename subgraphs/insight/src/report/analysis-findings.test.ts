@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { ToolOutcome } from './composed.js';
 import { analyse } from '../engine/analyse.js';
 import type { CatalogEntry } from '../engine/catalog.js';
 import { addDays } from '../engine/days.js';
@@ -13,7 +14,7 @@ import type { Composed } from './composed.js';
 const now = Date.parse('2026-11-18T10:00:00Z');
 const start = addDays('2026-11-17', -399);
 const compose = () => ({ findings: [], evidence: [], charts: [], actions: [] }) as Composed;
-const outcome = (finding: ReturnType<typeof analyse>) => ({ step: 5, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' });
+const outcome = (finding: ReturnType<typeof analyse>): ToolOutcome<'analyse_change'> => ({ step: 5, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' });
 
 describe('proposals from findings', () => {
   it('restores the content version published the day a fall started, with its site, version and impact', () => {

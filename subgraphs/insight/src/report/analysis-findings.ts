@@ -5,15 +5,8 @@ import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
 import { figuresOf, type Chart } from '../domain/report.js';
-import type { Targets } from '../domain/event-target.js';
 import { addEvidence, cite, type Composed, type ToolOutcome } from './composed.js';
 import { eventLevers } from './event-proposals.js';
-
-interface AnalysisData extends Narrative {
-  /** With what its events and pages point at, as they are now (service/sources/event-targets.ts). */
-  finding: EngineFinding & { targets?: Targets };
-  history: Chart['history'];
-}
 
 const TITLES: Record<Narrative['statements'][number]['topic'], string> = {
   ranking: 'Ranked',
@@ -70,8 +63,8 @@ function addsTo(said: ReadonlySet<string>, statement: string): boolean {
  * judgment: the answer, then the statements that add to it (for a question only about the future
  * or a what-if, or a move within the normal range, only those about what lies ahead).
  */
-export function analysisFindings(c: Composed, o: ToolOutcome): string {
-  const d = o.data as AnalysisData;
+export function analysisFindings(c: Composed, o: ToolOutcome<'analyse_change'>): string {
+  const d = o.data;
   const f = d.finding;
   const metric = f.subject?.name ?? '';
   const period = f.periods?.period;
@@ -118,8 +111,8 @@ const ESTIMATE = 'elasticity (declared, else a log-log fit of daily history at t
  *   selector → change it back; a failed crawl run → run it again.
  * Returns why nothing was proposed, when nothing was.
  */
-export function analysisProposals(c: Composed, o: ToolOutcome): string | undefined {
-  const f = (o.data as AnalysisData).finding;
+export function analysisProposals(c: Composed, o: ToolOutcome<'analyse_change'>): string | undefined {
+  const f = o.data.finding;
   if (f.status !== 'analysed' || !f.subject || !f.premise) return undefined;
   const subject = f.subject;
   // The impact's unit: a currency's code, a count's noun, else the unit's kind (a ratio's change is a fraction).
@@ -211,8 +204,8 @@ export interface AnalysedOutlook {
   whatIfLever?: string;
 }
 
-export function analysedOutlook(o: ToolOutcome): AnalysedOutlook | undefined {
-  const f = (o.data as AnalysisData).finding;
+export function analysedOutlook(o: ToolOutcome<'analyse_change'>): AnalysedOutlook | undefined {
+  const f = o.data.finding;
   if (!f.subject) return undefined;
   return {
     name: f.subject.name,

@@ -9,13 +9,13 @@ import { composeReport, type ToolOutcome } from './compose-report.js';
 const lookup: ToolOutcome = {
   step: 3,
   tool: 'lookup_metric',
-  data: { name: 'revenue', step: '1d', series: [{ labels: {}, unit: 'USD', source: 'store', stats: { points: 35, total: 100000, mean: 2857.14, min: 2000, max: 3500, lastWeekTotal: 18000.5, previousWeekTotal: 20000, weekOverWeekChangePercent: -10 }, points: [{ t: '2026-10-19', value: 2800 }, { t: '2026-11-22', value: 2500 }] }] },
+  data: { name: 'revenue', step: '1d', series: [{ labels: {}, unit: 'USD', source: 'store', stats: { points: 35, total: 100000, mean: 2857.14, min: 2000, max: 3500, first: 2800, last: 2500, lastWeekTotal: 18000.5, previousWeekTotal: 20000, weekOverWeekChangePercent: -10 }, points: [{ t: '2026-10-19', value: 2800 }, { t: '2026-11-22', value: 2500 }] }] },
   summary: 'revenue: 35 points, total 100000, mean 2857.14; last week 18000.5 vs 20000 the week before (-10%).',
 };
-const forecast: ToolOutcome = {
+const forecast: ToolOutcome<'forecast_metric'> = {
   step: 5,
   tool: 'forecast_metric',
-  data: { name: 'revenue', labels: {}, horizon: 30, total: { p10: 80000, p50: 85000.25, p90: 90000 }, previousPeriodTotal: 83000, history: [{ t: '2026-11-22', value: 2500 }], forecast: [{ t: '2026-11-23', p10: 2400, p50: 2600, p90: 2800 }] },
+  data: { name: 'revenue', labels: {}, model: 'MSTL(7)+AutoETS', horizon: 30, calibration: 1, combinedSeries: 1, total: { p10: 80000, p50: 85000.25, p90: 90000 }, previousPeriodTotal: 83000, history: [{ t: '2026-11-22', value: 2500 }], forecast: [{ t: '2026-11-23', p10: 2400, p50: 2600, p90: 2800 }] },
   summary: 'revenue over the next 30 days: 85000.25 expected',
 };
 const budgets: ToolOutcome = {
@@ -24,10 +24,10 @@ const budgets: ToolOutcome = {
   data: { month: '2026-11', daysInMonth: 30, budgets: [{ agentCode: 'insight', allocatedUsd: 10, currentUsageUsd: 9, burnRatePercent: 90, alertThresholdPercent: 80, status: 'WARNING_THRESHOLD_EXCEEDED', hardLimitEnabled: true, projectedMonthUsd: 12.5 }] },
   summary: 'insight: $9 of $10',
 };
-const contents: ToolOutcome = {
+const contents: ToolOutcome<'read_content'> = {
   step: 9,
   tool: 'read_content',
-  data: { siteKey: 'demo', contents: [{ contentId: 'c1', siteKey: 'demo', slug: 'pricing', title: 'Pricing', status: 'PUBLISHED', version: 2, publishedVersion: 2, latestVersion: 3, latestVersionStatus: 'DRAFT', publishedAt: null }] },
+  data: { siteKey: 'demo', contents: [{ contentId: 'c1', siteKey: 'demo', slug: 'pricing', title: 'Pricing', status: 'PUBLISHED', publishedVersion: 2, latestVersion: 3, latestVersionStatus: 'DRAFT', publishedAt: null }] },
   summary: '1 contents',
 };
 
@@ -55,7 +55,7 @@ describe('report composition', () => {
   });
 
   it('proposes a run of a job that feeds an empty knowledge base only for a question the metrics did not answer', () => {
-    const empty: ToolOutcome = {
+    const empty: ToolOutcome<'search_knowledge'> = {
       step: 4,
       tool: 'search_knowledge',
       data: { query: 'What do suppliers say about delivery times?', hits: [], crawlJobs: [{ jobId: 'j1', jobName: 'supplier news', targetUrl: 'https://news.example/', status: 'SCHEDULED', tenantId: 't1' }] },
@@ -67,7 +67,7 @@ describe('report composition', () => {
     const finding = analyse({ question: 'Why did revenue drop last week?', catalog: [{ name: 'revenue' }], series: [{ name: 'revenue', labels: {}, points }], now: Date.parse('2026-11-25T10:00:00Z') });
     expect(finding.status).toBe('analysed');
     const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
-    const answered = composeReport({ prompt: 'Why did revenue drop last week?', outcomes: [analysed, { ...empty, data: { ...(empty.data as object), query: 'Why did revenue drop last week?' } }], contentAsked: false });
+    const answered = composeReport({ prompt: 'Why did revenue drop last week?', outcomes: [analysed, { ...empty, data: { ...empty.data, query: 'Why did revenue drop last week?' } }], contentAsked: false });
     expect(answered.actions.filter((a) => a.kind === 'CRAWL_TRIGGER')).toEqual([]);
   });
 
@@ -80,7 +80,7 @@ describe('report composition', () => {
   });
 
   it('proposes publishing only the pages a question names, when it names any', () => {
-    const two: ToolOutcome = { ...contents, data: { siteKey: 'demo', contents: [...(contents.data as { contents: object[] }).contents, { contentId: 'c2', siteKey: 'demo', slug: 'about-us', title: 'About', status: 'PUBLISHED', publishedVersion: 1, latestVersion: 2, latestVersionStatus: 'DRAFT', publishedAt: null }] } };
+    const two: ToolOutcome = { ...contents, data: { siteKey: 'demo', contents: [...contents.data.contents, { contentId: 'c2', siteKey: 'demo', slug: 'about-us', title: 'About', status: 'PUBLISHED', publishedVersion: 1, latestVersion: 2, latestVersionStatus: 'DRAFT', publishedAt: null }] } };
     const target = (prompt: string) => composeReport({ prompt, outcomes: [two], contentAsked: true }).actions.map((a) => a.targetId);
     expect(target('Is the pricing page hurting conversion?')).toEqual(['c1']);
     expect(target('Should the About us page change?')).toEqual(['c2']);
@@ -123,7 +123,7 @@ describe('report composition', () => {
     const finding = analyse({ question: 'Where are renewals heading over the next 30 days?', catalog: [{ name: 'renewals' }], series: [{ name: 'renewals', labels: {}, points }], now });
     expect(finding.forecast).toBeDefined();
     const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
-    const tool: ToolOutcome = { ...forecast, step: 4, data: { ...(forecast.data as object), name: 'renewals' }, summary: 'renewals over the next 30 days' };
+    const tool: ToolOutcome = { ...forecast, step: 4, data: { ...forecast.data, name: 'renewals' }, summary: 'renewals over the next 30 days' };
     const { report } = composeReport({ prompt: finding.question, outcomes: [analysed, tool], contentAsked: false });
     expect(report.findings.map((f) => f.title)).not.toContain('renewals forecast for the next 30 days');
     expect(report.findings.filter((f) => f.title === 'Where it is heading')).toHaveLength(1);
@@ -143,7 +143,7 @@ describe('report composition', () => {
     const analysed: ToolOutcome = { step: 2, tool: 'analyse_change', data: { ...narrate(finding), finding, history: [] }, summary: '' };
     const simulated: ToolOutcome = {
       step: 4, tool: 'simulate_scenario', summary: 'fees under -20% promo_spend',
-      data: { target: 'fees', driver: 'promo_spend{channel=search}', changePercent: -20, horizon: 30, runs: 2000, elasticity: { value: 0.6, source: 'estimated' }, impact: { p10: -900, p50: -700, p90: -500 }, impactPercent: -4.1, baselineTotal: 17000, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
+      data: { target: 'fees', driver: 'promo_spend{channel=search}', changePercent: -20, horizon: 30, seed: 1, runs: 2000, elasticity: { value: 0.6, standardError: 0.1, source: 'estimated' }, total: { p10: 16100, p50: 16300, p90: 16500 }, impact: { p10: -900, p50: -700, p90: -500 }, impactPercent: -4.1, baselineTotal: 17000, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
     };
     const { report } = composeReport({ prompt: finding.question, outcomes: [analysed, simulated], contentAsked: false });
     expect(report.findings.filter((f) => f.title.includes('promo_spend →'))).toEqual([]);

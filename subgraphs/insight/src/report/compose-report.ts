@@ -1,7 +1,6 @@
 import type { Chart, Finding, ProposedAction, Report, SegmentTable } from '../domain/report.js';
 import { ungroundedFigures } from '../domain/report.js';
 import { checkedProposals } from '../domain/proposal-check.js';
-import type { Finding as EngineFinding } from '../engine/finding.js';
 import { analysisConfidence } from './analysis-confidence.js';
 import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
 import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, type BudgetReading } from './budget-proposal.js';
@@ -32,134 +31,133 @@ export interface ModelJudgment {
   confidenceReason?: unknown;
 }
 
-type Obj = Record<string, unknown>;
-const obj = (v: unknown): Obj => (v && typeof v === 'object' ? (v as Obj) : {});
-const arr = (v: unknown): Obj[] => (Array.isArray(v) ? (v as Obj[]) : []);
+/** A number the model wrote, else NaN (its judgment is JSON it produced, unchecked). */
 const num = (v: unknown): number => (typeof v === 'number' ? v : Number.NaN);
 const signed = (v: number) => (v >= 0 ? `+${v}` : String(v));
 
-function metricFindings(c: Composed, o: ToolOutcome): void {
-  const d = obj(o.data);
-  for (const s of arr(d.series)) {
-    const stats = obj(s.stats);
-    const labels = obj(s.labels) as Record<string, string>;
+function metricFindings(c: Composed, o: ToolOutcome<'lookup_metric'>): void {
+  const d = o.data;
+  for (const s of d.series) {
+    const stats = s.stats;
+    const labels = s.labels;
     const label = Object.values(labels).join(' ');
-    const name = `${String(d.name)}${label ? ` (${label})` : ''}`;
-    const points = arr(s.points);
-    const from = String(points[0]?.t ?? '');
-    const to = String(points[points.length - 1]?.t ?? '');
-    const e = addEvidence(c, { kind: 'METRIC', step: o.step, metric: String(d.name), labels, from, to, summary: o.summary });
-    const change = num(stats.weekOverWeekChangePercent);
+    const name = `${d.name}${label ? ` (${label})` : ''}`;
+    const points = s.points;
+    const from = points[0]?.t ?? '';
+    const to = points[points.length - 1]?.t ?? '';
+    const e = addEvidence(c, { kind: 'METRIC', step: o.step, metric: d.name, labels, from, to, summary: o.summary });
+    const change = stats.weekOverWeekChangePercent ?? Number.NaN;
     const averaged = stats.lastWeekMean !== undefined;
     const detail = Number.isFinite(change)
       ? `Last week ${name} ${averaged ? 'averaged' : 'totalled'} ${averaged ? stats.lastWeekMean : stats.lastWeekTotal} against ${averaged ? stats.previousWeekMean : stats.previousWeekTotal} the week before (${signed(change)}%).`
       : `${name} totalled ${stats.total} from ${from} to ${to} (mean ${stats.mean}, min ${stats.min}, max ${stats.max}).`;
     c.findings.push({ title: Number.isFinite(change) ? `${name} ${change >= 0 ? 'up' : 'down'} ${Math.abs(change)}% week over week` : `${name} over the window`, detail, evidence: [e] });
-    c.charts.push({ title: name, step: o.step, kind: 'SERIES', unit: (s.unit as string | null) ?? null, history: points.map((p) => ({ t: String(p.t), value: num(p.value) })) });
+    c.charts.push({ title: name, step: o.step, kind: 'SERIES', unit: s.unit, history: points.map((p) => ({ t: p.t, value: p.value })) });
   }
 }
 
-function forecastFinding(c: Composed, o: ToolOutcome): void {
-  const d = obj(o.data);
-  const total = obj(d.total);
-  const e = addEvidence(c, { kind: 'FORECAST', step: o.step, metric: String(d.name), labels: obj(d.labels) as Record<string, string>, horizon: num(d.horizon), summary: o.summary });
+function forecastFinding(c: Composed, o: ToolOutcome<'forecast_metric'>): void {
+  const d = o.data;
+  const total = d.total;
+  const e = addEvidence(c, { kind: 'FORECAST', step: o.step, metric: d.name, labels: d.labels, horizon: d.horizon, summary: o.summary });
   c.findings.push({
-    title: `${String(d.name)} forecast for the next ${d.horizon} days`,
+    title: `${d.name} forecast for the next ${d.horizon} days`,
     detail: `Expected ${total.p50} (p10 ${total.p10}, p90 ${total.p90}) against ${d.previousPeriodTotal} in the last ${d.horizon} days.`,
     evidence: [e],
   });
   c.charts.push({
-    title: `${String(d.name)} forecast`,
+    title: `${d.name} forecast`,
     step: o.step,
     kind: 'FORECAST',
     unit: null,
-    history: arr(d.history).map((p) => ({ t: String(p.t), value: num(p.value) })),
-    band: arr(d.forecast).map((p) => ({ t: String(p.t), p10: num(p.p10), p50: num(p.p50), p90: num(p.p90) })),
+    history: d.history.map((p) => ({ t: p.t, value: p.value })),
+    band: d.forecast.map((p) => ({ t: p.t, p10: p.p10, p50: p.p50, p90: p.p90 })),
   });
 }
 
-function simulationFinding(c: Composed, o: ToolOutcome, forecastHistory: Chart['history']): void {
-  const d = obj(o.data);
-  const impact = obj(d.impact);
-  const e = addEvidence(c, { kind: 'SIMULATION', step: o.step, metric: String(d.target), driver: String(d.driver), changePercent: num(d.changePercent), horizon: num(d.horizon), summary: o.summary });
+function simulationFinding(c: Composed, o: ToolOutcome<'simulate_scenario'>, forecastHistory: Chart['history']): void {
+  const d = o.data;
+  const impact = d.impact;
+  const e = addEvidence(c, { kind: 'SIMULATION', step: o.step, metric: d.target, driver: d.driver, changePercent: d.changePercent, horizon: d.horizon, summary: o.summary });
   c.findings.push({
-    title: `${signed(num(d.changePercent))}% ${String(d.driver)} → ${String(d.target)} ${signed(num(impact.p50))} over ${d.horizon} days`,
-    detail: `The simulation (${d.runs} runs, elasticity ${obj(d.elasticity).value} ${obj(d.elasticity).source}) puts the effect between ${signed(num(impact.p10))} (p10) and ${signed(num(impact.p90))} (p90), ${signed(num(d.impactPercent))}% of the ${d.baselineTotal} baseline.`,
+    title: `${signed(d.changePercent)}% ${d.driver} → ${d.target} ${signed(impact.p50)} over ${d.horizon} days`,
+    detail: `The simulation (${d.runs} runs, elasticity ${d.elasticity.value} ${d.elasticity.source}) puts the effect between ${signed(impact.p10)} (p10) and ${signed(impact.p90)} (p90), ${signed(d.impactPercent)}% of the ${d.baselineTotal} baseline.`,
     evidence: [e],
   });
-  c.charts.push({ title: `What if ${signed(num(d.changePercent))}% ${String(d.driver)}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: arr(d.band).map((p) => ({ t: String(p.t), p10: num(p.p10), p50: num(p.p50), p90: num(p.p90) })) });
+  c.charts.push({ title: `What if ${signed(d.changePercent)}% ${d.driver}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: d.band.map((p) => ({ t: p.t, p10: p.p10, p50: p.p50, p90: p.p90 })) });
 }
 
 /** The knowledge base's findings; with nothing found, a run of a job that feeds it, to propose when the metrics did not answer. */
-function knowledgeFinding(c: Composed, o: ToolOutcome): ProposedAction | undefined {
-  const d = obj(o.data);
-  const hits = arr(d.hits);
+function knowledgeFinding(c: Composed, o: ToolOutcome<'search_knowledge'>): ProposedAction | undefined {
+  const d = o.data;
+  const hits = d.hits;
   if (hits.length === 0) {
     c.findings.push({ title: 'No knowledge-base passage matches', detail: o.summary, evidence: [] });
     const finding = citeAt(c, c.findings.length - 1);
-    const job = arr(d.crawlJobs)[0];
+    const job = d.crawlJobs?.[0];
     if (job) {
       return {
         kind: 'CRAWL_TRIGGER',
-        title: `Run crawl job "${String(job.jobName)}" now`,
-        rationale: `The knowledge base had nothing on "${String(d.query).slice(0, 120)}"; a fresh crawl of ${String(job.targetUrl)} may bring sources in.`,
+        title: `Run crawl job "${job.jobName}" now`,
+        rationale: `The knowledge base had nothing on "${(d.query ?? '').slice(0, 120)}"; a fresh crawl of ${job.targetUrl} may bring sources in.`,
         targetType: 'CrawlJob',
-        targetId: String(job.jobId),
-        params: { tenantId: String(job.tenantId ?? '') },
+        targetId: job.jobId,
+        params: { tenantId: job.tenantId ?? '' },
         expectedImpact: null,
         ...(finding ? { finding } : {}),
       };
     }
     return undefined;
   }
-  const ids = hits.slice(0, 3).map((h) => addEvidence(c, { kind: 'KNOWLEDGE', step: o.step, crawlItemId: String(h.crawlItemId), url: String(h.url), title: String(h.title), excerpt: String(h.excerpt).slice(0, 300) }));
-  c.findings.push({ title: `${hits.length} knowledge-base sources`, detail: hits.slice(0, 3).map((h) => `"${String(h.title)}" (${String(h.url)})`).join('; '), evidence: ids });
+  const ids = hits.slice(0, 3).map((h) => addEvidence(c, { kind: 'KNOWLEDGE', step: o.step, crawlItemId: h.crawlItemId, url: h.url, title: h.title, excerpt: h.excerpt.slice(0, 300) }));
+  c.findings.push({ title: `${hits.length} knowledge-base sources`, detail: hits.slice(0, 3).map((h) => `"${h.title}" (${h.url})`).join('; '), evidence: ids });
   return undefined;
 }
 
 /** The budgets' findings and proposals; returns whether they last the month, in words (budget-proposal.ts). */
-function budgetFindings(c: Composed, o: ToolOutcome): { answer: string; confidence: Report['confidence'] } | undefined {
-  const d = obj(o.data);
+function budgetFindings(c: Composed, o: ToolOutcome<'read_budgets'>): { answer: string; confidence: Report['confidence'] } | undefined {
+  const d = o.data;
+  const days = d.daysInMonth ?? Number.NaN;
   const readings: BudgetReading[] = [];
-  for (const b of arr(d.budgets)) {
-    const agent = String(b.agentCode);
+  for (const b of d.budgets) {
+    const agent = b.agentCode;
     const e = addEvidence(c, { kind: 'BUDGET', step: o.step, agentCode: agent, summary: `${agent}: $${b.currentUsageUsd} of $${b.allocatedUsd}` });
     // A budget the platform sets (this tenant's share of the analysis agent) is no change the tenant's reviewers can approve.
     const platformSet = b.managedBy === 'PLATFORM';
     const setBy = platformSet ? ' The platform sets this budget: ask its operator to change it.' : '';
-    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${num(b.projectedMonthUsd)} by month end.${setBy}`, evidence: [e] });
-    const reading = { agentCode: agent, allocatedUsd: num(b.allocatedUsd), currentUsageUsd: num(b.currentUsageUsd), projectedMonthUsd: num(b.projectedMonthUsd), hardLimitEnabled: b.hardLimitEnabled === true };
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${b.projectedMonthUsd} by month end.${setBy}`, evidence: [e] });
+    const reading = { agentCode: agent, allocatedUsd: b.allocatedUsd, currentUsageUsd: b.currentUsageUsd, projectedMonthUsd: b.projectedMonthUsd, hardLimitEnabled: b.hardLimitEnabled === true };
     readings.push(reading);
-    const proposal = platformSet ? undefined : budgetProposal(reading, num(d.daysInMonth), citeAt(c, c.findings.length - 1));
+    const proposal = platformSet ? undefined : budgetProposal(reading, days, citeAt(c, c.findings.length - 1));
     if (proposal) c.actions.push(proposal);
   }
-  const confidence = budgetConfidence(readings, num(d.daysInMonth));
-  const answer = budgetAnswer(readings, num(d.daysInMonth));
+  const confidence = budgetConfidence(readings, days);
+  const answer = budgetAnswer(readings, days);
   return answer && confidence ? { answer, confidence } : undefined;
 }
 
 /** The slug as a word of the question (`pricing`, `about-us` as "about us" or "about-us"). */
 const names = (prompt: string, slug: string) => new RegExp(`(^|[^a-z0-9])${slug.toLowerCase().replace(/[^a-z0-9]+/g, '[^a-z0-9]?')}($|[^a-z0-9])`).test(prompt.toLowerCase());
 
-function contentFindings(c: Composed, o: ToolOutcome, contentAsked: boolean, prompt: string): void {
-  const d = obj(o.data);
+function contentFindings(c: Composed, o: ToolOutcome<'read_content'>, contentAsked: boolean, prompt: string): void {
+  const d = o.data;
   // A question that names pages is about those; one that names none, about every page.
-  const named = arr(d.contents).filter((item) => names(prompt, String(item.slug)));
-  for (const item of named.length ? named : arr(d.contents)) {
-    const published = item.publishedVersion as number | null;
-    const latest = num(item.latestVersion);
+  const named = d.contents.filter((item) => names(prompt, item.slug));
+  for (const item of named.length ? named : d.contents) {
+    const published = item.publishedVersion;
+    const latest = item.latestVersion;
     if (item.latestVersionStatus !== 'DRAFT' || published === null || latest <= published) continue;
-    const e = addEvidence(c, { kind: 'CONTENT', step: o.step, contentId: String(item.contentId), siteKey: String(item.siteKey), slug: String(item.slug), title: String(item.title) });
-    c.findings.push({ title: `"${String(item.slug)}" has an unpublished draft`, detail: `Version ${latest} waits while version ${published} is live.`, evidence: [e] });
+    const e = addEvidence(c, { kind: 'CONTENT', step: o.step, contentId: item.contentId, siteKey: item.siteKey, slug: item.slug, title: item.title });
+    c.findings.push({ title: `"${item.slug}" has an unpublished draft`, detail: `Version ${latest} waits while version ${published} is live.`, evidence: [e] });
     const finding = citeAt(c, c.findings.length - 1);
     if (contentAsked) {
       c.actions.push({
         kind: 'CONTENT_PUBLISH',
-        title: `Publish draft v${latest} of "${String(item.slug)}"`,
-        rationale: `Version ${latest} of "${String(item.title)}" is ready as a draft while version ${published} is live.`,
+        title: `Publish draft v${latest} of "${item.slug}"`,
+        rationale: `Version ${latest} of "${item.title}" is ready as a draft while version ${published} is live.`,
         targetType: 'Content',
-        targetId: String(item.contentId),
-        params: { siteKey: String(item.siteKey), version: latest },
+        targetId: item.contentId,
+        params: { siteKey: item.siteKey, version: latest },
         expectedImpact: null,
         ...(finding ? { finding } : {}),
       });
@@ -198,15 +196,13 @@ function recited(c: Composed, a: ProposedAction): ProposedAction {
  * others before it is stored), linked to the finding it names: a finding's title, else the first
  * whose detail holds its words.
  */
-function modelProposals(c: Composed, o: ToolOutcome): void {
-  const d = obj(o.data);
-  const proposal = obj(d.proposal);
-  if (!proposal.kind) return;
-  const named = typeof d.followsFrom === 'string' ? d.followsFrom.trim().toLowerCase() : '';
+function modelProposals(c: Composed, o: ToolOutcome<'propose_action'>): void {
+  const { proposal, followsFrom } = o.data;
+  const named = followsFrom?.trim().toLowerCase() ?? '';
   const index = named ? c.findings.findIndex((f) => f.title.toLowerCase() === named) : -1;
   const at = index >= 0 ? index : named ? c.findings.findIndex((f) => f.detail.toLowerCase().includes(named)) : -1;
   const finding = at >= 0 ? { index: at, title: c.findings[at]!.title, detail: c.findings[at]!.detail } : undefined;
-  c.actions.push({ ...(proposal as unknown as ProposedAction), ...(finding ? { finding } : {}) });
+  c.actions.push({ ...proposal, ...(finding ? { finding } : {}) });
 }
 
 /** Without the engine's analysis (a report from the single tools only): grounded in how many kinds of evidence. */
@@ -262,8 +258,8 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'analyse_change': {
         analysed = analysisFindings(c, o);
         outlook = analysedOutlook(o);
-        engineConfidence = analysisConfidence((o.data as { finding: EngineFinding }).finding);
-        engineAnswered = (o.data as { finding: EngineFinding }).finding.status === 'analysed';
+        engineConfidence = analysisConfidence(o.data.finding);
+        engineAnswered = o.data.finding.status === 'analysed';
         const table = segmentTable(o);
         if (table) tables.push(table);
         history = c.charts[0]?.history ?? history;
@@ -281,7 +277,7 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
       case 'read_budgets': budgetsSaid = budgetFindings(c, o); break;
       case 'read_content': contentFindings(c, o, input.contentAsked, input.prompt); break;
       case 'propose_action': modelProposals(c, o); break;
-      default: break;
+      case 'list_metrics': break;
     }
   }
   if (outlook) oneOutlook(c, outlook);

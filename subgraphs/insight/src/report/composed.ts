@@ -1,3 +1,4 @@
+import { isAgentTool, type ToolData } from '../tools/agent-tools.js';
 import type { Chart, Evidence, Finding, ProposalFinding, ProposedAction } from '../domain/report.js';
 
 /** A report being composed from tool outcomes: findings, their evidence, charts and proposals. */
@@ -14,11 +15,18 @@ export function addEvidence(c: Composed, e: Evidence): number {
 }
 
 /** What one tool call returned, with the step holding it. */
-export interface ToolOutcome {
-  step: number;
-  tool: string;
-  data: unknown;
-  summary: string;
+/** One tool's result in a job, its `data` typed by the tool's name (tools/agent-tools.ts `ToolData`). */
+export type ToolOutcome<K extends keyof ToolData = keyof ToolData> = { [T in K]: { step: number; tool: T; data: ToolData[T]; summary: string } }[K];
+
+/**
+ * A tool result step as the outcome the report reads. The result of one of the agent's tools
+ * holds what that tool's run returned (run-job writes it, as JSON, and nothing else writes a
+ * result step), so its data is taken as that tool's: the one place a stored result is typed. A
+ * failed call (`{error}`) or a tool the agent does not have is no outcome.
+ */
+export function outcomeOf(step: number, tool: string, data: unknown, summary: string): ToolOutcome | undefined {
+  if (!isAgentTool(tool) || !data || typeof data !== 'object' || 'error' in data) return undefined;
+  return { step, tool, data, summary } as ToolOutcome;
 }
 
 /**

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import type { ToolOutcome } from './composed.js';
 import type { ContentTarget, CrawlJobTarget, Targets } from '../domain/event-target.js';
 import { proposalProblems } from '../domain/proposal-check.js';
 import { analyse } from '../engine/analyse.js';
@@ -27,7 +28,7 @@ const catalog: CatalogEntry[] = [{ name: 'trial_starts' }];
 function run(events: EngineEvent[], targets?: Targets, question = 'Why did trial starts drop last week?', series: readonly SeriesData[] = [{ name: 'trial_starts', labels: {}, points }], cat = catalog) {
   const finding = analyse({ question, catalog: cat, series, events, now });
   const c: Composed = { findings: [], evidence: [], charts: [], actions: [] };
-  const o = { step: 4, tool: 'analyse_change', data: { ...narrate(finding), finding: { ...finding, ...(targets ? { targets } : {}) }, history: [] }, summary: '' };
+  const o: ToolOutcome<'analyse_change'> = { step: 4, tool: 'analyse_change', data: { ...narrate(finding), finding: { ...finding, ...(targets ? { targets } : {}) }, history: [] }, summary: '' };
   analysisFindings(c, o);
   const none = analysisProposals(c, o);
   for (const a of c.actions) expect(proposalProblems(a, c.findings.length)).toEqual([]);

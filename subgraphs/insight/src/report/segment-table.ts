@@ -1,6 +1,5 @@
 import type { Unit } from '../engine/catalog.js';
 import { segmentName } from '../engine/causes.js';
-import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatPeriod, formatShare, formatValue } from '../engine/format.js';
 import type { Period } from '../engine/periods.js';
 import { shareOf } from '../engine/remainder.js';
@@ -32,9 +31,9 @@ function period(p: Period, locale: string): TablePeriod {
  * the subject's change, as the narrative states them. Undefined when there is no such table
  * (no analysis, no move, no labels, or no segment found).
  */
-export function segmentTable(o: ToolOutcome): SegmentTable | undefined {
-  const f = (o.data as { finding?: EngineFinding } | null)?.finding;
-  if (!f || f.status !== 'analysed' || !f.subject || !f.premise || !f.periods || f.premise.observed === 'flat') return undefined;
+export function segmentTable(o: ToolOutcome<'analyse_change'>): SegmentTable | undefined {
+  const f = o.data.finding;
+  if ( f.status !== 'analysed' || !f.subject || !f.premise || !f.periods || f.premise.observed === 'flat') return undefined;
   const found = f.segments?.causes ?? [];
   if (!f.segments || found.length === 0) return undefined;
   const { unit, name } = f.subject;

@@ -9,6 +9,26 @@ import { searchKnowledge } from './search-knowledge.js';
 import { simulateScenario } from './simulate.js';
 import type { Tool } from './tool.js';
 
+type DataOf<T> = T extends Tool<infer _S, infer D> ? D : never;
+
+/** What each agent tool's result holds, by the tool's name, as its `run` returns it: the report reads results typed by it. */
+export interface ToolData {
+  analyse_change: DataOf<typeof analyseChange>;
+  list_metrics: DataOf<typeof listMetrics>;
+  lookup_metric: DataOf<typeof lookupMetric>;
+  forecast_metric: DataOf<typeof forecastMetric>;
+  simulate_scenario: DataOf<typeof simulateScenario>;
+  search_knowledge: DataOf<typeof searchKnowledge>;
+  read_content: DataOf<typeof readContent>;
+  read_budgets: DataOf<typeof readBudgets>;
+  propose_action: DataOf<typeof proposeAction>;
+}
+
+/** Whether `name` is one of the agent's tools (so its stored result has that tool's `ToolData`). */
+export function isAgentTool(name: string): name is keyof ToolData {
+  return TOOLS.some((t) => t.name === name);
+}
+
 /** Every tool of the analysis agent (one file each in tools/, named after it). */
 export const TOOLS: readonly Tool[] = [analyseChange, listMetrics, lookupMetric, forecastMetric, simulateScenario, searchKnowledge, readContent, readBudgets, proposeAction] as readonly Tool[] as Tool[];
 

@@ -12,10 +12,27 @@ import { defineTool, fig, labelsArg, labelText } from './tool.js';
 const DAY = 86_400_000;
 
 /** Figures a person asks about first: totals, range, and the last week against the one before. */
-export function seriesStats(points: readonly Point[], stepMs: number | undefined, unit: string | null = null) {
+/** A series' statistics over the window; with 14 days or more, last week against the week before (by mean for a ratio). */
+export interface SeriesStats {
+  points: number;
+  total: number;
+  mean: number;
+  min: number;
+  max: number;
+  first: number;
+  last: number;
+  lastWeekTotal?: number;
+  previousWeekTotal?: number;
+  lastWeekMean?: number;
+  previousWeekMean?: number;
+  weekOverWeekChangePercent?: number;
+  lastWeekFrom?: string;
+}
+
+export function seriesStats(points: readonly Point[], stepMs: number | undefined, unit: string | null = null): SeriesStats {
   const values = points.map((p) => p.value);
   const total = values.reduce((a, b) => a + b, 0);
-  const stats: Record<string, number | string> = {
+  const stats: SeriesStats = {
     points: values.length,
     total: fig(total),
     mean: fig(values.length ? total / values.length : 0),
@@ -30,8 +47,13 @@ export function seriesStats(points: readonly Point[], stepMs: number | undefined
     const lastWeek = values.slice(-7).reduce((a, b) => a + b, 0) / (ratio ? 7 : 1);
     const previousWeek = values.slice(-14, -7).reduce((a, b) => a + b, 0) / (ratio ? 7 : 1);
     const precise = (v: number) => (ratio ? Math.round(v * 1e5) / 1e5 : fig(v));
-    stats[ratio ? 'lastWeekMean' : 'lastWeekTotal'] = precise(lastWeek);
-    stats[ratio ? 'previousWeekMean' : 'previousWeekTotal'] = precise(previousWeek);
+    if (ratio) {
+      stats.lastWeekMean = precise(lastWeek);
+      stats.previousWeekMean = precise(previousWeek);
+    } else {
+      stats.lastWeekTotal = precise(lastWeek);
+      stats.previousWeekTotal = precise(previousWeek);
+    }
     if (previousWeek !== 0) stats.weekOverWeekChangePercent = fig(((lastWeek - previousWeek) / Math.abs(previousWeek)) * 100);
     stats.lastWeekFrom = new Date(points[points.length - 7]!.t).toISOString().slice(0, 10);
   }

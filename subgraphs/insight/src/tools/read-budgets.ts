@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { defineTool, fig } from './tool.js';
+import type { BudgetSummary } from '../service/graph-reads.js';
+import { defineTool, fig, type ToolResult } from './tool.js';
+
+/** What read_budgets finds: the month, its days, and each budget with its month-end projection (no month when the gateway cannot be reached). */
+export interface BudgetsData {
+  month?: string;
+  daysInMonth?: number;
+  budgets: (BudgetSummary & { projectedMonthUsd: number })[];
+}
 
 const usd = (value: number): number => (value >= 1 ? fig(value) : Number(value.toPrecision(3)));
 
@@ -7,7 +15,7 @@ export const readBudgets = defineTool({
   name: 'read_budgets',
   description: 'Reads the model gateway budgets: per agent the monthly allocation, usage so far, burn rate and alert threshold.',
   input: z.object({ agent_code: z.string().max(64).default('').describe('Only this agent; empty for all.') }),
-  async run(ctx, args) {
+  async run(ctx, args): Promise<ToolResult<BudgetsData>> {
     if (!ctx.graph) return { data: { budgets: [] }, summary: 'The model gateway is not reachable from here.' };
     const now = new Date(ctx.now());
     const daysInMonth = new Date(Date.UTC(now.getUTCFullYear(), now.getUTCMonth() + 1, 0)).getUTCDate();

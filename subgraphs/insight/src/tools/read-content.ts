@@ -1,5 +1,12 @@
 import { z } from 'zod';
-import { defineTool } from './tool.js';
+import type { ContentSummary } from '../service/graph-reads.js';
+import { defineTool, type ToolResult } from './tool.js';
+
+/** What read_content finds: the site's contents (no site when the content service cannot be reached). */
+export interface ContentData {
+  siteKey?: string;
+  contents: ContentSummary[];
+}
 
 export const readContent = defineTool({
   name: 'read_content',
@@ -8,7 +15,7 @@ export const readContent = defineTool({
     site_key: z.string().min(1).max(100).default('demo').describe('Site key; default demo.'),
     slug: z.string().max(200).default('').describe('Only this content; empty for all of the site.'),
   }),
-  async run(ctx, args) {
+  async run(ctx, args): Promise<ToolResult<ContentData>> {
     if (!ctx.graph) return { data: { contents: [] }, summary: 'The content service is not reachable from here.' };
     const contents = (await ctx.graph.contents(args.site_key)).filter((c) => !args.slug || c.slug === args.slug);
     const drafts = contents.filter((c) => c.latestVersionStatus === 'DRAFT' && c.publishedVersion !== null && c.latestVersion > c.publishedVersion);

@@ -1,5 +1,13 @@
 import { z } from 'zod';
-import { defineTool, fig } from './tool.js';
+import type { CrawlJobSummary } from '../service/graph-reads.js';
+import { defineTool, fig, type ToolResult } from './tool.js';
+
+/** What search_knowledge finds: the passages, and with none the tenant's crawl jobs that feed the knowledge base. */
+export interface KnowledgeData {
+  query?: string;
+  hits: { crawlItemId: string; chunkId: string; title: string; url: string; category: string | null; score: number; excerpt: string }[];
+  crawlJobs?: CrawlJobSummary[];
+}
 
 export const searchKnowledge = defineTool({
   name: 'search_knowledge',
@@ -8,7 +16,7 @@ export const searchKnowledge = defineTool({
     query: z.string().min(1).max(2000).describe('What to look for, in natural language.'),
     top_k: z.number().int().min(1).max(20).default(5).describe('How many passages; default 5.'),
   }),
-  async run(ctx, args) {
+  async run(ctx, args): Promise<ToolResult<KnowledgeData>> {
     if (!ctx.graph) return { data: { hits: [] }, summary: 'The knowledge base is not reachable from here.' };
     const hits = (await ctx.graph.searchKnowledge(args.query, args.top_k)).map((h) => ({
       crawlItemId: h.itemId,

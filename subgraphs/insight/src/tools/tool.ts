@@ -41,7 +41,8 @@ export interface Tool<S extends z.ZodObject = z.ZodObject, T = unknown> {
   run(ctx: ToolContext, args: z.output<S>): Promise<ToolResult<T>>;
 }
 
-export function defineTool<S extends z.ZodObject>(tool: Tool<S>): Tool<S> {
+/** A tool, its result's `data` typed as its `run` returns it (the report reads it by tool name: agent-tools.ts `ToolData`). */
+export function defineTool<S extends z.ZodObject, T>(tool: Tool<S, T>): Tool<S, T> {
   return tool;
 }
 
