@@ -113,4 +113,17 @@ describe('analyse', () => {
     expect(f.candidates.map((c) => c.metric)).not.toContain('buys');
     expect(f.candidates.map((c) => c.metric)).toContain('weather_index');
   });
+
+  it('carries the subject\'s last 120 days for the chart: a ratio day by day from its parts, a part\'s own for a question about it', () => {
+    const visits = flat('visits', {}, '2026-05-01', 200, () => 100);
+    const orders = flat('orders', {}, '2026-05-01', 200, (i) => 5 + (i % 2));
+    const ratio = analyse({ question: 'why did conversion drop last week', catalog: [{ name: 'conversion', aggregation: { ratio: { numerator: 'orders', denominator: 'visits' } } }], series: [visits, orders], now });
+    expect(ratio.history).toHaveLength(120);
+    expect(ratio.history!.at(-1)).toEqual({ t: addDays('2026-05-01', 199), value: (5 + (199 % 2)) / 100 });
+    const mobile = flat('parcels', { device: 'mobile' }, '2026-05-01', 200, () => 30);
+    const desktop = flat('parcels', { device: 'desktop' }, '2026-05-01', 200, () => 70);
+    const part = analyse({ question: 'why did mobile parcels drop last week', catalog: [{ name: 'parcels', labels: ['device'] }], series: [mobile, desktop], now });
+    expect(part.subject?.scope).toEqual({ device: 'mobile' });
+    expect(new Set(part.history!.map((d) => d.value))).toEqual(new Set([30]));
+  });
 });

@@ -58,6 +58,9 @@ function periodsOver(question: string, book: SeriesBook, now: number): PeriodCho
   return choosePeriods(question, { now, ...(span.last ? { lastDataDay: span.last } : {}), ...(span.first ? { firstDataDay: span.first } : {}) });
 }
 
+/** Days of the subject's history a finding carries for the report's chart. */
+export const CHART_DAYS = 120;
+
 /** Other metrics searched for candidates (each costs a change-point detection, a few ms). */
 export const MAX_CANDIDATES = 200;
 
@@ -204,10 +207,12 @@ export function analyse(input: AnalysisInput): Finding {
   notes.push(periods.reading);
   const actual = aggregate(def, periods.period, book);
   const before = aggregate(def, periods.comparison, book);
-  if (!actual || !before) {
-    return { ...base, status: 'no-data', missing: actual ? 'comparison' : 'period', subject: info, periods, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
-  }
   const daily = dailyValues(def, book);
+  // The report's chart: the subject's last days (a ratio day by day from its parts; a part's own for a scope).
+  const history = daily.slice(-CHART_DAYS).map((d) => ({ t: d.day, value: d.value }));
+  if (!actual || !before) {
+    return { ...base, status: 'no-data', missing: actual ? 'comparison' : 'period', subject: info, periods, history, remainder: remainderOf(0, []), notes: [...notes, `${def.name} has no data for ${actual ? 'the comparison period' : 'the period asked about'}`] };
+  }
   // The direction of the move does not depend on the expected range; when the move started decides which history that range comes from.
   const { observed } = judgePremise({ actual: actual.value, comparison: before.value });
   const cpFrom = daysBetween(periods.comparison.to, periods.period.from) === 1 ? periods.comparison.from : addDays(periods.period.from, -7);
@@ -256,6 +261,7 @@ export function analyse(input: AnalysisInput): Finding {
     covers: coverageOf({ status: 'analysed', intents: reading.intents, claimed: reading.claimed, premise }),
     subject: info,
     periods,
+    history,
     premise,
     ...(changePoint ? { changePoint } : {}),
     ...(formula ? { formula } : {}),

@@ -89,6 +89,8 @@ export interface Finding {
   missing?: 'period' | 'comparison';
   subject?: SubjectInfo;
   periods?: PeriodChoice;
+  /** The subject's last days (analyse.ts CHART_DAYS; its part's, for a scope), for the report's chart. */
+  history?: { t: string; value: number }[];
   premise?: Premise;
   /** When the change started. */
   changePoint?: ChangePoint;

@@ -1,14 +1,12 @@
 import { patientlyConnected, SvcError } from '@svc/kit';
 import { METRIC_LIMITS } from '../domain/metric.js';
-import { catalogOf, ratioParts, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
+import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
 import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
 import { partRequests, plan, type SeriesRequest } from '../engine/plan.js';
 import { periodsFor } from '../engine/analyse.js';
-import { SeriesBook, type SeriesData } from '../engine/series.js';
-import { dailyValues } from '../engine/aggregate.js';
-import { scopedSeries } from '../engine/scope.js';
+import type { SeriesData } from '../engine/series.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -124,18 +122,9 @@ export function createAnalysisService(deps: AnalysisDeps) {
         failedReads.push(`what the events point at: ${error.message}`);
         return undefined;
       }) : undefined;
-      // The subject's last 120 days, for the report's chart: a ratio day by day from the parts the
-      // engine read (it may have no series of its own), anything else its total; for a question
-      // about part of it (a scope), that part's.
-      // Only the totals it needs go into the book: the leaves stay with the engine's thread.
-      const subject = finding.subject ? defs.get(finding.subject.name) : undefined;
-      const parts = subject ? ratioParts(subject.aggregation) : undefined;
-      const needed = new Set(subject ? (parts ? [parts.numerator, parts.denominator] : [subject.name]) : []);
-      const scope = finding.subject?.scope;
-      const own = subject && scope ? scopedSeries(series.filter((x) => needed.has(x.name)), subject, scope) : series;
-      const charted = own.filter((x) => needed.has(x.name) && Object.keys(x.labels).length === 0);
-      const history = subject ? dailyValues(subject, new SeriesBook(charted)).slice(-120).map((d) => ({ t: d.day, value: d.value })) : [];
-      return { finding: targets ? { ...finding, targets } : finding, reads: requests.length + named.length, failedReads, limits, history };
+      // The chart's history travels beside the finding (the report draws it), not inside it twice.
+      const { history = [], ...engineFinding } = finding;
+      return { finding: targets ? { ...engineFinding, targets } : engineFinding, reads: requests.length + named.length, failedReads, limits, history };
     },
   };
 }
