@@ -130,8 +130,15 @@ export function createMetricImportStore(sql: NativeSql) {
       });
       // The planner's statistics are refreshed at once after a large import, so a question asked
       // right after it is planned on the data it asks about: with the statistics of before, a
-      // read of 100,000 fresh series was planned as a few rows and took 21 s instead of 2.
-      if (outcome.points >= REFRESH_STATISTICS_AT) await sql.query('analyze insight.metric_series, insight.metric_point');
+      // read of 100,000 fresh series was planned as a few rows and took 21 s instead of 2. A small
+      // sample (statistics target 20, not 100) plans those reads the same and takes a tenth of the
+      // time (0.1 s instead of 1.3 s at 1.5 M points); autovacuum's own analysis refines it later.
+      if (outcome.points >= REFRESH_STATISTICS_AT) {
+        await sql.transaction(async (query) => {
+          await query('set local default_statistics_target = 20');
+          await query('analyze insight.metric_series, insight.metric_point');
+        });
+      }
       return outcome;
     },
   };
