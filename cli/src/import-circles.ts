@@ -14,7 +14,7 @@ export const SOURCE_GLOBS = ['subgraphs/*/src/**/*.ts', 'router/src/**/*.ts', 'r
  * tsc does; a relative import that resolves to nothing is an error (it would hide an edge).
  */
 export async function findImportCircles(root: string, globs: readonly string[] = SOURCE_GLOBS): Promise<string[][]> {
-  const tree = await parseDependencyTree([...globs], { cwd: root, context: root, transform: false, skipDynamicImports: false, exclude: /\/(node_modules|dist)\// });
+  const tree = await dependencyTree(root, globs);
   const unresolved = Object.values(tree).flatMap((deps) => deps ?? []).filter((dep) => dep.id === null && dep.request.startsWith('.'));
   if (unresolved.length) throw new Error(`Imports that resolve to no file: ${unresolved.map((dep) => `${dep.issuer} → ${dep.request}`).join(', ')}`);
   // Paths come relative to `context`; each circle starts at its first file by name, so the same
@@ -23,6 +23,11 @@ export async function findImportCircles(root: string, globs: readonly string[] =
     const first = circle.indexOf([...circle].sort()[0]!);
     return [...circle.slice(first), ...circle.slice(0, first)];
   });
+}
+
+/** dpdm's import graph of the sources (node_modules and build output left out), as both checks read it. */
+function dependencyTree(root: string, globs: readonly string[]) {
+  return parseDependencyTree([...globs], { cwd: root, context: root, transform: false, skipDynamicImports: false, exclude: /\/(node_modules|dist)\// });
 }
 
 /** A package's folder under its `src/` (a file directly in `src/` is a node of its own). */
@@ -41,7 +46,7 @@ function folderOf(file: string): { pkg: string; folder: string } | undefined {
  * `root`, the first by name first) and, for each step, a file that makes it.
  */
 export async function findFolderCircles(root: string, globs: readonly string[] = SOURCE_GLOBS): Promise<{ folders: string[]; edges: string[] }[]> {
-  const tree = await parseDependencyTree([...globs], { cwd: root, context: root, transform: false, skipDynamicImports: false, exclude: /\/(node_modules|dist)\/|\.test\.ts$/ });
+  const tree = await dependencyTree(root, globs);
   const edges = new Map<string, Map<string, string>>();
   for (const [issuer, deps] of Object.entries(tree)) {
     const from = folderOf(issuer);

@@ -149,9 +149,8 @@ export function createImportReader() {
   }
 
   return {
-    series,
-    /** Every series met so far, in order; grows as lines are read. */
-    ordered: ordered as readonly ImportSeries[],
+    /** Every series met so far, in the order met (`no` is the index); grows as lines are read. */
+    series: ordered as readonly ImportSeries[],
     get points() {
       return points;
     },

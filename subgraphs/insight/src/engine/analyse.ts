@@ -172,7 +172,7 @@ export function analyse(input: AnalysisInput): Finding {
   const now = typeof input.now === 'number' ? input.now : input.now.getTime();
   const defs = catalogOf(input.catalog);
   let book = new SeriesBook(input.series);
-  const { reading, subject, scope } = questionSubject(input.question, defs, book);
+  const { reading, subject, scope } = questionSubject(input.question, defs, (metric) => book.labelValues(metric));
   const base = {
     question: input.question,
     covers: { asks: 'nothing' } as Coverage,

@@ -58,6 +58,13 @@ interface Entry {
   leaves: Leaf[];
 }
 
+/** Values per label among these label sets, each label's sorted. */
+export function labelValuesOf(labelSets: Iterable<Readonly<Record<string, string>>>): Record<string, string[]> {
+  const out: Record<string, Set<string>> = {};
+  for (const labels of labelSets) for (const [k, v] of Object.entries(labels)) (out[k] ??= new Set()).add(v);
+  return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
+}
+
 /** One key for a set of labels, whatever their order. */
 export function partKey(labels: Readonly<Record<string, string>>): string {
   return JSON.stringify(Object.entries(labels).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
@@ -132,9 +139,7 @@ export class SeriesBook {
 
   /** Values per label found among a metric's leaves. */
   labelValues(name: string): Record<string, string[]> {
-    const out: Record<string, Set<string>> = {};
-    for (const leaf of this.leaves(name)) for (const [k, v] of Object.entries(leaf.labels)) (out[k] ??= new Set()).add(v);
-    return Object.fromEntries(Object.entries(out).map(([k, v]) => [k, [...v].sort()]));
+    return labelValuesOf(this.leaves(name).map((l) => l.labels));
   }
 
   /** First and last day with data over every series. */

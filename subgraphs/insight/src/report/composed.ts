@@ -14,7 +14,6 @@ export function addEvidence(c: Composed, e: Evidence): number {
   return c.evidence.length - 1;
 }
 
-/** What one tool call returned, with the step holding it. */
 /** One tool's result in a job, its `data` typed by the tool's name (tools/agent-tools.ts `ToolData`). */
 export type ToolOutcome<K extends keyof ToolData = keyof ToolData> = { [T in K]: { step: number; tool: T; data: ToolData[T]; summary: string } }[K];
 

@@ -7,6 +7,7 @@ import type { Finding } from '../engine/finding.js';
 import { partRequests, plan, type SeriesRequest } from '../engine/plan.js';
 import { periodsFor } from '../engine/analyse.js';
 import type { SeriesData } from '../engine/series.js';
+import { timeOf } from '../engine/days.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -64,25 +65,20 @@ export function createAnalysisService(deps: AnalysisDeps) {
       const p = plan(question, catalog, at);
       const defs = catalogOf(catalog);
       const failedReads: string[] = [];
-      /** What a configured limit left out of the analysis, in words that name the limit. */
-      const limits: string[] = [];
       const maxLeaves = deps.maxLeaves ?? 250_000;
+      /** Metrics past SVC_INSIGHT_MAX_LEAVES, not drilled into. */
       const leftOut: string[] = [];
       const patience = Date.now() + (deps.connectionWaitMs ?? 120_000);
-      const seen = new Set<string>();
-      const requests = p.requests.filter((r) => {
-        const key = `${r.metric}|${r.shape}|${JSON.stringify(r.labels ?? {})}`;
-        return !seen.has(key) && !!seen.add(key);
-      });
+      const requests = p.requests;
       const read = async (r: SeriesRequest, windows?: { from: number; to: number }[], limit?: number): Promise<SeriesData[]> => {
         const def = defs.get(r.metric);
         const additive = def?.aggregation === 'sum';
         const how = def?.aggregation === 'last' ? 'last' : additive ? 'sum' : 'avg';
         try {
-          const to = Date.parse(`${r.to}T00:00:00Z`) + DAY;
+          const to = timeOf(r.to) + DAY;
           // Aggregated where the data is: one read per request, whatever the number of series behind it.
           // A busy pool (the embedded database runs one statement at a time) slows a read down, never fails it.
-          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: Date.parse(`${r.from}T00:00:00Z`), to, how, shape: r.shape, ...(windows ? { windows } : {}), ...(limit ? { limit } : {}) }), patience);
+          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: timeOf(r.from), to, how, shape: r.shape, ...(windows ? { windows } : {}), ...(limit ? { limit } : {}) }), patience);
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
@@ -98,12 +94,11 @@ export function createAnalysisService(deps: AnalysisDeps) {
       // The totals first: they decide the periods compared, and the leaves are read for those days only.
       const totals = (await inBatches(requests.filter((r) => r.shape === 'total'), width, (r) => read(r))).flat();
       const periods = periodsFor({ question, series: totals, now: at });
-      const windows = [periods.comparison, periods.period].map((w) => ({ from: Date.parse(`${w.from}T00:00:00Z`), to: Date.parse(`${w.to}T00:00:00Z`) + DAY }));
+      const windows = [periods.comparison, periods.period].map((w) => ({ from: timeOf(w.from), to: timeOf(w.to) + DAY }));
       const leaves = (await inBatches(requests.filter((r) => r.shape === 'leaves'), width, async (r) => {
         const read1 = await read(r, windows, maxLeaves + 1);
         if (read1.length <= maxLeaves) return read1;
         leftOut.push(r.metric);
-        limits.push(`The drill-down by segment was skipped: ${r.metric} has more than ${maxLeaves.toLocaleString('en-US')} labelled series, the limit SVC_INSIGHT_MAX_LEAVES sets; ask about part of it (one label value) or raise the limit`);
         return [];
       })).flat();
       // The part of the subject the question names, its label values now known from the leaves: its own total.
@@ -124,6 +119,8 @@ export function createAnalysisService(deps: AnalysisDeps) {
       }) : undefined;
       // The chart's history travels beside the finding (the report draws it), not inside it twice.
       const { history = [], ...engineFinding } = finding;
+      // What the limit left out, in words that name it and say what to do.
+      const limits = leftOut.map((metric) => `The drill-down by segment was skipped: ${metric} has more than ${maxLeaves.toLocaleString('en-US')} labelled series, the limit SVC_INSIGHT_MAX_LEAVES sets; ask about part of it (one label value) or raise the limit`);
       return { finding: targets ? { ...engineFinding, targets } : engineFinding, reads: requests.length + named.length, failedReads, limits, history };
     },
   };

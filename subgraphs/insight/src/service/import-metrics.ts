@@ -136,7 +136,7 @@ export function createImportMetrics(deps: { store: MetricImportStore; log: Logge
       yield reader.take();
     }
     try {
-      const written = await deps.store.importFile(tenantId, batches(), reader.ordered);
+      const written = await deps.store.importFile(tenantId, batches(), reader.series);
       const outcome = { ...written, lines, seconds: Math.round((now() - started) / 100) / 10 };
       deps.log.info({ tenantId, by: principal.subject, format, ...outcome }, 'metrics imported');
       return outcome;

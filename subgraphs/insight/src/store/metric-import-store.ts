@@ -25,11 +25,27 @@ async function* binaryRows(batch: PointBatch, tenant: Buffer, ids: readonly Buff
   yield rows.end();
 }
 
+/**
+ * `copy` under a savepoint; when it meets a row already stored (unique_violation), the copy is
+ * undone and `instead` runs, in the same transaction as if the copy had not been tried.
+ */
+async function copyElse(query: NativeQuery, copy: () => Promise<void>, instead: () => Promise<void>): Promise<void> {
+  await query('savepoint copy');
+  try {
+    await copy();
+  } catch (error) {
+    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
+    await query('rollback to savepoint copy');
+    await instead();
+  }
+  await query('release savepoint copy');
+}
+
 /** The series in binary COPY rows, each with the id made for it. */
-async function* seriesRows(tenantId: string, fresh: readonly ImportSeries[], made: readonly string[]): AsyncGenerator<Buffer> {
+async function* seriesRows(tenantId: string, fresh: readonly ImportSeries[], made: readonly Buffer[]): AsyncGenerator<Buffer> {
   const rows = new BinaryCopyRows();
   fresh.forEach((s, i) => {
-    rows.row(6).bytes(uuidBytes(made[i]!)).text(tenantId).text(s.name).jsonb(JSON.stringify(s.labels)).text(s.key);
+    rows.row(6).bytes(made[i]!).text(tenantId).text(s.name).jsonb(JSON.stringify(s.labels)).text(s.key);
     if (s.unit === null) rows.null();
     else rows.text(s.unit);
   });
@@ -43,14 +59,12 @@ async function* seriesRows(tenantId: string, fresh: readonly ImportSeries[], mad
  */
 async function storeSeries(query: NativeQuery, copyFrom: CopyFrom, tenantId: string, fresh: readonly ImportSeries[], ids: Buffer[]): Promise<void> {
   if (!fresh.length) return;
-  const made = fresh.map(() => randomUUIDv7());
-  await query('savepoint series');
-  try {
+  const made = fresh.map(() => uuidBytes(randomUUIDv7()));
+  const copy = async () => {
     await copyFrom('insight.metric_series', ['id', 'tenant_id', 'name', 'labels', 'labels_key', 'unit'], seriesRows(tenantId, fresh, made), { binary: true });
-    fresh.forEach((s, i) => (ids[s.no] = uuidBytes(made[i]!)));
-  } catch (error) {
-    if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-    await query('rollback to savepoint series');
+    fresh.forEach((s, i) => (ids[s.no] = made[i]!));
+  };
+  await copyElse(query, copy, async () => {
     const byKey = new Map(fresh.map((s) => [s.key, s.no]));
     const rows = await query<{ id: string; labels_key: string }>(
       `insert into insight.metric_series (id, tenant_id, name, labels, labels_key, unit)
@@ -60,8 +74,7 @@ async function storeSeries(query: NativeQuery, copyFrom: CopyFrom, tenantId: str
       [tenantId, JSON.stringify(fresh.map(({ key, name, labels, unit }) => ({ key, name, labels, unit })))],
     );
     for (const r of rows) ids[byKey.get(r.labels_key)!] = uuidBytes(r.id);
-  }
-  await query('release savepoint series');
+  });
 }
 
 /**
@@ -85,14 +98,12 @@ export function createMetricImportStore(sql: NativeSql) {
           // Most batches bring new points, each time of a series once: copied as they are. A point
           // already stored, or a time the file names twice, stops that copy at the first such row;
           // the batch is then staged and upserted, its later line winning (one statement may not
-          // touch a row twice), in the transaction as if the copy had not been tried.
-          await query('savepoint batch');
-          try {
+          // touch a row twice).
+          const copy = async () => {
             await copyFrom('insight.metric_point', ['tenant_id', 'series_id', 't', 'value'], binaryRows(batch, tenant, ids, false), { binary: true });
             written += batch.length;
-          } catch (error) {
-            if ((error as { code?: string }).code !== UNIQUE_VIOLATION) throw error;
-            await query('rollback to savepoint batch');
+          };
+          await copyElse(query, copy, async () => {
             if (!staging) await query('create temporary table import_point (tenant_id text, series_id uuid, t timestamptz, value float8, line int) on commit drop');
             staging = true;
             await copyFrom('import_point', ['tenant_id', 'series_id', 't', 'value', 'line'], binaryRows(batch, tenant, ids, true), { binary: true });
@@ -106,8 +117,7 @@ export function createMetricImportStore(sql: NativeSql) {
             );
             written += n!;
             await query('truncate import_point');
-          }
-          await query('release savepoint batch');
+          });
         };
         const batches = points[Symbol.asyncIterator]();
         let next = batches.next();
