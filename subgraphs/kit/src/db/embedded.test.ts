@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -39,6 +40,44 @@ describe('embedded PostgreSQL', () => {
       expect(rows.map((r) => [r.id, r.who])).toEqual(rows.map((_, i) => [i, `w${i % 7}`]));
     } finally {
       await pool.end();
+    }
+  });
+});
+
+describe('a new embedded database', () => {
+  const log = createLogger({ level: 'silent', name: 'test' });
+
+  it('is made apart and renamed into place: a cluster half-made by a crash is removed, not opened', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'svc-embedded-new-'));
+    try {
+      // What a crash during the first start leaves: a cluster under its temporary name.
+      await mkdir(join(data, '.pglite-initdb-4242', 'base'), { recursive: true });
+      const fresh = await startEmbeddedDatabase(data, log);
+      try {
+        const client = new pg.Client({ connectionString: fresh.url });
+        await client.connect();
+        const { rows } = await client.query<{ extname: string }>("select extname from pg_extension where extname = 'vector'");
+        await client.end();
+        expect(rows).toEqual([{ extname: 'vector' }]);
+      } finally {
+        await fresh.close();
+      }
+      expect((await readdir(data)).sort()).toEqual(['pglite']);
+      expect(existsSync(join(data, 'pglite', 'PG_VERSION'))).toBe(true);
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('is refused, naming the directory, where files stand that are not a cluster', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'svc-embedded-odd-'));
+    try {
+      await mkdir(join(data, 'pglite'));
+      await writeFile(join(data, 'pglite', 'notes.txt'), 'not a database');
+      await expect(startEmbeddedDatabase(data, log)).rejects.toThrow(`${join(data, 'pglite')} holds files but no PG_VERSION`);
+      expect(await readdir(join(data, 'pglite'))).toEqual(['notes.txt']);
+    } finally {
+      await rm(data, { recursive: true, force: true });
     }
   });
 });

@@ -1,5 +1,9 @@
-import { mkdir } from 'node:fs/promises';
-import { join } from 'node:path';
+import { execFile } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdir, readdir, rename, rm, rmdir } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
 import type { Logger } from '../logger.js';
 
 /** A `COPY … FROM '/dev/blob'` on the embedded database's own session (see `embeddedCopy`). */
@@ -61,6 +65,39 @@ export function wholeQueries<T extends ProtocolDb>(db: T): T {
   });
 }
 
+/** Where a new cluster is made before it is renamed into place; one left by a crash is removed. */
+const MAKING = '.pglite-initdb-';
+
+/**
+ * A new cluster at `dir`, made by PGlite's initdb in a child process and renamed into place
+ * whole. PGlite's initdb runs three WebAssembly instances at once (the database, a second one and
+ * initdb itself) and peaks near 1 GiB of resident memory for a few seconds; in the platform's own
+ * process that peak would be its high-water mark for life (a first start of `npm start`
+ * measured 1,071 MiB, against 358 MiB opening an existing cluster). A child's memory goes back
+ * to the system when it exits. The rename makes a half-made cluster (a crash mid-initdb)
+ * impossible to open: it is left under a temporary name and removed on the next start.
+ */
+async function makeCluster(dir: string, log: Logger): Promise<void> {
+  if (existsSync(dir) && (await readdir(dir)).length > 0) {
+    throw new Error(`${dir} holds files but no PG_VERSION, so it is not a database cluster; move it away and start again`);
+  }
+  const parent = dirname(dir);
+  for (const entry of await readdir(parent)) if (entry.startsWith(MAKING)) await rm(join(parent, entry), { recursive: true, force: true });
+  const making = join(parent, `${MAKING}${process.pid}`);
+  const started = Date.now();
+  const script = fileURLToPath(new URL('./embedded-initdb.js', import.meta.url));
+  try {
+    await promisify(execFile)(process.execPath, [script, making], { timeout: 300_000 });
+  } catch (error) {
+    await rm(making, { recursive: true, force: true });
+    const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim().split('\n').slice(-3).join(' | ');
+    throw new Error(`the embedded database could not be created in ${dir}: ${stderr || (error as Error).message}`);
+  }
+  if (existsSync(dir)) await rmdir(dir); // empty (checked above): older versions made it first
+  await rename(making, dir);
+  log.info({ dataDir: dir, ms: Date.now() - started }, 'embedded PostgreSQL cluster created');
+}
+
 /**
  * PGlite with pgvector, persisted under `dataDir`, served on loopback through pglite-socket so
  * the same `pg` driver code runs as against a real PostgreSQL. PGlite is one backend: the
@@ -73,7 +110,8 @@ export async function startEmbeddedDatabase(dataDir: string, log: Logger): Promi
     import('@electric-sql/pglite-socket'),
   ]);
   const dir = join(dataDir, 'pglite');
-  await mkdir(dir, { recursive: true });
+  await mkdir(dataDir, { recursive: true });
+  if (!existsSync(join(dir, 'PG_VERSION'))) await makeCluster(dir, log);
   const db = await PGlite.create({ dataDir: dir, extensions: { vector } });
   await db.exec('create extension if not exists vector');
   const server = new PGLiteSocketServer({ db: wholeQueries(db), host: '127.0.0.1', port: 0, maxConnections: 64 });
