@@ -36,6 +36,7 @@ export * from './ids.js';
 export * from './validation.js';
 export * from './contract.js';
 export * from './random.js';
+export * from './memory.js';
 export * from './graph/graphql-result.js';
 export * from './graph/operations.js';
 export * from './graph/router-client.js';

@@ -19,6 +19,8 @@ export const IMPORT_LIMITS = {
   problems: 20,
   /** Characters of one line. */
   lineLength: 16_384,
+  /** Points of a file after which its garbage is collected at once (kit `collectGarbage`). */
+  collectAfterPoints: 200_000,
 } as const;
 
 /**
