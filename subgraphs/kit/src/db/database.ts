@@ -110,7 +110,7 @@ function copier(client: pg.PoolClient, url: string | undefined): CopyFrom {
     let parts: (string | Uint8Array)[] = [];
     let size = 0;
     const flush = async () => {
-      if (size) await embedded(`copy ${target} from '/dev/blob'${format}`, new Blob(parts as (string | Uint8Array<ArrayBuffer>)[]));
+      if (size) await embedded(`copy ${target} from '/dev/blob'${format}`, parts);
       parts = [];
       size = 0;
     };

@@ -81,3 +81,65 @@ describe('a new embedded database', () => {
     }
   });
 });
+
+describe("the embedded database's process", () => {
+  const log = createLogger({ level: 'silent', name: 'test' });
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('is not this one, and ends when the database is closed', async () => {
+    expect(db.pid).not.toBe(process.pid);
+    expect(alive(db.pid)).toBe(true);
+    const data = await mkdtemp(join(tmpdir(), 'svc-embedded-proc-'));
+    try {
+      const own = await startEmbeddedDatabase(data, log);
+      expect(alive(own.pid)).toBe(true);
+      await own.close();
+      expect(alive(own.pid)).toBe(false);
+      // The cluster was closed cleanly: it opens again with what was written.
+      const again = await startEmbeddedDatabase(data, log);
+      try {
+        const client = new pg.Client({ connectionString: again.url });
+        await client.connect();
+        await client.query('create table kept (n int)');
+        await client.query('insert into kept values (7)');
+        await client.end();
+      } finally {
+        await again.close();
+      }
+      const third = await startEmbeddedDatabase(data, log);
+      try {
+        const client = new pg.Client({ connectionString: third.url });
+        await client.connect();
+        expect((await client.query<{ n: number }>('select n from kept')).rows).toEqual([{ n: 7 }]);
+        await client.end();
+      } finally {
+        await third.close();
+      }
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  }, 180_000);
+
+  it('that dies fails the queries waiting on it, with an error, and closes without waiting', async () => {
+    const data = await mkdtemp(join(tmpdir(), 'svc-embedded-dies-'));
+    try {
+      const own = await startEmbeddedDatabase(data, log);
+      const client = new pg.Client({ connectionString: own.url });
+      await client.connect();
+      client.on('error', () => undefined);
+      process.kill(own.pid, 'SIGKILL');
+      await expect(client.query('select pg_sleep(1)')).rejects.toThrow();
+      await own.close();
+      expect(alive(own.pid)).toBe(false);
+    } finally {
+      await rm(data, { recursive: true, force: true });
+    }
+  }, 180_000);
+});
