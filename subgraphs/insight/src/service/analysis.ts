@@ -1,4 +1,4 @@
-import { patientlyConnected, SvcError } from '@svc/kit';
+import { collectGarbage, patientlyConnected, SvcError } from '@svc/kit';
 import { METRIC_LIMITS } from '../domain/metric.js';
 import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.js';
 import type { EngineEvent } from '../engine/events.js';
@@ -36,6 +36,8 @@ export interface AnalysisDeps {
 }
 
 const DAY = 86_400_000;
+/** Leaves read by one analysis after which the garbage of reading them is collected at once (kit `collectGarbage`). */
+const LEAVES_COLLECTED_AFTER = 20_000;
 
 /** Runs `work` over `items`, at most `width` at a time, keeping their order. */
 async function inBatches<T, R>(items: readonly T[], width: number, work: (item: T) => Promise<R>): Promise<R[]> {
@@ -105,6 +107,9 @@ export function createAnalysisService(deps: AnalysisDeps) {
       const named = partRequests(question, catalog, [...totals, ...leaves], at);
       const partTotals = (await inBatches(named, width, (r) => read(r))).flat();
       const series = [...totals, ...leaves, ...partTotals];
+      // Reading many leaves leaves their rows behind as garbage (the driver's rows, the parsed
+      // arrays): freed now, before the analysis thread grows its own heap beside them.
+      if (leaves.length >= LEAVES_COLLECTED_AFTER) collectGarbage();
       const events = deps.events ? await deps.events(caller, at - 430 * DAY, at).catch((error: unknown) => {
         if (!(error instanceof SvcError)) throw error;
         failedReads.push(`events: ${error.message}`);
