@@ -11,7 +11,8 @@
 //
 // Printed per run (each in a process of its own): import points/s, the job's seconds (asked to
 // COMPLETED, wall clock), the process's peak resident memory (VmHWM; the whole platform runs in
-// it, as `npm start` does, and on the embedded database PGlite's memory is in it too), and the
+// it, as `npm start` does; on the embedded database PGlite runs in a child process, whose peak
+// is printed beside it, as PostgreSQL's memory is its own server's), and the
 // queries the job sent that touch the metric tables (counted on pg's client): flat means the reads
 // do not grow with the series. The slowest steps of each job are printed too.
 import { createReadStream, createWriteStream } from 'node:fs';
@@ -89,6 +90,18 @@ async function peakMiB() {
   return match ? Number(match[1]) / 1024 : process.memoryUsage().rss / 2 ** 20;
 }
 
+/** The embedded database's own process (a child of this one running embedded-server.js): its peak resident memory, MiB, or undefined. */
+async function databasePeakMiB() {
+  const children = (await readFile(`/proc/self/task/${process.pid}/children`, 'utf8').catch(() => '')).trim().split(/\s+/).filter(Boolean);
+  for (const pid of children) {
+    const cmdline = await readFile(`/proc/${pid}/cmdline`, 'utf8').catch(() => '');
+    if (!cmdline.includes('embedded-server')) continue;
+    const match = /VmHWM:\s+(\d+) kB/.exec(await readFile(`/proc/${pid}/status`, 'utf8'));
+    if (match) return Number(match[1]) / 1024;
+  }
+  return undefined;
+}
+
 async function withDatabase(kind, work) {
   if (kind === 'embedded') {
     const dir = await mkdtemp(join(tmpdir(), 'svc-bench-scale-'));
@@ -117,6 +130,7 @@ async function run(kind, size) {
     try {
       const { accessToken } = await issueToken(SECRET, { subject: 'bench', roles: ['analyst'], tenants: ['cdn'], sites: [] }, 3600);
       const auth = { authorization: `Bearer ${accessToken}` };
+      const startedMiB = await peakMiB();
       const dims = dimensions(size);
       const series = dims.dc * dims.province * dims.isp * dims.channel;
       // The file is written first, as a user holds it; the upload streams it from disk (what curl -T does).
@@ -128,6 +142,7 @@ async function run(kind, size) {
       if (imported.status !== 200) throw new Error(`import answered ${imported.status}: ${JSON.stringify(importBody).slice(0, 400)}`);
       const importSeconds = (performance.now() - t0) / 1000;
       await rm(dirname(file), { recursive: true, force: true });
+      const importedMiB = await peakMiB();
       const before = metricQueries;
       const t1 = performance.now();
       const created = await fetch(`${platform.urls.bridge}/api/v1/insight/jobs`, { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ prompt: 'Why did edge gigabytes drop yesterday?' }) });
@@ -154,7 +169,10 @@ async function run(kind, size) {
       const found = job.status === 'COMPLETED' && String(job.report?.judgment ?? '').includes('province=p07');
       const slowest = (job.steps ?? []).filter((st) => typeof st.durationMs === 'number').sort((a, b) => b.durationMs - a.durationMs).slice(0, 3).map((st) => `${st.toolName ?? st.kind} ${(st.durationMs / 1000).toFixed(2)} s`).join(', ');
       process.stdout.write(`  slowest steps: ${slowest}\n`);
-      return { kind, series, points: importBody.data.points, importSeconds, jobSeconds, peakMiB: await peakMiB(), queries, status: job.status, found, error: job.error ?? null, refusedReads };
+      process.stdout.write(`  peak resident memory: ${startedMiB.toFixed(0)} MiB started, ${importedMiB.toFixed(0)} MiB after the import, ${(await peakMiB()).toFixed(0)} MiB after the job\n`);
+      const databaseMiB = await databasePeakMiB();
+      if (databaseMiB !== undefined) process.stdout.write(`  the embedded database's own process: peak ${databaseMiB.toFixed(0)} MiB\n`);
+      return { kind, series, points: importBody.data.points, importSeconds, jobSeconds, peakMiB: await peakMiB(), databaseMiB: databaseMiB ?? null, queries, status: job.status, found, error: job.error ?? null, refusedReads };
     } finally {
       await platform.close();
     }
@@ -179,7 +197,8 @@ async function main() {
   if (process.env.BENCH_RUN) {
     const [kind, size] = process.env.BENCH_RUN.split(':');
     const row = await run(kind, Number(size));
-    process.stdout.write(`RESULT ${JSON.stringify(row)}\n`);
+    // Written through before the process exits (a pipe's writes are asynchronous).
+    await new Promise((resolve) => process.stdout.write(`RESULT ${JSON.stringify(row)}\n`, resolve));
     return;
   }
   const rows = [];
@@ -197,9 +216,9 @@ async function main() {
   const md = [
     `Run ${new Date().toISOString().slice(0, 10)} with \`npm run bench:insight-scale\` (2 shared cores, load average ${loadavg()[0].toFixed(1)}): import through \`POST /api/v1/insight/metrics/import\` (CSV, ${DAYS} daily points a series), then "Why did edge gigabytes drop yesterday?" through the API until the report is written. Targets: 13,760 series in ≤ 3 s of job time, 100,000 in ≤ 15 s, peak memory ≤ 1 GiB, metric queries per job flat; import ≥ 100,000 points/s on PostgreSQL.`,
     '',
-    '| database | series | points | import points/s | job s | peak RSS MiB | metric queries / job | report names the cause | status reads refused |',
-    '|---|---:|---:|---:|---:|---:|---:|---|---:|',
-    ...rows.map((r) => `| ${r.kind} | ${r.series.toLocaleString('en-US')} | ${r.points.toLocaleString('en-US')} | ${Math.round(r.points / r.importSeconds).toLocaleString('en-US')} | ${r.jobSeconds.toFixed(2)} | ${r.peakMiB.toFixed(0)} | ${r.queries} | ${r.found ? 'yes' : `no (${r.status})`} | ${r.refusedReads} |`),
+    '| database | series | points | import points/s | job s | peak RSS MiB, platform | peak RSS MiB, embedded database process | metric queries / job | report names the cause | status reads refused |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
+    ...rows.map((r) => `| ${r.kind} | ${r.series.toLocaleString('en-US')} | ${r.points.toLocaleString('en-US')} | ${Math.round(r.points / r.importSeconds).toLocaleString('en-US')} | ${r.jobSeconds.toFixed(2)} | ${r.peakMiB.toFixed(0)} | ${r.databaseMiB === null ? '-' : r.databaseMiB.toFixed(0)} | ${r.queries} | ${r.found ? 'yes' : `no (${r.status})`} | ${r.refusedReads} |`),
     '',
     ...DATABASES.map((kind) => `Growth from one size to the next, ${kind}: job time ${growth(kind, 'jobSeconds')}; metric queries ${growth(kind, 'queries')}; peak memory ${growth(kind, 'peakMiB')}.`),
     '',
