@@ -152,9 +152,10 @@ export async function startEmbeddedDatabase(dataDir: string, log: Logger): Promi
     blobCopies.delete(url);
     if (!closing) log.error({ pid: child.pid, exit: how, said }, 'the embedded database stopped on its own: requests that need it fail (503) until the platform is restarted');
   });
-  // Neither the process nor its channel keeps this one running; a COPY in flight has its connection open.
+  // Neither the process, its channel nor its standard error keeps this one running; a COPY in flight has its connection open.
   child.unref();
   (child.channel as { unref?: () => void } | undefined)?.unref?.();
+  (child.stderr as { unref?: () => void } | null)?.unref?.();
   log.info({ dataDir: dir, url, pid: child.pid }, 'embedded PostgreSQL (PGlite + pgvector) started');
   blobCopies.set(url, async (statement, parts) => {
     const copy = next++;
