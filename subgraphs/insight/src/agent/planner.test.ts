@@ -36,6 +36,22 @@ describe('analysis playbook', () => {
     expect(tools('How are bookings doing?')).not.toContain('simulate_scenario');
   });
 
+  it('answers every clause: a forecast, a what-if with the amount first, and a proposal, in phrasings of its own', () => {
+    for (const prompt of [
+      'Forecast bookings for the next 30 days, simulate 20% more marketing spend, and propose a budget change',
+      'Project bookings over the next 2 weeks; what would 15 percent less search marketing spend do? Suggest what to change.',
+      'Where are bookings heading next month, and what if we raise marketing spend 10%?',
+    ]) {
+      const p = plan(prompt);
+      expect([prompt, p.target]).toEqual([prompt, 'bookings']);
+      expect([prompt, p.tasks.map((t) => t.tool)]).toEqual([prompt, expect.arrayContaining(['analyse_change', 'simulate_scenario', 'forecast_metric'])]);
+    }
+    const simulated = plan('Forecast bookings for the next 30 days, simulate 20% more marketing spend, and propose a budget change').tasks.find((t) => t.tool === 'simulate_scenario')!;
+    expect(simulated.args).toMatchObject({ target_metric: 'bookings', driver_metric: 'marketing_spend', driver_labels: '', change_percent: 20, horizon: 30 });
+    const less = plan('Project bookings over the next 2 weeks; what would 15 percent less search marketing spend do? Suggest what to change.').tasks.find((t) => t.tool === 'simulate_scenario')!;
+    expect(less.args).toMatchObject({ driver_metric: 'marketing_spend', driver_labels: 'channel=search', change_percent: -15 });
+  });
+
   it('reads budgets when the question is about model spend, and content when it is about pages', () => {
     expect(tools('Why did our model spend jump last week?')).toContain('read_budgets');
     // An ad or marketing budget is not the model gateway's.

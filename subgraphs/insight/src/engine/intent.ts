@@ -41,7 +41,9 @@ export interface QuestionReading {
 
 const DOWN = /\b(fewer|drop(?:s|ped)?|fall(?:s|en)?|fell|declin(?:e|es|ed)|decreas(?:e|es|ed)|dip(?:s|ped)?|down|plung(?:e|es|ed)|slump(?:s|ed)?|shr[iau]nk|lower|worse|lost|los(?:e|ing)|tank(?:s|ed)?|s[ai]nk|collaps(?:e|ed)|crash(?:ed)?)\b/;
 const UP = /\b(ris(?:e|es|en)|rose|spik(?:e|es|ed)|increas(?:e|es|ed)|gr[eo]w(?:s|n)?|jump(?:s|ed)?|surg(?:e|es|ed)|climb(?:s|ed)?|(?<!\b(?:sign|signed|set|pick|picked|log|logged|back|show|showed|look|follow|catch|sum|summed|add|added|open|opened|spin|spun)\s)up|higher|improv(?:e|es|ed)|soar(?:s|ed)?|boost(?:ed)?)\b/;
-const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower|halve|drop|trim|spend)\s+(?:the\s+|our\s+)?(.+?)\s+by\s+(\d+(?:\.\d+)?)\s*(?:%|percent\b)/;
+const LEVER = /\b(increase|raise|boost|grow|double|add|cut|reduce|decrease|lower|halve|drop|trim|spend)\s+(?:the\s+|our\s+)?(.+?)\s+(?:by\s+)?(\d+(?:\.\d+)?)\s*(?:%|percent\b)/;
+/** The amount first: "20 % more ad spend", "10% less staff on weekends", "15 percent fewer couriers". */
+const LEVER_AMOUNT_FIRST = /\b(\d+(?:\.\d+)?)\s*(?:%|percent\b)\s+(more|extra|higher|less|fewer|lower)\s+(?:of\s+)?(?:the\s+|our\s+)?(.+?)(?=\s*(?:[,;?.!]|\band\b|\bthen\b|$))/;
 /** "Which marina booked the most", "what store sold the fewest", "rank the regions", "top 5 products", "compare north and south": not "what drove most of the drop", nor "compared to last year". */
 const RANK = /\b(?:which|what)\b[^?.!;]*?\b(most|least|highest|lowest|fewest|biggest|largest|smallest|best|worst|top)\b(?!\s+of\b)|\brank(?:s|ed|ing)?\b|\btop\s+\d+\b|\bcompar(?:e|ing)\b(?!\s+(?:to|with)\b)/;
 const LEAST = /^(least|lowest|fewest|smallest)$/;
@@ -66,12 +68,13 @@ function horizonOf(q: string): number {
  * becomes a label of the lever.
  */
 export function readLever(text: string, catalog: Iterable<MetricDef>, labelValues?: ReadonlyMap<string, Record<string, string[]>>): WhatIf | undefined {
-  const m = LEVER.exec(text.toLowerCase());
-  if (!m) return undefined;
-  const verb = m[1]!;
-  const pct = Number(m[3]) / 100;
-  const change = /cut|reduce|decrease|lower|halve|drop|trim/.test(verb) ? -pct : pct;
-  const leverWords = m[2]!;
+  const lower = text.toLowerCase();
+  const m = LEVER.exec(lower);
+  const first = m ? undefined : LEVER_AMOUNT_FIRST.exec(lower);
+  if (!m && !first) return undefined;
+  const pct = Number(m ? m[3] : first![1]) / 100;
+  const change = (m ? /cut|reduce|decrease|lower|halve|drop|trim/.test(m[1]!) : /less|fewer|lower/.test(first![2]!)) ? -pct : pct;
+  const leverWords = m ? m[2]! : first![3]!;
   const defs = [...catalog];
   const metric = findMetrics(leverWords, defs)[0]?.name;
   const labels: Record<string, string> = {};
@@ -83,12 +86,12 @@ export function readLever(text: string, catalog: Iterable<MetricDef>, labelValue
       if (hit !== undefined) labels[label] = hit;
     }
   }
-  return { text: m[0], change, ...(metric ? { metric } : {}), labels };
+  return { text: (m ?? first)![0], change, ...(metric ? { metric } : {}), labels };
 }
 
 export function readQuestion(question: string, catalog: Iterable<MetricDef>, labelValues?: ReadonlyMap<string, Record<string, string[]>>): QuestionReading {
   const q = question.toLowerCase();
-  const whatIfClause = WHAT_IF.exec(q)?.[0] ?? LEVER.exec(q)?.[0];
+  const whatIfClause = WHAT_IF.exec(q)?.[0] ?? LEVER.exec(q)?.[0] ?? LEVER_AMOUNT_FIRST.exec(q)?.[0];
   const subjectText = whatIfClause ? q.replace(whatIfClause, ' ') : q;
   const down = DOWN.exec(subjectText);
   const up = UP.exec(subjectText);
@@ -105,7 +108,7 @@ export function readQuestion(question: string, catalog: Iterable<MetricDef>, lab
     intents,
     ...(first ? { claimed: first.d, claimWord: first.w } : {}),
     subjectText,
-    ...(whatIfClause ? { whatIfRest: whatIfClause.replace(LEVER.exec(whatIfClause)?.[0] ?? '', ' ') } : {}),
+    ...(whatIfClause ? { whatIfRest: whatIfClause.replace(LEVER.exec(whatIfClause)?.[0] ?? LEVER_AMOUNT_FIRST.exec(whatIfClause)?.[0] ?? '', ' ') } : {}),
     ...(whatIf ? { whatIf } : {}),
     horizonDays: horizonOf(subjectText),
     ...(PER_DAY.test(subjectText) ? { perDay: true } : {}),
