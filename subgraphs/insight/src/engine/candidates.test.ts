@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { seededRandom } from '@svc/kit/random';
-import { findCandidates, laggedCorrelation } from './candidates.js';
+import { benjaminiHochberg, findCandidates, laggedCorrelation, rankCorrelationP } from './candidates.js';
 import { changeStart } from './change-point.js';
 import { addDays, dayOf } from './days.js';
 import { generateDaily } from './synthetic-series.js';
@@ -9,18 +9,19 @@ const rows = (points: { t: number; value: number }[]) => points.map((p) => ({ da
 const shape = { start: '2026-06-01', days: 170, level: 1000 };
 
 describe('findCandidates', () => {
-  it('offers a series that shifted within two days of the subject, with low confidence', () => {
+  it('offers a series that shifted within a day of the subject, and not one that shifted two days later, with low confidence', () => {
     const subject = rows(generateDaily({ ...shape, seed: 1 }, (d) => (d >= '2026-11-05' ? 0.7 : 1)));
     const mover = rows(generateDaily({ ...shape, seed: 2 }, (d) => (d >= '2026-11-06' ? 1.5 : 1)));
     const calm = rows(generateDaily({ ...shape, seed: 3 }));
+    const later = rows(generateDaily({ ...shape, seed: 5 }, (d) => (d >= '2026-11-07' ? 0.6 : 1)));
     const cp = changeStart(subject, '2026-10-27', '2026-11-17', 'down');
     expect(cp?.day).toBe('2026-11-05');
-    expect(findCandidates(subject, cp, [{ name: 'mover', daily: mover }, { name: 'calm', daily: calm }], '2026-11-02', '2026-11-17')).toEqual([
+    expect(findCandidates(subject, cp, [{ name: 'mover', daily: mover }, { name: 'calm', daily: calm }, { name: 'later', daily: later }], '2026-11-02', '2026-11-17')).toEqual([
       { metric: 'mover', reason: 'change-point', day: '2026-11-06', shift: expect.any(Number), confidence: 'low', wording: 'moved at the same time' },
     ]);
   });
 
-  it('offers a series whose week-over-week changes lead the subject\'s', () => {
+  it('offers a series whose day-to-day changes lead the subject\'s, with the test that holds it', () => {
     const random = seededRandom(4);
     const leader: { day: string; value: number }[] = [];
     let level = 100;
@@ -29,8 +30,51 @@ describe('findCandidates', () => {
       leader.push({ day: addDays('2026-07-20', i), value: level });
     }
     const follower = leader.slice(0, -2).map((p) => ({ day: addDays(p.day, 2), value: p.value * 3 }));
-    expect(laggedCorrelation(follower, leader, '2026-11-16')).toEqual({ lagDays: 2, correlation: expect.closeTo(1, 10) });
+    const tests = laggedCorrelation(follower, leader, '2026-11-16');
+    expect(tests.map((t) => t.lagDays)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    expect(tests.find((t) => t.lagDays === 2)).toEqual({ lagDays: 2, correlation: expect.any(Number), p: expect.any(Number), pairs: 56 });
+    expect(tests.find((t) => t.lagDays === 2)!.correlation).toBeGreaterThan(0.95);
+    expect(Math.max(...tests.filter((t) => t.lagDays !== 2).map((t) => Math.abs(t.correlation)))).toBeLessThan(0.4);
     const found = findCandidates(follower, undefined, [{ name: 'leader', daily: leader }], '2026-11-10', '2026-11-16');
-    expect(found).toEqual([{ metric: 'leader', reason: 'lagged-correlation', lagDays: 2, correlation: expect.closeTo(1, 10), confidence: 'low', wording: 'moved at the same time' }]);
+    expect(found).toEqual([{ metric: 'leader', reason: 'lagged-correlation', lagDays: 2, correlation: expect.any(Number), adjustedP: expect.any(Number), tests: 8, confidence: 'low', wording: 'moved at the same time' }]);
+    expect(found[0]!.adjustedP).toBeLessThan(0.001);
+  });
+
+  it('finds no lead between independent series that share a weekly season and each drop a few days apart', () => {
+    // The false leads readers met: one season in both, and two unrelated level drops days apart.
+    for (let seed = 1; seed <= 20; seed++) {
+      const subject = rows(generateDaily({ ...shape, weekly: 0.3, seed: seed * 2 }, (d) => (d >= '2026-11-05' ? 0.7 : 1)));
+      const other = rows(generateDaily({ ...shape, weekly: 0.3, seed: seed * 2 + 1 }, (d) => (d >= '2026-11-01' ? 0.6 : 1)));
+      const third = rows(generateDaily({ ...shape, weekly: 0.3, seed: seed * 2 + 100 }));
+      expect(findCandidates(subject, undefined, [{ name: 'other', daily: other }, { name: 'third', daily: third }], '2026-11-05', '2026-11-17')).toEqual([]);
+    }
+  });
+
+  it('would have been fooled without the season and level taken out: the raw week-over-week changes correlate', () => {
+    const subject = rows(generateDaily({ ...shape, weekly: 0.3, seed: 2 }, (d) => (d >= '2026-11-05' ? 0.7 : 1)));
+    const other = rows(generateDaily({ ...shape, weekly: 0.3, seed: 3 }, (d) => (d >= '2026-11-01' ? 0.6 : 1)));
+    const wow = (r: { day: string; value: number }[]) => new Map(r.map((x, i) => [x.day, i >= 7 ? Math.log(x.value / r[i - 7]!.value) : NaN]));
+    const [ys, xs] = [wow(subject), wow(other)];
+    const pairs = Array.from({ length: 56 }, (_, i) => addDays('2026-11-17', -i)).map((day) => [xs.get(addDays(day, -4))!, ys.get(day)!]);
+    const mean = (v: number[]) => v.reduce((a, b) => a + b, 0) / v.length;
+    const [a, b] = [pairs.map((p) => p[0]!), pairs.map((p) => p[1]!)];
+    const [ma, mb] = [mean(a), mean(b)];
+    const r = a.reduce((s, x, i) => s + (x - ma) * (b[i]! - mb), 0) / Math.sqrt(a.reduce((s, x) => s + (x - ma) ** 2, 0) * b.reduce((s, y) => s + (y - mb) ** 2, 0));
+    expect(r).toBeGreaterThan(0.8);
+  });
+});
+
+describe('benjaminiHochberg', () => {
+  it('adjusts each p-value for the tests made, keeping their order and monotone in rank', () => {
+    expect(benjaminiHochberg([0.01, 0.04, 0.03, 0.2])).toEqual([0.04, expect.closeTo(0.0533, 3), expect.closeTo(0.0533, 3), 0.2]);
+    expect(benjaminiHochberg([])).toEqual([]);
+  });
+});
+
+describe('rankCorrelationP', () => {
+  it('is near 1 for no correlation and small for a strong one over many pairs', () => {
+    expect(rankCorrelationP(0, 50)).toBeCloseTo(1, 6);
+    expect(rankCorrelationP(0.5, 50)).toBeLessThan(0.001);
+    expect(rankCorrelationP(0.2, 50)).toBeGreaterThan(0.1);
   });
 });

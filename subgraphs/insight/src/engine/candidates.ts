@@ -1,9 +1,17 @@
 /**
  * Other series that moved when the subject did, though nobody declared them related: a change
- * point within two days of the subject's, or week-over-week log changes that follow the
- * subject's closely (|r| ≥ 0.8 at some lag of 0–7 days, over the 8 weeks up to the period's
- * end). Offered as "moved at the same time" with low confidence, never as causes.
+ * point within a day of the subject's (two days apart is not "the same time"), or a lead that
+ * survives a test. The lead is looked for in what is left of each series once its level and
+ * weekly season are taken out (day-over-day changes of the log values, less each weekday's mean
+ * change), so that a season both share cannot pass for one, and in the 8 weeks before the move
+ * being explained, so that neither the move nor another series' unrelated shift near it can
+ * make one. Each lag of 0–7 days is a test (Spearman's ρ, which gives a single extreme day
+ * little weight; Fisher's z with the 1.06 variance correction); a lead is claimed only when it
+ * is significant after the Benjamini–Hochberg correction over every metric and lag tested
+ * (false discovery rate 5 %) and |ρ| ≥ 0.5. Offered as "moved at the same time" with low
+ * confidence, never as causes.
  */
+import { errorFunction, sampleRankCorrelation } from 'simple-statistics';
 import { type ChangePoint, detectChangePoints } from './change-point.js';
 import { addDays, daysBetween } from './days.js';
 
@@ -17,45 +25,66 @@ export interface Candidate {
   shift?: number;
   /** Days the candidate leads the subject by (for `lagged-correlation`). */
   lagDays?: number;
+  /** Spearman's ρ of the day-to-day changes, season removed (for `lagged-correlation`). */
   correlation?: number;
+  /** Its p-value adjusted by Benjamini–Hochberg over every test made, and how many tests that was. */
+  adjustedP?: number;
+  tests?: number;
   confidence: 'low';
   wording: 'moved at the same time';
 }
 
-export const CANDIDATES = { changePointDays: 2, minCorrelation: 0.8, window: 56, maxLag: 7, minPairs: 28 } as const;
+export const CANDIDATES = { changePointDays: 1, window: 56, maxLag: 7, minPairs: 28, falseDiscoveryRate: 0.05, minCorrelation: 0.5 } as const;
 
 type DailyRows = readonly { day: string; value: number }[];
 
-function weekOverWeek(rows: DailyRows): Map<string, number> {
-  const byDay = new Map(rows.map((r) => [r.day, r.value]));
-  const out = new Map<string, number>();
-  for (const r of rows) {
-    const prior = byDay.get(addDays(r.day, -7));
-    if (prior && prior > 0 && r.value > 0) out.set(r.day, Math.log(r.value / prior));
+/** Day-over-day changes of the log values (when all positive), less each weekday's mean change, for the days from `from` to `to`. */
+export function innovations(rows: DailyRows, from: string, to: string): Map<string, number> {
+  const kept = rows.filter((r) => r.day >= addDays(from, -1) && r.day <= to && Number.isFinite(r.value));
+  const logged = kept.length > 0 && kept.every((r) => r.value > 0);
+  const level = new Map(kept.map((r) => [r.day, logged ? Math.log(r.value) : r.value]));
+  const weekday = (day: string) => new Date(`${day}T00:00:00Z`).getUTCDay();
+  const sums = new Array<number>(7).fill(0);
+  const counts = new Array<number>(7).fill(0);
+  const changes = new Map<string, number>();
+  for (const [day, v] of level) {
+    const prior = level.get(addDays(day, -1));
+    if (prior === undefined || day < from) continue;
+    changes.set(day, v - prior);
+    sums[weekday(day)]! += v - prior;
+    counts[weekday(day)]! += 1;
   }
-  return out;
+  for (const [day, change] of changes) changes.set(day, change - sums[weekday(day)]! / counts[weekday(day)]!);
+  return changes;
 }
 
-function pearson(xs: number[], ys: number[]): number {
-  const n = xs.length;
-  const mx = xs.reduce((a, b) => a + b, 0) / n;
-  const my = ys.reduce((a, b) => a + b, 0) / n;
-  let sxy = 0;
-  let sxx = 0;
-  let syy = 0;
-  for (let i = 0; i < n; i++) {
-    sxy += (xs[i]! - mx) * (ys[i]! - my);
-    sxx += (xs[i]! - mx) ** 2;
-    syy += (ys[i]! - my) ** 2;
-  }
-  return sxx > 0 && syy > 0 ? sxy / Math.sqrt(sxx * syy) : 0;
+/** Two-sided p-value of Spearman's ρ over `n` pairs (Fisher's z, variance 1.06/(n − 3)). */
+export function rankCorrelationP(rho: number, n: number): number {
+  const r = Math.max(-0.999999, Math.min(0.999999, rho));
+  const z = Math.abs(Math.atanh(r)) * Math.sqrt((n - 3) / 1.06);
+  return Math.max(0, 1 - errorFunction(z / Math.SQRT2));
 }
 
-/** The strongest lagged correlation of week-over-week log changes, over the window ending at `to`. */
-export function laggedCorrelation(subject: DailyRows, other: DailyRows, to: string): { lagDays: number; correlation: number } | undefined {
-  const ys = weekOverWeek(subject);
-  const xs = weekOverWeek(other);
-  let best: { lagDays: number; correlation: number } | undefined;
+/** Benjamini–Hochberg: each p-value adjusted for the `ps.length` tests made (in the same order). */
+export function benjaminiHochberg(ps: readonly number[]): number[] {
+  const m = ps.length;
+  const order = ps.map((p, i) => [p, i] as const).sort((a, b) => a[0] - b[0]);
+  const adjusted = new Array<number>(m);
+  let running = 1;
+  for (let k = m - 1; k >= 0; k--) {
+    const [p, i] = order[k]!;
+    running = Math.min(running, (p * m) / (k + 1));
+    adjusted[i] = running;
+  }
+  return adjusted;
+}
+
+/** One test per lag of 0–7 days: `other`'s changes `lagDays` before the subject's, over the window ending at `to`. */
+export function laggedCorrelation(subject: DailyRows, other: DailyRows, to: string): { lagDays: number; correlation: number; p: number; pairs: number }[] {
+  const from = addDays(to, -(CANDIDATES.window + CANDIDATES.maxLag));
+  const ys = innovations(subject, from, to);
+  const xs = innovations(other, from, to);
+  const tests: { lagDays: number; correlation: number; p: number; pairs: number }[] = [];
   for (let lag = 0; lag <= CANDIDATES.maxLag; lag++) {
     const a: number[] = [];
     const b: number[] = [];
@@ -69,10 +98,11 @@ export function laggedCorrelation(subject: DailyRows, other: DailyRows, to: stri
       }
     }
     if (a.length < CANDIDATES.minPairs) continue;
-    const r = pearson(a, b);
-    if (!best || Math.abs(r) > Math.abs(best.correlation)) best = { lagDays: lag, correlation: r };
+    const rho = sampleRankCorrelation(a, b);
+    if (!Number.isFinite(rho)) continue;
+    tests.push({ lagDays: lag, correlation: rho, p: rankCorrelationP(rho, a.length), pairs: a.length });
   }
-  return best;
+  return tests;
 }
 
 /**
@@ -81,19 +111,33 @@ export function laggedCorrelation(subject: DailyRows, other: DailyRows, to: stri
  */
 export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | undefined, others: readonly { name: string; daily: DailyRows }[], from: string, to: string): Candidate[] {
   const out: Candidate[] = [];
+  const tested: { metric: string; lagDays: number; correlation: number; p: number }[] = [];
+  // A lead is looked for in the weeks before the move being explained (before the period, and
+  // before the subject's change point when that came first): the move itself, and another
+  // series' unrelated shift a few days from it, would otherwise make the lead.
+  const before = addDays(subjectChange && subjectChange.day < from ? subjectChange.day : from, -1);
   for (const o of others) {
     if (subjectChange) {
-      const near = detectChangePoints(o.daily, addDays(subjectChange.day, -CANDIDATES.changePointDays), addDays(subjectChange.day, CANDIDATES.changePointDays))
+      // Detected with two days of data after the subject's (a shift needs days on both sides to show), kept within a day.
+      const near = detectChangePoints(o.daily, addDays(subjectChange.day, -CANDIDATES.changePointDays), addDays(subjectChange.day, 2))
+        .filter((c) => Math.abs(daysBetween(subjectChange.day, c.day)) <= CANDIDATES.changePointDays)
         .sort((a, b) => Math.abs(daysBetween(subjectChange.day, a.day)) - Math.abs(daysBetween(subjectChange.day, b.day)))[0];
       if (near) {
         out.push({ metric: o.name, reason: 'change-point', day: near.day, shift: near.shift, confidence: 'low', wording: 'moved at the same time' });
         continue;
       }
     }
-    const lc = laggedCorrelation(subject, o.daily, to);
-    if (lc && Math.abs(lc.correlation) >= CANDIDATES.minCorrelation && from <= to) {
-      out.push({ metric: o.name, reason: 'lagged-correlation', lagDays: lc.lagDays, correlation: lc.correlation, confidence: 'low', wording: 'moved at the same time' });
-    }
+    if (from <= to) for (const t of laggedCorrelation(subject, o.daily, before)) tested.push({ metric: o.name, ...t });
   }
-  return out;
+  // Every metric and lag tested counts: a lead picked from many tries is corrected for them all.
+  const adjusted = benjaminiHochberg(tested.map((t) => t.p));
+  const best = new Map<string, Candidate>();
+  tested.forEach((t, i) => {
+    const q = adjusted[i]!;
+    if (q > CANDIDATES.falseDiscoveryRate || Math.abs(t.correlation) < CANDIDATES.minCorrelation) return;
+    const held = best.get(t.metric);
+    if (held && held.adjustedP! <= q) return;
+    best.set(t.metric, { metric: t.metric, reason: 'lagged-correlation', lagDays: t.lagDays, correlation: t.correlation, adjustedP: q, tests: tested.length, confidence: 'low', wording: 'moved at the same time' });
+  });
+  return [...out, ...best.values()];
 }
