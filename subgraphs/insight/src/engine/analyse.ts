@@ -12,7 +12,7 @@ import { rankCauses } from './causes.js';
 import { changeStart } from './change-point.js';
 import { coverageOf, type Coverage } from './coverage.js';
 import { addDays, daysBetween } from './days.js';
-import { attributeDriver, declaredElasticity, estimateLaggedElasticity, type DriverAttribution } from './driver-attribution.js';
+import { attributeDriver, declaredElasticity, estimateLaggedElasticity, isReliable, unreliableWords, type DriverAttribution } from './driver-attribution.js';
 import { alignEvents, type EngineEvent } from './events.js';
 import type { Finding } from './finding.js';
 import { productAttribution, ratioAttribution, sumAttribution, type FormulaAttribution } from './formula-attribution.js';
@@ -132,7 +132,7 @@ function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBo
       continue;
     }
     let elasticity = spec.elasticity !== undefined ? declaredElasticity(spec.elasticity) : estimateLaggedElasticity(subjectDaily, driverDaily, lag, period.from, seed);
-    if (spec.elasticity === undefined && (!elasticity || (elasticity.p10 <= 0 && elasticity.p90 >= 0))) {
+    if (spec.elasticity === undefined && (!elasticity || !isReliable(elasticity))) {
       // History alone did not identify the effect (too little of it, or a driver that barely moved): the period's own move is the experiment.
       const withPeriod = estimateLaggedElasticity(subjectDaily, driverDaily, lag, addDays(period.to, 1), seed);
       if (withPeriod) {
@@ -142,6 +142,10 @@ function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBo
     }
     if (!elasticity) {
       notes.push(`driver ${spec.metric}: too little history (under 20 week-over-week pairs) to estimate an elasticity`);
+      continue;
+    }
+    if (!isReliable(elasticity)) {
+      notes.push(`driver ${spec.metric}: no reliable relation with ${def.name} in the history (${unreliableWords(elasticity)}), so it was not attributed`);
       continue;
     }
     out.push({ ...attributeDriver({ metric: spec.metric, labels: filter, lagDays: lag, elasticity, subjectBefore: subject.before, subjectAfter: subject.after, driverBefore: d0.value, driverAfter: d1.value }), unit: driverDef.unit, additive: isAdditive(driverDef) });
@@ -186,7 +190,7 @@ export function analyse(input: AnalysisInput): Finding {
     locale,
   };
   if (subject.kind === 'unknown') {
-    return { ...base, status: 'unknown-metric', available: subject.available, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
+    return { ...base, status: 'unknown-metric', available: subject.available, ...(subject.asked ? { asked: subject.asked } : {}), closest: subject.closest, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
   }
   let def = defs.get(subject.name)!;
   const notes: string[] = [];

@@ -16,7 +16,7 @@ describe('rankCauses', () => {
     causes: [{ labels: { region: 'eu' }, before: 500, after: 410, contribution: -90, share: 0.9, explanatoryPower: 0.9, surprise: 0.02, children: [] }],
   };
   const driver = {
-    metric: 'ad_clicks', labels: {}, lagDays: 3, elasticity: { value: 0.5, p10: 0.4, p90: 0.6, observations: 50, source: 'estimated' as const },
+    metric: 'ad_clicks', labels: {}, lagDays: 3, elasticity: { value: 0.5, p10: 0.4, p90: 0.6, low95: 0.35, high95: 0.65, observations: 50, source: 'estimated' as const },
     driverBefore: 100, driverAfter: 80, contribution: -60, contributionP10: -72, contributionP90: -48, share: 0.6,
   };
 

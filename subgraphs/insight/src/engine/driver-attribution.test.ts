@@ -41,7 +41,7 @@ describe('estimateLaggedElasticity', () => {
 
 describe('attributeDriver', () => {
   it('maps the driver\'s log change through the elasticity with log-mean weights', () => {
-    const a = attributeDriver({ metric: 'ad_clicks', lagDays: 2, elasticity: { value: 0.5, p10: 0.4, p90: 0.6, observations: 80, source: 'estimated' }, subjectBefore: 1000, subjectAfter: 800, driverBefore: 200, driverAfter: 100 });
+    const a = attributeDriver({ metric: 'ad_clicks', lagDays: 2, elasticity: { value: 0.5, p10: 0.4, p90: 0.6, low95: 0.35, high95: 0.65, observations: 80, source: 'estimated' }, subjectBefore: 1000, subjectAfter: 800, driverBefore: 200, driverAfter: 100 });
     const w = logMean(800, 1000) * Math.log(0.5);
     expect(a.contribution).toBeCloseTo(w * 0.5, 10);
     expect([a.contributionP10, a.contributionP90]).toEqual([w * 0.6, w * 0.4]);

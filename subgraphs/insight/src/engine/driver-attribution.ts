@@ -17,6 +17,9 @@ export interface ElasticityEstimate {
   value: number;
   p10: number;
   p90: number;
+  /** The 95 % interval (bootstrap 2.5th and 97.5th percentiles; the value itself when declared). */
+  low95: number;
+  high95: number;
   /** Pairs the fit rests on (0 for a declared elasticity). */
   observations: number;
   source: 'declared' | 'estimated';
@@ -90,11 +93,25 @@ export function estimateLaggedElasticity(subject: ReadonlyMap<string, number>, d
     const b = slope(xs, ys, pick);
     if (Number.isFinite(b)) draws.push(b);
   }
-  return { value, p10: quantile(draws, 0.1), p90: quantile(draws, 0.9), observations: xs.length, source: 'estimated' };
+  return { value, p10: quantile(draws, 0.1), p90: quantile(draws, 0.9), low95: quantile(draws, 0.025), high95: quantile(draws, 0.975), observations: xs.length, source: 'estimated' };
 }
 
 export function declaredElasticity(value: number): ElasticityEstimate {
-  return { value, p10: value, p90: value, observations: 0, source: 'declared' };
+  return { value, p10: value, p90: value, low95: value, high95: value, observations: 0, source: 'declared' };
+}
+
+/**
+ * Whether an elasticity can carry an effect: declared, or estimated with a 95 % interval that
+ * excludes zero. One whose interval holds zero is "no reliable relation": the history cannot
+ * tell its effect from none, so no effect is stated from it and nothing is proposed.
+ */
+export function isReliable(e: ElasticityEstimate): boolean {
+  return e.source === 'declared' || e.low95 > 0 || e.high95 < 0;
+}
+
+/** "no reliable relation" in words: the estimate and its 95 % interval over the pairs it rests on. */
+export function unreliableWords(e: ElasticityEstimate): string {
+  return `estimated elasticity ${e.value.toFixed(2)}, 95 % interval ${e.low95.toFixed(2)} to ${e.high95.toFixed(2)} over ${e.observations} week-over-week pairs, which holds zero`;
 }
 
 /** The driver's contribution to the subject's change. Values must be positive. */

@@ -47,3 +47,14 @@ export function estimateElasticity(target: readonly Point[], driver: readonly Po
   for (let i = 0; i < n; i++) sse += (ys[i]! - my - slope * (xs[i]! - mx)) ** 2;
   return { value: slope, standardError: Math.sqrt(sse / (n - 2) / sxx), observations: n };
 }
+
+/**
+ * The 95 % interval of an estimated elasticity (value ± 1.96 standard errors), and whether it
+ * holds zero: then the history cannot tell its effect from none ("no reliable relation"), and
+ * nothing is stated or proposed from it. A given elasticity (standard error 0) is taken as it is.
+ */
+export function interval95(e: { value: number; standardError: number }): { low: number; high: number; holdsZero: boolean } {
+  const low = e.value - 1.96 * e.standardError;
+  const high = e.value + 1.96 * e.standardError;
+  return { low, high, holdsZero: low <= 0 && high >= 0 };
+}

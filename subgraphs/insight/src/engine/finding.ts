@@ -71,6 +71,8 @@ export interface WhatIfOutcome extends WhatIf {
    * the p10 effect, is smaller than the saving).
    */
   cost?: { periodSpend: number; increment: number; return: { p10: number; p50: number; p90: number }; pays: boolean };
+  /** An estimated elasticity whose 95 % interval holds zero: no effect is stated (driver-attribution.ts `isReliable`). */
+  noReliableRelation?: { elasticity: number; low95: number; high95: number; observations: number; words: string };
 }
 
 export interface Finding {
@@ -85,6 +87,9 @@ export interface Finding {
   claimWord?: string;
   /** For `unknown-metric`: every metric of the catalog. */
   available?: string[];
+  /** For `unknown-metric`: what the question asked about, and the metrics closest to it (subject.ts `askedFor`, `closestMetrics`). */
+  asked?: string;
+  closest?: string[];
   /** For `no-data`: which period has no data (the one asked about, or the one to compare it with). */
   missing?: 'period' | 'comparison';
   subject?: SubjectInfo;

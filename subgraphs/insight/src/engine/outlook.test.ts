@@ -53,3 +53,27 @@ describe('forecastAhead', () => {
     expect(forecastAhead(daily.slice(0, 10), 'sum', 14)).toBeUndefined();
   });
 });
+
+describe('whatIfEffect: no reliable relation', () => {
+  it('states no effect from an estimated elasticity whose 95 % interval holds zero, and says why', () => {
+    // Two series that have nothing to do with each other: whatever the slope, its interval holds zero.
+    const subjectDaily = new Map(generateDaily({ start: '2026-05-01', days: 199, level: 500, seed: 11, noise: 0.1 }).map((p) => [dayOf(p.t), p.value]));
+    const leverDaily = new Map(generateDaily({ start: '2026-05-01', days: 199, level: 80, seed: 12, noise: 0.3 }).map((p) => [dayOf(p.t), p.value]));
+    const stores = withDefaults({ name: 'store_visits', drivers: [{ metric: 'flyers' }] });
+    const w = whatIfEffect({ text: 'raise flyers by 25%', change: 0.25, metric: 'flyers', labels: {} }, stores, 5000, subjectDaily, leverDaily, '2026-11-15', 1);
+    expect(w.effect).toBeUndefined();
+    expect(w.noReliableRelation).toEqual({ elasticity: expect.any(Number), low95: expect.any(Number), high95: expect.any(Number), observations: expect.any(Number), words: expect.stringContaining('which holds zero') });
+    expect(w.noReliableRelation!.low95).toBeLessThanOrEqual(0);
+    expect(w.noReliableRelation!.high95).toBeGreaterThanOrEqual(0);
+  });
+
+  it('still states the effect of an estimated elasticity the history does support', () => {
+    const leverPoints = generateDaily({ start: '2026-05-01', days: 199, level: 80, seed: 12, noise: 0.3 });
+    const leverDaily = new Map(leverPoints.map((p) => [dayOf(p.t), p.value]));
+    const subjectDaily = new Map(leverPoints.map((p) => [dayOf(p.t), 30 * p.value ** 0.6]));
+    const stores = withDefaults({ name: 'store_visits', drivers: [{ metric: 'flyers' }] });
+    const w = whatIfEffect({ text: 'raise flyers by 25%', change: 0.25, metric: 'flyers', labels: {} }, stores, 5000, subjectDaily, leverDaily, '2026-11-15', 1);
+    expect(w.noReliableRelation).toBeUndefined();
+    expect(w.effect!.elasticity).toBeCloseTo(0.6, 2);
+  });
+});

@@ -7,7 +7,7 @@
 import { BAND_HISTORY_DAYS, contiguousTail, forecastPeriod, type Combine } from './band.js';
 import type { MetricDef } from './catalog.js';
 import { addDays, daysBetween, dayOf } from './days.js';
-import { declaredElasticity, estimateLaggedElasticity } from './driver-attribution.js';
+import { declaredElasticity, estimateLaggedElasticity, isReliable, unreliableWords } from './driver-attribution.js';
 import type { ForecastSummary, WhatIfOutcome } from './finding.js';
 import type { WhatIf } from './intent.js';
 import type { Daily } from './series.js';
@@ -39,6 +39,7 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
     ? declaredElasticity(spec.elasticity)
     : subjectDaily && leverDaily ? estimateLaggedElasticity(subjectDaily, leverDaily, lag, addDays(until, 1), seed) : undefined;
   if (!e || !(value > 0) || !(1 + whatIf.change > 0)) return { ...whatIf };
+  if (!isReliable(e)) return { ...whatIf, noReliableRelation: { elasticity: e.value, low95: e.low95, high95: e.high95, observations: e.observations, words: unreliableWords(e) } };
   const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
   const [a, b] = [effect(e.p10), effect(e.p90)];
   const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, elasticityInterval: { p10: Math.min(e.p10, e.p90), p90: Math.max(e.p10, e.p90) }, source: e.source } };

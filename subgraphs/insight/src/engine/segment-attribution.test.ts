@@ -102,3 +102,35 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
     expect(r.causes[0]!.share).toBeGreaterThan(0.95);
   });
 });
+
+describe('a change spread evenly', () => {
+  const leaves = (drop: (labels: Record<string, string>) => number) => {
+    const out: SegmentLeaf[] = [];
+    let k = 0;
+    for (const depot of ['north', 'south', 'east', 'west']) for (const carrier of ['c1', 'c2', 'c3']) for (const size of ['small', 'large']) {
+      const before = 100 + ((k++ * 37) % 60);
+      out.push({ labels: { depot, carrier, size }, before, after: before * drop({ depot, carrier, size }) });
+    }
+    return out;
+  };
+
+  it('is named, with the range of the parts\' changes, when every part fell by about the same share', () => {
+    let k = 0;
+    const a = attributeSegments(leaves(() => 0.85 + 0.01 * ((k++ % 5) - 2)));
+    expect(a.causes).toEqual([]);
+    expect(a.even).toEqual({ dimensions: ['carrier', 'depot', 'size'], low: expect.any(Number), high: expect.any(Number) });
+    expect(a.even!.low).toBeGreaterThan(-0.18);
+    expect(a.even!.high).toBeLessThan(-0.12);
+  });
+
+  it('is not claimed when one part fell and the rest held', () => {
+    const a = attributeSegments(leaves((l) => (l.depot === 'east' ? 0.4 : 1)));
+    expect(a.even).toBeUndefined();
+    expect(a.causes.map((c) => c.labels)).toEqual([{ depot: 'east' }]);
+  });
+
+  it('is not claimed when the parts moved apart, some up and some down', () => {
+    const a = attributeSegments(leaves((l) => (l.carrier === 'c1' ? 1.1 : l.carrier === 'c2' ? 0.8 : 0.75)));
+    expect(a.even).toBeUndefined();
+  });
+});

@@ -53,6 +53,46 @@ export interface SegmentAttribution {
   causes: Segment[];
   /** change − Σ causes' contributions. */
   remainder: number;
+  /**
+   * When nothing is concentrated: every value of every label (each holding at least 1 % of the
+   * comparison) moved by about the same relative change as the whole (`evenness`), so the change
+   * is spread evenly over them. The range is the values' own relative changes.
+   */
+  even?: { dimensions: string[]; low: number; high: number };
+}
+
+export const EVENNESS = {
+  /** Values lighter than this share of the comparison are not judged (their changes are noise). */
+  minWeight: 0.01,
+  /** A value moved "alike" when its relative change is within this much of the whole's, or this share of it. */
+  absolute: 0.05,
+  relative: 0.35,
+} as const;
+
+/** Whether every label's values moved alike (see `SegmentAttribution.even`), and the range of their relative changes. */
+export function evenSpread(table: LeafTable): SegmentAttribution['even'] {
+  const whole = table.sums(() => true);
+  const overall = table.valuesOf(whole);
+  if (!(overall.before > 0) || table.dimensions.length === 0) return undefined;
+  const r = overall.after / overall.before - 1;
+  if (r === 0) return undefined;
+  const tolerance = Math.max(EVENNESS.absolute, EVENNESS.relative * Math.abs(r));
+  let low = Infinity;
+  let high = -Infinity;
+  for (let j = 0; j < table.dimensions.length; j++) {
+    const codes = table.codes[j]!;
+    for (let code = 0; code < table.values[j]!.length; code++) {
+      const s = table.sums((i) => codes[i] === code);
+      if (s.before < EVENNESS.minWeight * whole.before) continue;
+      const v = table.valuesOf(s);
+      if (!(v.before > 0)) return undefined;
+      const rv = v.after / v.before - 1;
+      if (Math.abs(rv - r) > tolerance || Math.sign(rv) !== Math.sign(r)) return undefined;
+      low = Math.min(low, rv);
+      high = Math.max(high, rv);
+    }
+  }
+  return Number.isFinite(low) ? { dimensions: [...table.dimensions], low, high } : undefined;
 }
 
 type Sums = { before: number; after: number; denBefore: number; denAfter: number };
@@ -162,5 +202,6 @@ export function attributeSegments(leaves: readonly SegmentLeaf[], options: { sca
     if (causes.length) method = 'combination-search';
   }
   causes.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-  return { change, method, dimensions, causes, remainder: change - causes.reduce((a, c) => a + c.contribution, 0) };
+  const even = !causes.length && change !== 0 ? evenSpread(table) : undefined;
+  return { change, method, dimensions, causes, remainder: change - causes.reduce((a, c) => a + c.contribution, 0), ...(even ? { even } : {}) };
 }

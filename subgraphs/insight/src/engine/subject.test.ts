@@ -48,8 +48,11 @@ describe('resolveSubject', () => {
 
   it('says unknown and lists what exists, inventing nothing', () => {
     expect(resolveSubject('Why did churn drop yesterday?', defs)).toEqual({
-      kind: 'unknown', available: ['bookings', 'cdn_traffic_bytes', 'checkout_ratio', 'gmv_eur', 'origin.error_count', 'signups'],
+      kind: 'unknown', available: ['bookings', 'cdn_traffic_bytes', 'checkout_ratio', 'gmv_eur', 'origin.error_count', 'signups'], asked: 'churn', closest: [],
     });
+    // A name written a little differently comes closest by its letters.
+    expect(resolveSubject('Why did signup numbers drop yesterday?', defs)).toMatchObject({ kind: 'metric', name: 'signups' });
+    expect(resolveSubject('Why did sign-ups drop yesterday?', defs)).toMatchObject({ kind: 'unknown', asked: 'sign-ups', closest: ['signups'] });
   });
 
   it('does not match on weak words alone', () => {

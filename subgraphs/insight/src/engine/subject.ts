@@ -19,7 +19,7 @@ export interface MetricMatch {
 
 export type SubjectResolution =
   | { kind: 'metric'; name: string; /** `lever-target`: a bare what-if, answered for the metric that declares the lever as a driver. */ how: MatchHow | 'lever-target'; /** Other metrics that matched too, best first. */ others: MetricMatch[] }
-  | { kind: 'unknown'; /** Every metric of the catalog, sorted. */ available: string[] };
+  | { kind: 'unknown'; /** Every metric of the catalog, sorted. */ available: string[]; /** The words the question asked about, when it names something. */ asked?: string; /** The metrics closest to them by name and declared synonyms, closest first. */ closest: string[] };
 
 /** Words that say nothing about which metric is meant when they are all a name shares with the text. */
 const WEAK_TOKENS = new Set(['total', 'count', 'rate', 'ratio', 'daily', 'per', 'avg', 'sum', 'number', 'num', 'the', 'and', 'of', 'by', 'in', 'on', 'to', 'a', 'is', 'share', 'value']);
@@ -92,6 +92,73 @@ export function findMetrics(text: string, catalog: Iterable<MetricDef>): MetricM
 export function resolveSubject(text: string, catalog: Iterable<MetricDef>): SubjectResolution {
   const defs = [...catalog];
   const [best, ...others] = findMetrics(text, defs);
-  if (!best) return { kind: 'unknown', available: defs.map((d) => d.name).sort() };
+  if (!best) {
+    const asked = askedFor(text);
+    return { kind: 'unknown', available: defs.map((d) => d.name).sort(), ...(asked ? { asked } : {}), closest: asked ? closestMetrics(asked, defs) : [] };
+  }
   return { kind: 'metric', name: best.name, how: best.how, others };
+}
+
+/**
+ * Words that never name a metric in a question: asking, comparing, moving, time and quantity
+ * words. What is left, the first run of other words, is what the question asked about.
+ */
+const NOT_A_NAME = new Set(`why what how when where which who whom whose did does do done is are was were be been being has have had
+the a an our my your their its we us you they i me it this that these those there here of for in on at to by from with and or
+vs versus compared compare comparing against than so as about over under into between during per
+drop dropped dropping drops fall fell falls fallen falling rise rose risen rises rising increase increased increases decrease
+decreased decreases grow grew grown grows growth decline declined declines go went gone goes up down change changed changes move
+moved moves jump jumped spike spiked dip dipped plunge plunged surge surged shrink shrank climb climbed slip slipped low lower
+lowest high higher highest more less much many most least better worse best worst
+yesterday today tomorrow now recently recent week weeks weekly month months monthly year years yearly quarter day days daily
+last this next previous past since before after ago current so far
+monday tuesday wednesday thursday friday saturday sunday january february march april may june july august september october november december
+forecast forecasts predict prediction expect expected simulate simulation if raise cut lower propose proposal suggest explain show tell
+please can could would should will happen happened happening going doing look looking see get got give
+number amount total level value percent`.split(/\s+/));
+
+/** The first run of words in `text` that are not question, movement, time or quantity words; undefined when there is none. */
+export function askedFor(text: string): string | undefined {
+  const words = [...text.matchAll(/[\p{L}\p{N}_.-]+/gu)].map((m) => m[0].replace(/^[.-]+|[.-]+$/g, ''));
+  const run: string[] = [];
+  for (const word of words) {
+    const plain = word.toLowerCase();
+    const skip = !plain || NOT_A_NAME.has(plain) || NOT_A_NAME.has(stem(plain)) || /^[\d.,%-]+$/.test(plain);
+    if (skip) {
+      if (run.length) break;
+      continue;
+    }
+    run.push(word);
+    if (run.length === 4) break;
+  }
+  return run.length ? run.join(' ') : undefined;
+}
+
+/** Character trigrams of a phrase, words padded, separators as spaces. */
+function trigrams(phrase: string): Set<string> {
+  const out = new Set<string>();
+  for (const word of phrase.toLowerCase().split(/[\s_.-]+/).filter(Boolean).map(stem)) {
+    const padded = `  ${word} `;
+    for (let i = 0; i + 3 <= padded.length; i++) out.add(padded.slice(i, i + 3));
+  }
+  return out;
+}
+
+/** Dice's coefficient of two trigram sets. */
+function dice(a: Set<string>, b: Set<string>): number {
+  if (!a.size || !b.size) return 0;
+  let shared = 0;
+  for (const g of a) if (b.has(g)) shared++;
+  return (2 * shared) / (a.size + b.size);
+}
+
+/** Up to `n` metrics whose name or declared synonyms come closest to `asked` (character trigrams), closest first; none that share nothing. */
+export function closestMetrics(asked: string, defs: readonly MetricDef[], n = 3): string[] {
+  const want = trigrams(asked);
+  return defs
+    .map((d) => ({ name: d.name, score: Math.max(dice(want, trigrams(d.name)), ...d.synonyms.map((s) => dice(want, trigrams(s)))) }))
+    .filter((m) => m.score >= 0.3)
+    .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
+    .slice(0, n)
+    .map((m) => m.name);
 }

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { interval95 } from '../engine/elasticity.js';
 import { analysisMcpTool, type McpTool } from './mcp-tool.js';
 import { bandPointSchema, quantilesSchema } from './output-shapes.js';
 import { defineTool, fig, labelsArg, labelText } from './tool.js';
@@ -52,6 +53,13 @@ export const simulateScenario = defineTool({
       band: s.points.map((p) => ({ t: day(p.t), ...q(p) })),
     };
     const sign = (v: number) => (v >= 0 ? `+${v}` : String(v));
+    const ci = interval95(s.elasticity);
+    if (s.elasticity.source === 'estimated' && ci.holdsZero) {
+      return {
+        data,
+        summary: `No reliable relation between ${data.driver} and ${data.target} in the history: the estimated elasticity ${data.elasticity.value} has a 95 % interval of ${fig(ci.low)} to ${fig(ci.high)}, which holds zero, so the simulation's effect cannot be told from none.`,
+      };
+    }
     return {
       data,
       summary: `${sign(args.change_percent)}% ${data.driver} moves ${data.target} by ${sign(data.impact.p50)} over ${args.horizon} days (p10 ${sign(data.impact.p10)}, p90 ${sign(data.impact.p90)}; ${sign(data.impactPercent)}% of the ${data.baselineTotal} baseline; elasticity ${data.elasticity.value} ${data.elasticity.source}).`,
