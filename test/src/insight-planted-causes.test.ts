@@ -106,7 +106,7 @@ describe('planted causes through the API', () => {
   it('says it does not know a metric the tenant does not have, and invents nothing', async () => {
     const job = await ask('Why did churn rise last month?');
     expect(job.status).toBe('COMPLETED');
-    expect(job.report.judgment).toMatch(/^No metric in this tenant's catalog matches the question/);
+    expect(job.report.judgment).toMatch(/^No metric in this tenant's catalog matches "churn"/);
     expect(job.report.judgment).toContain('bookings');
     expect(job.report.charts).toEqual([]);
   });

@@ -73,12 +73,22 @@ export function answerFirstSentence(f: Finding): string {
   return value ? `${value} ${main}` : main;
 }
 
+/** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */
+export function evenWords(f: Finding): string | undefined {
+  const even = f.segments?.even;
+  if (!even || f.causes.length) return undefined;
+  const range = formatChange(even.low, f.locale) === formatChange(even.high, f.locale) ? formatChange(even.low, f.locale) : `${formatChange(even.low, f.locale)} to ${formatChange(even.high, f.locale)}`;
+  return `spread evenly over every ${new Intl.ListFormat('en-GB', { type: 'conjunction' }).format(even.dimensions)} (each ${range})`;
+}
+
 function mainSentence(f: Finding): string {
   const locale = f.locale;
   if (f.status === 'unknown-metric') {
     const names = f.available ?? [];
     const list = names.length === 0 ? 'no metrics at all' : `${names.slice(0, LISTED).join(', ')}${names.length > LISTED ? ` and ${names.length - LISTED} more` : ''}`;
-    return `No metric in this tenant's catalog matches the question, so nothing was analysed; the catalog has ${list}.`;
+    const what = f.asked ? `"${f.asked}"` : 'the question';
+    const near = f.closest?.length ? `; the closest by name ${f.closest.length === 1 ? 'is' : 'are'} ${new Intl.ListFormat('en-GB', { type: 'conjunction' }).format(f.closest)}` : '';
+    return `No metric in this tenant's catalog matches ${what}, so nothing was analysed${near}; the catalog has ${list}.`;
   }
   const s = f.subject!;
   const periods = f.periods!;
@@ -106,6 +116,7 @@ function mainSentence(f: Finding): string {
     }
     if (f.intents.includes('what-if') && f.whatIf) {
       const w = f.whatIf;
+      if (w.noReliableRelation) return `The history shows no reliable relation between ${w.metric} and ${subjectName(s)} (${w.noReliableRelation.words}), so "${w.text}" has no estimate and nothing is proposed from it.`;
       if (!w.effect) return `${w.metric ?? 'The lever named'} is not a declared driver of ${subjectName(s)} and no elasticity could be estimated, so "${w.text}" has no estimate.`;
       return `"${w.text}" would change ${subjectName(s)} by ${formatDelta(w.effect.p50, s.unit, locale)} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}).`;
     }
@@ -121,9 +132,13 @@ function mainSentence(f: Finding): string {
   const outside = p.band ? `, ${p.position} its expected range of ${band}` : '';
   const started = f.changePoint ? `; the change started ${formatDay(f.changePoint.day, locale)}${f.events[0] ? `, ${f.events[0].offsetDays === 0 ? 'the day of' : f.events[0].offsetDays > 0 ? 'a day before' : 'a day after'} “${f.events[0].event.title}”` : ''}` : '';
   const top = f.causes[0];
+  // "The largest part" only when its decomposition has other parts (the other views are other readings of the change).
+  const several = f.causes.filter((c) => c.view === top?.view).length > 1;
   const cause = top
-    ? `; the largest part, ${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change), comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
+    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
     : '';
+  const evenly = evenWords(f);
+  if (!top && evenly) return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}; the ${p.observed === 'up' ? 'rise' : 'fall'} is ${evenly}, so no one part explains it.`;
   const where = f.primaryView !== 'segment' ? f.causes.find((c) => c.view === 'segment') : undefined;
   const concentrated = where ? `, concentrated in ${where.name} (${formatShare(where.share, locale)})` : '';
   return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;

@@ -6,7 +6,7 @@
  * metric's unit and the locale.
  */
 import { coverOf } from './coverage.js';
-import { answerFirstSentence, comparisonWords } from './answer.js';
+import { answerFirstSentence, comparisonWords, evenWords } from './answer.js';
 import { subjectName } from './scope.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
@@ -29,6 +29,13 @@ const MIN_STATED_SHARE = 0.05;
 function comparisonName(f: Finding): string {
   const words = comparisonWords(f.periods!.period, f.periods!.comparison, f.locale);
   return words.startsWith('the ') ? words : `in ${words}`;
+}
+
+/** A lead's evidence in words: its rank correlation once the weekly season is out, and its adjusted p-value over the tests made. */
+function evidence(c: { correlation?: number; adjustedP?: number; tests?: number }): string {
+  if (c.correlation === undefined) return '';
+  const p = c.adjustedP !== undefined ? `, p ${c.adjustedP < 0.001 ? '< 0.001' : `= ${c.adjustedP.toFixed(3)}`} after ${c.tests} tests` : '';
+  return ` (rank correlation ${c.correlation.toFixed(2)} with the weekly season removed${p})`;
 }
 
 export function narrate(f: Finding): Narrative {
@@ -73,18 +80,23 @@ export function narrate(f: Finding): Narrative {
     });
   } else if (p.observed !== 'flat' && coverOf(f).move !== 'normal') {
     const labelsSeen = !f.leavesLeftOut?.length;
-    statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
+    const evenly = evenWords(f);
+    if (evenly) statements.push({ topic: 'remainder', text: `The ${p.observed === 'up' ? 'rise' : 'fall'} is ${evenly}: no label value or combination of values stands out, and no declared formula or driver of ${subjectName(f.subject)} accounts for it.` });
+    else statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
   }
   for (const c of f.candidates.slice(0, 3)) {
     const text = c.reason === 'change-point' && c.day
       ? `${c.metric} moved at the same time (its level shifted on ${formatDay(c.day, locale)})`
       : c.lagDays
-        ? `${c.metric} moves ${c.lagDays} day${c.lagDays === 1 ? '' : 's'} ahead of ${subjectName(f.subject)}${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`
-        : `${c.metric} moves with ${subjectName(f.subject)} day by day${c.correlation !== undefined ? ` (correlation ${c.correlation.toFixed(2)})` : ''}`;
+        ? `${c.metric}'s day-to-day changes lead ${subjectName(f.subject)}'s by ${c.lagDays} day${c.lagDays === 1 ? '' : 's'}${evidence(c)}`
+        : `${c.metric}'s day-to-day changes go with ${subjectName(f.subject)}'s on the same day${evidence(c)}`;
     statements.push({ topic: 'candidate', text: `${text}; that is a lead to check, not a proven cause.` });
   }
   if (f.forecast) {
     statements.push({ topic: 'forecast', text: `If nothing changes, ${subjectName(f.subject)} is expected at ${v(f.forecast.p50)} (p10 ${v(f.forecast.p10)}, p90 ${v(f.forecast.p90)}) from ${formatDay(f.forecast.from, locale)} to ${formatDay(f.forecast.to, locale)}.` });
+  }
+  if (f.whatIf?.noReliableRelation && f.whatIf.metric) {
+    statements.push({ topic: 'what-if', text: `The history shows no reliable relation between ${f.whatIf.metric} and ${subjectName(f.subject)} (${f.whatIf.noReliableRelation.words}): the effect of "${f.whatIf.text}" cannot be told from none, so it is not stated and nothing is proposed from it.` });
   }
   if (f.whatIf?.effect && f.whatIf.metric) {
     const e = f.whatIf.effect;

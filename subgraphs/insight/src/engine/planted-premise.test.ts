@@ -107,7 +107,19 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
     const f = analyse({ question: 'Why did churn drop yesterday?', catalog: [{ name: 'bookings' }, { name: 'signups' }, { name: 'gmv_eur' }], series: [], now });
     expect(f).toMatchObject({ status: 'unknown-metric', available: ['bookings', 'gmv_eur', 'signups'], causes: [], candidates: [], events: [] });
     expect(f.premise).toBeUndefined();
-    expect(answerFirstSentence(f)).toBe('No metric in this tenant\'s catalog matches the question, so nothing was analysed; the catalog has bookings, gmv_eur, signups.');
+    expect(answerFirstSentence(f)).toBe('No metric in this tenant\'s catalog matches "churn", so nothing was analysed; the catalog has bookings, gmv_eur, signups.');
+  });
+
+  it('an unknown metric: names what was asked for and the metrics closest to it by name or synonym', () => {
+    const catalog = [{ name: 'shipped_units' }, { name: 'shipping_cost' }, { name: 'courier_shifts' }, { name: 'fuel_litres' }];
+    const f = analyse({ question: 'Why did shipments fall last week?', catalog, series: [], now });
+    expect(f).toMatchObject({ status: 'unknown-metric', asked: 'shipments' });
+    expect([...f.closest!].sort()).toEqual(['shipped_units', 'shipping_cost']);
+    expect(answerFirstSentence(f)).toMatch(/^No metric in this tenant's catalog matches "shipments", so nothing was analysed; the closest by name are (shipped_units and shipping_cost|shipping_cost and shipped_units); the catalog has courier_shifts, fuel_litres, shipped_units, shipping_cost\.$/);
+    const vague = analyse({ question: 'Why did it drop yesterday?', catalog, series: [], now });
+    expect(vague).toMatchObject({ status: 'unknown-metric', closest: [] });
+    expect(vague.asked).toBeUndefined();
+    expect(answerFirstSentence(vague)).toMatch(/^No metric in this tenant's catalog matches the question, so nothing was analysed; the catalog has/);
   });
 
   it('a metric named by its words: CDN traffic fell yesterday', () => {

@@ -55,7 +55,7 @@ describe('analysisConfidence', () => {
   it('is 0.2 when nothing was analysed', () => {
     const f = analyse({ question: 'Why did refunds rise?', catalog: [{ name: 'renewals' }], series: [], now });
     expect(f.status).toBe('unknown-metric');
-    expect(analysisConfidence(f)).toEqual({ value: 0.2, reason: 'Nothing was analysed: no metric of the catalog matches the question.' });
+    expect(analysisConfidence(f)).toEqual({ value: 0.2, reason: 'Nothing was analysed: no metric of the catalog matches "refunds".' });
   });
 
   it('follows the forecast band\'s width for a question only about the future', () => {

@@ -22,7 +22,7 @@ export function analysisConfidence(f: EngineFinding): Report['confidence'] {
   const round = (x: number) => Math.round(Math.min(0.9, Math.max(0.1, x)) * 100) / 100;
   const covers = coverOf(f);
   if (covers.asks === 'nothing' || !f.premise || !f.subject) {
-    return { value: 0.2, reason: f.status === 'unknown-metric' ? 'Nothing was analysed: no metric of the catalog matches the question.' : 'Nothing was analysed: the metric has no data for the period.' };
+    return { value: 0.2, reason: f.status === 'unknown-metric' ? `Nothing was analysed: no metric of the catalog matches ${f.asked ? `"${f.asked}"` : 'the question'}.` : 'Nothing was analysed: the metric has no data for the period.' };
   }
   const p = f.premise;
   const ranged = p.band !== undefined;
@@ -36,6 +36,7 @@ export function analysisConfidence(f: EngineFinding): Report['confidence'] {
   }
   if (covers.asks === 'ahead' && f.whatIf) {
     const e = f.whatIf.effect;
+    if (f.whatIf.noReliableRelation) return { value: 0.2, reason: `The what-if has no estimate: no reliable relation between ${f.whatIf.metric} and ${f.subject.name} in the history (${f.whatIf.noReliableRelation.words}).` };
     if (!e) return { value: 0.2, reason: `The what-if has no estimate: ${f.whatIf.metric ?? 'the lever named'} is not a declared driver of ${f.subject.name} and no elasticity could be estimated.` };
     const width = widthOf(e);
     return { value: ahead(width), reason: `A what-if whose effect's p10–p90 spans ${formatShare(width, f.locale)} of its median, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}; it holds for changes like those the history saw.` };

@@ -94,8 +94,8 @@ export function budgetProposal(b: BudgetReading, daysInMonth: number, finding?: 
   const { elapsed, runsOut } = pace(b, daysInMonth);
   return {
     kind: 'BUDGET_CHANGE',
-    title: `Raise agent ${agent}'s monthly budget to $${proposed}`,
-    rationale: `At its current pace agent ${agent} spends $${projected} this month against $${allocated} allocated, so the budget runs out around day ${runsOut} of ${daysInMonth}${b.hardLimitEnabled ? '; with the hard limit on, the agent stops working then' : '; the hard limit is off, so it keeps working but overspends'}.`,
+    title: `Raise agent ${agent}'s monthly budget to ${usd(proposed)}`,
+    rationale: `At its current pace agent ${agent} spends ${usd(projected)} this month against ${usd(allocated)} allocated, so the budget runs out around day ${runsOut} of ${daysInMonth}${b.hardLimitEnabled ? '; with the hard limit on, the agent stops working then' : '; the hard limit is off, so it keeps working but overspends'}.`,
     targetType: 'Agent',
     targetId: agent,
     params: { monthlyBudgetUsd: proposed, hardLimitEnabled: b.hardLimitEnabled === true },
@@ -107,10 +107,10 @@ export function budgetProposal(b: BudgetReading, daysInMonth: number, finding?: 
       p50: projected,
       p90: projected,
       unit: 'USD',
-      method: `the month's spend so far ($${used} over about ${Math.max(1, Math.round(elapsed))} days) extended in a straight line to the month's end; the gateway reports the month's total, not its days, so no interval`,
+      method: `the month's spend so far (${usd(used)} over about ${Math.max(1, Math.round(elapsed))} days) extended in a straight line to the month's end; the gateway reports the month's total, not its days, so no interval`,
     },
     undoable: true,
-    undo: `Set agent ${agent}'s budget back to $${allocated} (another BUDGET_CHANGE).`,
+    undo: `Set agent ${agent}'s budget back to ${usd(allocated)} (another BUDGET_CHANGE).`,
     ...(finding ? { finding } : {}),
   };
 }

@@ -150,4 +150,17 @@ describe('report composition', () => {
     expect(report.findings.filter((f) => f.title === 'What the change would do').length).toBeGreaterThan(0);
     expect(report.charts.map((c) => c.kind)).toEqual(['SERIES', 'SIMULATION']);
   });
+
+  it('states no effect from a simulation whose estimated elasticity is 1.25 standard errors from zero, and draws none', () => {
+    const simulated: ToolOutcome = {
+      step: 1, tool: 'simulate_scenario', summary: 'berth_bookings under +25% fuel_sales',
+      data: { target: 'berth_bookings', driver: 'fuel_sales', changePercent: 25, horizon: 30, seed: 1, runs: 2000, elasticity: { value: 0.17, standardError: 0.136, source: 'estimated' }, total: { p10: 9100, p50: 9400, p90: 9700 }, impact: { p10: 100, p50: 380, p90: 650 }, impactPercent: 4.2, baselineTotal: 9020, band: [{ t: '2026-11-25', p10: 1, p50: 2, p90: 3 }] },
+    };
+    const { report, actions } = composeReport({ prompt: 'What if we raise fuel sales by 25%?', outcomes: [simulated], contentAsked: false });
+    const said = report.findings.find((f) => f.title === 'No reliable relation between fuel_sales and berth_bookings');
+    expect(said?.detail).toContain('95 % interval of -0.1 to 0.44, which holds zero');
+    expect(JSON.stringify(report.findings)).not.toContain('+380');
+    expect(report.charts.filter((c) => c.kind === 'SIMULATION')).toEqual([]);
+    expect(actions).toEqual([]);
+  });
 });

@@ -6,6 +6,11 @@ import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutl
 import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, type BudgetReading } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
+import { interval95 } from '../engine/elasticity.js';
+import { formatValue } from '../engine/format.js';
+
+const USD = { kind: 'currency', code: 'USD' } as const;
+import { fig } from '../tools/tool.js';
 
 export type { ToolOutcome } from './composed.js';
 
@@ -79,6 +84,16 @@ function simulationFinding(c: Composed, o: ToolOutcome<'simulate_scenario'>, for
   const d = o.data;
   const impact = d.impact;
   const e = addEvidence(c, { kind: 'SIMULATION', step: o.step, metric: d.target, driver: d.driver, changePercent: d.changePercent, horizon: d.horizon, summary: o.summary });
+  const ci = interval95(d.elasticity);
+  if (d.elasticity.source === 'estimated' && ci.holdsZero) {
+    // An effect the history cannot tell from none is not stated, and nothing follows from it.
+    c.findings.push({
+      title: `No reliable relation between ${d.driver} and ${d.target}`,
+      detail: `The history's estimated elasticity is ${d.elasticity.value}, with a 95 % interval of ${fig(ci.low)} to ${fig(ci.high)}, which holds zero: the effect of ${signed(d.changePercent)}% ${d.driver} cannot be told from none, so it is not stated and nothing is proposed from it.`,
+      evidence: [e],
+    });
+    return;
+  }
   c.findings.push({
     title: `${signed(d.changePercent)}% ${d.driver} → ${d.target} ${signed(impact.p50)} over ${d.horizon} days`,
     detail: `The simulation (${d.runs} runs, elasticity ${d.elasticity.value} ${d.elasticity.source}) puts the effect between ${signed(impact.p10)} (p10) and ${signed(impact.p90)} (p90), ${signed(d.impactPercent)}% of the ${d.baselineTotal} baseline.`,
@@ -125,7 +140,8 @@ function budgetFindings(c: Composed, o: ToolOutcome<'read_budgets'>): { answer: 
     // A budget the platform sets (this tenant's share of the analysis agent) is no change the tenant's reviewers can approve.
     const platformSet = b.managedBy === 'PLATFORM';
     const setBy = platformSet ? ' The platform sets this budget: ask its operator to change it.' : '';
-    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `$${b.currentUsageUsd} of $${b.allocatedUsd} this month; at this pace $${b.projectedMonthUsd} by month end.${setBy}`, evidence: [e] });
+    const usd = (v: number) => formatValue(v, USD);
+    c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `${usd(b.currentUsageUsd)} of ${usd(b.allocatedUsd)} this month; at this pace ${usd(b.projectedMonthUsd)} by month end.${setBy}`, evidence: [e] });
     const reading = { agentCode: agent, allocatedUsd: b.allocatedUsd, currentUsageUsd: b.currentUsageUsd, projectedMonthUsd: b.projectedMonthUsd, hardLimitEnabled: b.hardLimitEnabled === true };
     readings.push(reading);
     const proposal = platformSet ? undefined : budgetProposal(reading, days, citeAt(c, c.findings.length - 1));
