@@ -9,7 +9,9 @@ import { recoveryImpact, type LeverContext } from './lever-context.js';
  * - its live version is still the suspect → restore the version live before it (CONTENT_RESTORE);
  * - a newer draft waits → update that draft, putting back what the suspect changed and keeping
  *   the rest of the draft (CONTENT_DRAFT_UPDATE), since a restore would overwrite the draft;
- * - the suspect is no longer live, or the draft already undoes it → nothing, and why.
+ * - a later version is live and still carries the suspect's change (a typo fix on top of it) →
+ *   restore the version live before the suspect (CONTENT_RESTORE), naming what it also drops;
+ * - the suspect's change is no longer live, or the draft already undoes it → nothing, and why.
  * Without the content's state (not readable), the version before the suspect is restored.
  */
 export interface SuspectVersion {
@@ -108,7 +110,22 @@ export function contentLever(s: SuspectVersion, target: ContentTarget | undefine
     };
   }
   if (target.publishedVersion !== s.version) {
-    return { reason: `Version ${s.version} of ${page} is no longer live (${target.publishedVersion === null ? 'nothing is' : `version ${target.publishedVersion} is`}), so restoring the version before it is not proposed.` };
+    // A later version live now (a typo fix published the same day, say) may still carry the
+    // suspect's change: then the version before the suspect is still the one to go back to.
+    const live = target.versions.find((v) => v.version === target.publishedVersion);
+    const carried = live && live.version > s.version ? revertInDraft(before, suspect, live).changed : [];
+    if (!live || carried.length === 0) {
+      return { reason: `Version ${s.version} of ${page} is no longer live (${target.publishedVersion === null ? 'nothing is' : `version ${target.publishedVersion} is`}${live && live.version > s.version ? `, and it no longer carries what version ${s.version} changed` : ''}), so restoring the version before it is not proposed.` };
+    }
+    return {
+      action: {
+        kind: 'CONTENT_RESTORE', ...base,
+        title: `Restore version ${before.version} of ${page}`,
+        rationale: `Version ${s.version} of ${page} was ${s.how} (${ctx.changeDay}), and version ${live.version}, live now, still carries its change (${carried.join(', ')}); restoring version ${before.version}, live before version ${s.version}, undoes the change, if the change was the cause, and with it what ${live.version > s.version + 1 ? `versions ${s.version + 1}–${live.version}` : `version ${live.version}`} changed besides.`,
+        params: { siteKey: target.siteKey, version: before.version },
+        expectedImpact: recoveryImpact(ctx, `version ${s.version}`, 'restoring the version before it'),
+      },
+    };
   }
   return {
     action: {

@@ -78,7 +78,16 @@ describe('levers behind a fall, from the events on the day it started', () => {
   it('proposes nothing for a version no longer live, and says why', () => {
     const { c, none } = run([published], { contents: [plans([version(8, 'PUBLISHED', '2026-11-15T08:00:00Z', { headline: 'x', ctaText: 'Try it' })], 8)], crawlJobs: [] });
     expect(c.actions).toEqual([]);
-    expect(none).toMatch(/Version 7 of "plans" \(site shop\) is no longer live \(version 8 is\)/);
+    expect(none).toMatch(/Version 7 of "plans" \(site shop\) is no longer live \(version 8 is, and it no longer carries what version 7 changed\)/);
+  });
+
+  it('restores the version before the harmful one when a typo fix published after it, the same day, keeps its change', () => {
+    const fix: EngineEvent = { at: at(FALL, 15), kind: 'content_published', title: 'Version 8 of "plans" (site shop) published', ref: 'content:shop:c-42:v8' };
+    const typoFix = version(8, 'PUBLISHED', at(FALL, 15), { headline: 'Start free', ctaText: 'Contact sales' }, 'Plans');
+    const { c } = run([published, fix], { contents: [plans([{ ...typoFix, seo: { metaTitle: 'Plans and prices (fixed)' } }], 8)], crawlJobs: [] });
+    expect(c.actions).toEqual([expect.objectContaining({ kind: 'CONTENT_RESTORE', targetId: 'c-42', params: { siteKey: 'shop', version: 5 } })]);
+    expect(c.actions[0]!.rationale).toContain('version 8, live now, still carries its change (fields.ctaText)');
+    expect(c.actions[0]!.rationale).toContain('what version 8 changed besides');
   });
 
   it('changes healed selectors back to the ones before the healing, and runs a failed crawl again', () => {
