@@ -14,7 +14,7 @@ import { coverageOf, type Coverage } from './coverage.js';
 import { addDays, daysBetween } from './days.js';
 import { attributeDriver, declaredElasticity, estimateLaggedElasticity, isReliable, unreliableWords, type DriverAttribution } from './driver-attribution.js';
 import { alignEvents, type EngineEvent } from './events.js';
-import type { Finding } from './finding.js';
+import type { Finding, RootChain } from './finding.js';
 import { productAttribution, ratioAttribution, sumAttribution, type FormulaAttribution } from './formula-attribution.js';
 import type { SegmentLeaf } from './leaf-table.js';
 import { forecastAhead, whatIfEffect } from './outlook.js';
@@ -115,6 +115,37 @@ function formulaView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesB
   }
   const result: FormulaAttribution = kind === 'product' ? productAttribution(parts2, subject) : sumAttribution(parts2, subject);
   return { kind, ...result };
+}
+
+/** A driver must explain at least this share of its factor's move for the chain to go through it. */
+const CHAIN_MIN_SHARE = 0.5;
+
+/**
+ * The chain one level down: the factor of the formula with the largest contribution in the
+ * direction of the move, then, among that factor's declared drivers, the one that explains the
+ * most of the factor's own move (at least half, same direction), with the day its own move
+ * started (change-point detection on its lagged daily series).
+ */
+function rootChain(formula: NonNullable<Finding['formula']>, change: number, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, seed: number, notes: string[]): RootChain | undefined {
+  const top = [...formula.contributions].filter((c) => Math.sign(c.contribution) === Math.sign(change)).sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution))[0];
+  const factorDef = top ? defs.get(top.name) : undefined;
+  if (!top || !factorDef?.drivers.length) return undefined;
+  const f0 = aggregate(factorDef, comparison, book);
+  const f1 = aggregate(factorDef, period, book);
+  if (!f0 || !f1 || f1.value === f0.value) return undefined;
+  const own: string[] = [];
+  const drivers = driverView(factorDef, defs, book, period, comparison, { before: f0.value, after: f1.value }, seed, own);
+  notes.push(...own.map((n) => `${top.name}'s ${n}`));
+  const best = drivers.filter((d) => d.share >= CHAIN_MIN_SHARE).sort((a, b) => b.share - a.share)[0];
+  if (!best) return undefined;
+  const driverDaily = book.filtered(best.metric, best.labels, isAdditive(defOf(defs, best.metric)));
+  const rows = driverDaily ? [...driverDaily].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, value]) => ({ day, value })) : [];
+  const lagged = shift(period, best.lagDays);
+  const started = rows.length ? guarded(notes, `change-point detection on ${best.metric}`, () => changeStart(rows, addDays(lagged.from, -14), lagged.to, best.driverAfter < best.driverBefore ? 'down' : 'up')) : undefined;
+  return {
+    factor: { name: top.name, before: f0.value, after: f1.value, contribution: top.contribution, share: top.share },
+    driver: { metric: best.metric, labels: best.labels, lagDays: best.lagDays, before: best.driverBefore, after: best.driverAfter, elasticity: best.elasticity.value, source: best.elasticity.source, shareOfFactor: best.share, ...(started ? { startedOn: started.day } : {}) },
+  };
 }
 
 function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, subject: { before: number; after: number }, seed: number, notes: string[]): DriverAttribution[] {
@@ -237,6 +268,7 @@ export function analyse(input: AnalysisInput): Finding {
   const drivers = driverView(def, defs, book, periods.period, periods.comparison, values, seed, notes);
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
+  const chain = formula && premise.observed !== 'flat' ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
   const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
   // A ratio among them (the subject, a factor, a driver) relates its numerator and denominator
   // too: they are the subject's own parts, not candidates that "moved at the same time".
@@ -270,6 +302,7 @@ export function analyse(input: AnalysisInput): Finding {
     ...(changePoint ? { changePoint } : {}),
     ...(formula ? { formula } : {}),
     drivers,
+    ...(chain ? { chain } : {}),
     ...(segments ? { segments } : {}),
     ...ranked,
     events,

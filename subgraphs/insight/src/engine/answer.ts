@@ -8,9 +8,9 @@
  */
 import { coverOf } from './coverage.js';
 import { isRatioUnit } from './catalog.js';
-import type { Finding } from './finding.js';
+import type { Finding, RootChain } from './finding.js';
 import { subjectName } from './scope.js';
-import { formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
+import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
 import { daysBetween } from './days.js';
 import { isYearBefore, type Period } from './periods.js';
 
@@ -74,6 +74,21 @@ export function answerFirstSentence(f: Finding): string {
 }
 
 /** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */
+/** The driver a chain goes through, as the report names it: `ad_spend (channel=search)`. */
+export function chainDriverName(c: RootChain): string {
+  const labels = Object.entries(c.driver.labels).map(([k, v]) => `${k}=${v}`).join(', ');
+  return `${c.driver.metric}${labels ? ` (${labels})` : ''}`;
+}
+
+/** ", driven by ad_spend (channel=search), −70.0 % from Tue 10 Nov (acting 3 days later), 92 % of sessions' own move": the chain's next link, with its own change and date. */
+export function chainWords(c: RootChain, locale = DEFAULT_LOCALE): string {
+  const d = c.driver;
+  const moved = d.before > 0 ? formatChange(d.after / d.before - 1, locale) : '';
+  const from = d.startedOn ? ` from ${formatDay(d.startedOn, locale)}` : '';
+  const lag = d.lagDays ? ` (acting ${d.lagDays} day${d.lagDays === 1 ? '' : 's'} later)` : '';
+  return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(d.shareOfFactor, locale)} of ${c.factor.name}${c.factor.name.endsWith('s') ? "'" : "'s"} own move`;
+}
+
 export function evenWords(f: Finding): string | undefined {
   const even = f.segments?.even;
   if (!even || f.causes.length) return undefined;
@@ -135,7 +150,7 @@ function mainSentence(f: Finding): string {
   // "The largest part" only when its decomposition has other parts (the other views are other readings of the change).
   const several = f.causes.filter((c) => c.view === top?.view).length > 1;
   const cause = top
-    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}`
+    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}${top.view === 'formula' && f.chain?.factor.name === top.name && f.chain.factor.before > 0 ? ` (${formatChange(f.chain.factor.after / f.chain.factor.before - 1, locale)})${chainWords(f.chain, locale)}` : ''}`
     : '';
   const evenly = evenWords(f);
   if (!top && evenly) return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}; the ${p.observed === 'up' ? 'rise' : 'fall'} is ${evenly}, so no one part explains it.`;

@@ -75,6 +75,16 @@ export interface WhatIfOutcome extends WhatIf {
   noReliableRelation?: { elasticity: number; low95: number; high95: number; observations: number; words: string };
 }
 
+/**
+ * A cause followed one level down: the formula's factor that moved the subject most, and the
+ * declared driver of that factor that explains most of the factor's own move, with when the
+ * driver's move started.
+ */
+export interface RootChain {
+  factor: { name: string; before: number; after: number; contribution: number; share: number };
+  driver: { metric: string; labels: Record<string, string>; lagDays: number; before: number; after: number; elasticity: number; source: 'declared' | 'estimated'; shareOfFactor: number; startedOn?: string };
+}
+
 export interface Finding {
   question: string;
   status: 'analysed' | 'unknown-metric' | 'no-data';
@@ -101,6 +111,8 @@ export interface Finding {
   changePoint?: ChangePoint;
   formula?: FormulaAttribution & { kind: 'product' | 'sum' | 'ratio' };
   drivers: DriverAttribution[];
+  /** Past the largest factor of the formula to the declared driver that moved it (analyse.ts `rootChain`). */
+  chain?: RootChain;
   segments?: SegmentAttribution;
   /** The view whose causes come first: the decomposition that leaves the least unexplained. */
   primaryView?: View;

@@ -6,11 +6,11 @@
  * metric's unit and the locale.
  */
 import { coverOf } from './coverage.js';
-import { answerFirstSentence, comparisonWords, evenWords } from './answer.js';
+import { answerFirstSentence, chainWords, comparisonWords, evenWords } from './answer.js';
 import { subjectName } from './scope.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
-import { formatDay, formatDelta, formatShare, formatValue } from './format.js';
+import { formatChange, formatDay, formatDelta, formatShare, formatValue } from './format.js';
 
 export interface Narrative {
   /** The judgment's first sentence: the answer to the question asked. */
@@ -73,6 +73,11 @@ export function narrate(f: Finding): Narrative {
       const how = c.view === 'segment' ? `the segment ${c.name}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
       const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
       statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
+      if (c.view === 'formula' && f.chain?.factor.name === c.name) {
+        const k = f.chain;
+        const factorMove = k.factor.before > 0 ? formatChange(k.factor.after / k.factor.before - 1, locale) : '';
+        statements.push({ topic: 'cause', text: `${c.name} itself moved ${factorMove}${chainWords(k, locale)} (at ${k.driver.source === 'declared' ? 'the declared' : 'an estimated'} elasticity of ${k.driver.elasticity.toFixed(2)}): that is where the chain from ${subjectName(f.subject)} ends among the declared drivers.` });
+      }
     }
     statements.push({
       topic: 'remainder',

@@ -1,7 +1,7 @@
 /**
  * Which series an analysis needs, so the caller can fetch them before calling `analyse`:
  * the subject (or a ratio's numerator and denominator) as a total and by leaves, each formula
- * factor, each declared driver (the part its labels name, as a total), the what-if lever, and
+ * factor and the drivers it declares, each declared driver (the part its labels name, as a total), the what-if lever, and
  * every other catalog metric's total as a candidate; then, once the leaves are read, the part
  * of the subject the question names (`partRequests`). Totals span the history window; leaves
  * are read only for the periods the analysis compares (`periodsFor`, from the totals), so what
@@ -95,7 +95,13 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
     const def = defs.get(subject.name)!;
     addMetric(def.name, 'subject', true);
     const formula = def.formula;
-    if (formula) for (const f of 'product' in formula ? formula.product : formula.sum) addMetric(f, 'factor', false);
+    if (formula) {
+      for (const f of 'product' in formula ? formula.product : formula.sum) {
+        addMetric(f, 'factor', false);
+        // A factor's own declared drivers: the chain goes on to what moved the factor.
+        for (const d of defs.get(f)?.drivers ?? []) add(d.metric, 'driver', 'total', d.labels);
+      }
+    }
     for (const d of def.drivers) add(d.metric, 'driver', 'total', d.labels);
     if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'total', reading.whatIf.labels);
     for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);

@@ -22,6 +22,35 @@ const total = (series: readonly SeriesData[], keep: (s: SeriesData) => boolean =
 const within = (actual: number, expected: number, tolerance: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tolerance * Math.abs(expected));
 
 describe('planted causes: why did it change', () => {
+  it('to the root: order value fell through its visits, and visits through newsletter clicks cut 70 % on Sunday, two days before', () => {
+    const clicks = (source: string, seed: number, level: number, cut: boolean) => ({ name: 'promo_clicks', labels: { source }, points: generateDaily(shape(seed, level, { noise: 0.03 }), (d) => (cut && d >= '2026-11-08' ? 0.3 : 1)) });
+    const newsletter = clicks('newsletter', 81, 600, true);
+    const search = clicks('search', 82, 900, false);
+    const byDay = new Map(newsletter.points.map((p) => [dayOf(p.t), p.value]));
+    const noise = generateDaily(shape(84, 1, { weekly: 0, noise: 0.02 }));
+    const visits = newsletter.points.map((p, i) => ({ t: p.t, value: 1500 * ((byDay.get(addDays(dayOf(p.t), -2)) ?? 600) / 600) ** 0.5 * noise[i]!.value }));
+    const basket = generateDaily(shape(83, 40, { weekly: 0.02, noise: 0.02 }));
+    const orderValue = visits.map((p, i) => ({ t: p.t, value: p.value * basket[i]!.value }));
+    const catalog = [
+      { name: 'order_value', unit: { kind: 'currency' as const, code: 'EUR' }, formula: { product: ['visits', 'basket'] } },
+      { name: 'visits', drivers: [{ metric: 'promo_clicks', labels: { source: 'newsletter' }, lagDays: 2, elasticity: 0.5 }] },
+      { name: 'basket' },
+      { name: 'promo_clicks', labels: ['source'] },
+    ];
+    const series: SeriesData[] = [{ name: 'order_value', labels: {}, points: orderValue }, { name: 'visits', labels: {}, points: visits }, { name: 'basket', labels: {}, points: basket }, newsletter, search];
+    const f = analyse({ question: 'Why did order value drop last week?', catalog, series, now });
+    expect(f.premise?.verdict).toBe('confirmed');
+    expect(f.causes[0]).toMatchObject({ view: 'formula', name: 'visits' });
+    expect(f.chain).toMatchObject({ factor: { name: 'visits' }, driver: { metric: 'promo_clicks', labels: { source: 'newsletter' }, lagDays: 2, startedOn: '2026-11-08', source: 'declared' } });
+    expect(f.chain!.driver.shareOfFactor).toBeGreaterThan(0.8);
+    expect(f.chain!.driver.after / f.chain!.driver.before).toBeLessThan(0.45);
+    expect(answerFirstSentence(f)).toMatch(/comes from visits \(−\d+\.\d %\), driven by promo_clicks \(source=newsletter\), −\d+\.\d % from Sun 8 Nov \(acting 2 days later\), which accounts for \d+ % of visits' own move\.$/);
+    // Without the driver declared, the chain stops at the factor, as before.
+    const bare = analyse({ question: 'Why did order value drop last week?', catalog: catalog.map((c) => (c.name === 'visits' ? { name: 'visits' } : c)), series, now });
+    expect(bare.chain).toBeUndefined();
+    expect(answerFirstSentence(bare)).toMatch(/comes from visits\.$/);
+  });
+
   it('an even fall: every warehouse, courier and parcel size shipped 15 % less from Tuesday, so no part is named', () => {
     const dims = { warehouse: ['w-oslo', 'w-bergen', 'w-tromso', 'w-bodo'], courier: ['k1', 'k2', 'k3'], parcel: ['small', 'medium', 'large'] };
     const series = generateLeaves('parcels_out', dims, shape(71, 800, { noise: 0.02 }), (_, d) => (d >= '2026-11-10' ? 0.85 : 1));
