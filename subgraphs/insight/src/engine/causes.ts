@@ -34,7 +34,7 @@ export function rankCauses(change: number, views: { formula?: FormulaAttribution
   }
   if (views.segments?.causes.length) {
     // Shares of the subject's change (the leaves fetched may not add up to the total exactly).
-    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: shareOf(s.contribution, change) })));
+    byView.set('segment', views.segments.causes.map((s) => ({ view: 'segment', name: segmentName(s.labels), labels: s.labels, contribution: s.contribution, share: shareOf(s.contribution, change), ...(s.outside?.length ? { outside: s.outside.map(segmentName) } : {}) })));
   }
   let primaryView: View | undefined;
   let remainder = remainderOf(change, []);

@@ -34,6 +34,8 @@ export interface Cause {
   interval?: { p10: number; p90: number };
   /** Driver lag, in days. */
   lagDays?: number;
+  /** A segment's overlap with larger segment causes, counted in those (as `k=v, k=v`). */
+  outside?: string[];
 }
 
 export interface SubjectInfo {

@@ -70,7 +70,7 @@ export function narrate(f: Finding): Narrative {
   }
   if (p.observed !== 'flat' && f.causes.length > 0) {
     for (const c of f.causes.filter((c, i) => i === 0 || Math.abs(c.share) >= MIN_STATED_SHARE).slice(0, MAX_CAUSES)) {
-      const how = c.view === 'segment' ? `the segment ${c.name}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
+      const how = c.view === 'segment' ? `the segment ${c.name}${c.outside?.length ? ` outside ${c.outside.join(' and ')} (their shared part is counted there)` : ''}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
       const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
       statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
       if (c.view === 'formula' && f.chain?.factor.name === c.name) {

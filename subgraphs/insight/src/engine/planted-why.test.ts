@@ -8,6 +8,7 @@ import { describe, expect, it } from '@jest/globals';
 import { seededRandom } from '@svc/kit/random';
 import { analyse } from './analyse.js';
 import { answerFirstSentence } from './answer.js';
+import { narrate } from './narrative.js';
 import { addDays, dayOf } from './days.js';
 import { formatChange, formatValue } from './format.js';
 import type { SeriesData, SeriesPoint } from './series.js';
@@ -22,6 +23,22 @@ const total = (series: readonly SeriesData[], keep: (s: SeriesData) => boolean =
 const within = (actual: number, expected: number, tolerance: number) => expect(Math.abs(actual - expected)).toBeLessThanOrEqual(tolerance * Math.abs(expected));
 
 describe('planted causes: why did it change', () => {
+  it('two causes in two labels: product kiosk-s fell 62 % and zone z-east went dark, from the same Wednesday; the overlap counted once', () => {
+    const dims = { product: ['kiosk-s', 'kiosk-m', 'kiosk-l', 'tablet', 'stand'], zone: ['z-north', 'z-south', 'z-east', 'z-west', 'z-core', 'z-port'], band: ['b1', 'b2'] };
+    const series = generateLeaves('tickets_sold', dims, shape(91, 400, { noise: 0.02 }), (l, d) => (d >= '2026-11-11' ? (l.zone === 'z-east' ? 0 : 1) * (l.product === 'kiosk-s' ? 0.38 : 1) : 1));
+    const f = analyse({ question: 'Why did tickets sold fall last week?', catalog: [{ name: 'tickets_sold', labels: ['product', 'zone', 'band'] }], series, now });
+    expect(f.premise?.verdict).toBe('confirmed');
+    const names = f.causes.map((c) => c.name);
+    expect(names).toContain('zone=z-east');
+    expect(names).toContain('product=kiosk-s');
+    expect(f.causes.reduce((a, c) => a + c.contribution, 0) + f.remainder.value).toBeCloseTo(f.premise!.change, 6);
+    expect(Math.abs(f.remainder.share)).toBeLessThan(0.1);
+    const second = f.causes.find((c) => c.outside?.length);
+    expect(second?.outside).toHaveLength(1);
+    const said = narrate(f).statements.map((st) => st.text).join(' ');
+    expect(said).toMatch(/The segment (product=kiosk-s outside zone=z-east|zone=z-east outside product=kiosk-s) \(their shared part is counted there\) accounts for/);
+  });
+
   it('to the root: order value fell through its visits, and visits through newsletter clicks cut 70 % on Sunday, two days before', () => {
     const clicks = (source: string, seed: number, level: number, cut: boolean) => ({ name: 'promo_clicks', labels: { source }, points: generateDaily(shape(seed, level, { noise: 0.03 }), (d) => (cut && d >= '2026-11-08' ? 0.3 : 1)) });
     const newsletter = clicks('newsletter', 81, 600, true);

@@ -1,4 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
+import fc from 'fast-check';
 import { seededRandom } from '@svc/kit/random';
 import { combinations } from './synthetic-series.js';
 import { jsTerm, type SegmentLeaf } from './leaf-table.js';
@@ -132,5 +133,45 @@ describe('a change spread evenly', () => {
   it('is not claimed when the parts moved apart, some up and some down', () => {
     const a = attributeSegments(leaves((l) => (l.carrier === 'c1' ? 1.1 : l.carrier === 'c2' ? 0.8 : 0.75)));
     expect(a.even).toBeUndefined();
+  });
+});
+
+describe('several causes at once', () => {
+  const grid = (drop: (l: Record<string, string>) => number) => {
+    const out: SegmentLeaf[] = [];
+    let k = 0;
+    for (const product of ['pa', 'pb', 'pc', 'pd', 'pe']) for (const zone of ['z1', 'z2', 'z3', 'z4', 'z5', 'z6']) for (const device of ['web', 'app']) {
+      const before = 200 + ((k++ * 53) % 90);
+      out.push({ labels: { product, zone, device }, before, after: before * drop({ product, zone, device }) });
+    }
+    return out;
+  };
+
+  it('names a cause in each of two dimensions, the overlap counted once in the first', () => {
+    const a = attributeSegments(grid((l) => (l.zone === 'z4' ? 0 : 1) * (l.product === 'pb' ? 0.38 : 1)));
+    const named = a.causes.map((c) => JSON.stringify(c.labels));
+    expect(named).toContain(JSON.stringify({ product: 'pb' }));
+    expect(named).toContain(JSON.stringify({ zone: 'z4' }));
+    // Disjoint: together they hold the whole fall, never more.
+    const sum = a.causes.reduce((s, c) => s + c.contribution, 0);
+    expect(sum + a.remainder).toBeCloseTo(a.change, 6);
+    expect(Math.abs(a.remainder)).toBeLessThan(0.05 * Math.abs(a.change));
+    expect(sum).toBeGreaterThanOrEqual(a.change - 1e-6);
+  });
+
+  it('adds up, whatever falls: the causes and the rest make the change, and disjoint causes never hold more than the whole fall', () => {
+    fc.assert(fc.property(
+      fc.array(fc.tuple(fc.constantFrom('product', 'zone', 'device'), fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 0.9, noNaN: true })), { minLength: 1, maxLength: 3 }),
+      (plants) => {
+        const values = { product: ['pa', 'pb', 'pc', 'pd', 'pe'], zone: ['z1', 'z2', 'z3', 'z4', 'z5', 'z6'], device: ['web', 'app'] } as Record<string, string[]>;
+        const a = attributeSegments(grid((l) => plants.reduce((m, [dim, i, keep]) => (l[dim] === values[dim]![i % values[dim]!.length] ? m * keep : m), 1)));
+        if (a.change === 0) return;
+        const sum = a.causes.reduce((s, c) => s + c.contribution, 0);
+        expect(sum + a.remainder).toBeCloseTo(a.change, 6);
+        // Every leaf fell or held: no cause rises, and together they cannot fall by more than the whole did.
+        for (const c of a.causes) expect(c.contribution).toBeLessThanOrEqual(1e-9);
+        expect(sum).toBeGreaterThanOrEqual(a.change - 1e-6 * Math.abs(a.change));
+      },
+    ), { numRuns: 200, seed: 32 });
   });
 });

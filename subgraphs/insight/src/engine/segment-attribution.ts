@@ -98,14 +98,14 @@ export function evenSpread(table: LeafTable): SegmentAttribution['even'] {
 type Sums = { before: number; after: number; denBefore: number; denAfter: number };
 
 /** Adtributor over the leaves where `scope` is 1 (all when undefined), on every dimension not in `fixed`. */
-export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly<Record<string, string>> = {}): DimensionSet[] {
+export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly<Record<string, string>> = {}, skip: readonly string[] = []): DimensionSet[] {
   const inScope = (i: number) => !scope || scope[i] === 1;
   const whole = table.sums(inScope);
   const scopeChange = table.contributionOf(whole);
   if (scopeChange === 0) return [];
   const out: DimensionSet[] = [];
   table.dimensions.forEach((dimension, j) => {
-    if (dimension in fixed) return;
+    if (dimension in fixed || skip.includes(dimension)) return;
     const values = table.values[j]!;
     const sums: Sums[] = values.map(() => ({ before: 0, after: 0, denBefore: 0, denAfter: 0 }));
     const seen = new Uint8Array(values.length);
@@ -182,6 +182,58 @@ function drillDown(table: LeafTable, parent: Segment): Segment[] {
   return [];
 }
 
+/**
+ * Causes made disjoint, largest first: a leaf two causes share (the region's part of the product
+ * that also fell) is counted once, in the larger; each later cause keeps only its part outside
+ * the earlier ones. Causes then add up with the remainder to the change, without a negative
+ * remainder balancing an overlap counted twice.
+ */
+function disjoint(table: LeafTable, causes: readonly Segment[]): Segment[] {
+  const covered = new Uint8Array(table.size);
+  const out: Segment[] = [];
+  for (const cause of causes) {
+    const match = Object.entries(cause.labels).map(([d, v]) => {
+      const j = table.dimensions.indexOf(d);
+      return [table.codes[j]!, table.values[j]!.indexOf(v)] as const;
+    });
+    const mine = (i: number) => covered[i] === 0 && match.every(([codes, code]) => codes[i] === code);
+    const overlapped = out.filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => cause.labels[d] === undefined || cause.labels[d] === v)).map((earlier) => earlier.labels);
+    const sums = table.sums(mine);
+    for (let i = 0; i < table.size; i++) if (mine(i)) covered[i] = 1;
+    if (sums.leaves === 0) continue;
+    const contribution = table.contributionOf(sums);
+    out.push(contribution === cause.contribution ? cause : { ...cause, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), ...(overlapped.length ? { outside: overlapped } : {}) });
+  }
+  return out.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
+}
+
+/** A second cause is looked for when the first leaves at least this share of the change outside it. */
+export const SECOND_CAUSE = { minRest: 0.2 } as const;
+
+/**
+ * A cause in another dimension: the change outside the first cause's segments (so an overlap is
+ * counted once, in the first), searched by Adtributor over the other dimensions. Two causes of
+ * a fall in different labels (a product and a region) are both named; the second's
+ * contribution is its part outside the first.
+ */
+function elsewhere(table: LeafTable, first: DimensionSet): Segment[] {
+  const j = table.dimensions.indexOf(first.dimension);
+  const chosen = new Set(first.segments.map((s) => table.values[j]!.indexOf(s.labels[first.dimension]!)));
+  const outside = new Uint8Array(table.size);
+  for (let i = 0; i < table.size; i++) outside[i] = chosen.has(table.codes[j]![i]!) ? 0 : 1;
+  const rest = table.contributionOf(table.sums((i) => outside[i] === 1));
+  if (!(Math.abs(rest) >= SECOND_CAUSE.minRest * Math.abs(table.change)) || Math.sign(rest) !== Math.sign(table.change)) return [];
+  const second = adtributor(table, outside, {}, [first.dimension])[0];
+  if (!second?.explaining) return [];
+  return second.segments.map((s) => {
+    const k = table.dimensions.indexOf(second.dimension);
+    const code = table.values[k]!.indexOf(s.labels[second.dimension]!);
+    const sums = table.sums((i) => outside[i] === 1 && table.codes[k]![i] === code);
+    const contribution = table.contributionOf(sums);
+    return { ...s, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), children: [] };
+  });
+}
+
 /** Attributes the change of a metric over its leaves (one per label combination, with comparison and actual values). */
 export function attributeSegments(leaves: readonly SegmentLeaf[], options: { scale?: number } = {}): SegmentAttribution {
   const table = new LeafTable(leaves, options.scale ?? 1);
@@ -197,11 +249,13 @@ export function attributeSegments(leaves: readonly SegmentLeaf[], options: { sca
       if (s.children.length) method = 'adtributor+drill-down';
       causes.push(...(s.children.length ? s.children : [s]));
     }
+    causes.push(...elsewhere(table, best));
   } else if (dimensions.length) {
     causes = searchCombinations(table);
     if (causes.length) method = 'combination-search';
   }
   causes.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
+  causes = disjoint(table, causes);
   const even = !causes.length && change !== 0 ? evenSpread(table) : undefined;
   return { change, method, dimensions, causes, remainder: change - causes.reduce((a, c) => a + c.contribution, 0), ...(even ? { even } : {}) };
 }

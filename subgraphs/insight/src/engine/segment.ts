@@ -19,4 +19,6 @@ export interface Segment {
   surprise: number;
   /** The second level, when the parent's change sits in a few of its sub-segments. */
   children: Segment[];
+  /** Larger causes it overlaps, whose shared leaves are counted there, not here (segment-attribution.ts `disjoint`). */
+  outside?: Record<string, string>[];
 }
