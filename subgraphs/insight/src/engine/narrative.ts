@@ -79,6 +79,10 @@ export function narrate(f: Finding): Narrative {
         statements.push({ topic: 'cause', text: `${c.name} itself moved ${factorMove}${chainWords(k, locale)} (at ${k.driver.source === 'declared' ? 'the declared' : 'an estimated'} elasticity of ${k.driver.elasticity.toFixed(2)}): that is where the chain from ${subjectName(f.subject)} ends among the declared drivers.` });
       }
     }
+    const views = new Set(f.causes.map((c) => c.view));
+    if (views.has('segment') && views.size > 1) {
+      statements.push({ topic: 'cause', text: `The ${views.has('formula') ? 'factors' : 'drivers'} and the segments are two views of one change, through what it moved and where it happened; each view's shares add up to the change on its own, so the two are not added together.` });
+    }
     statements.push({
       topic: 'remainder',
       text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,

@@ -206,6 +206,7 @@ describe('planted causes: why did it change', () => {
     expect(f.changePoint?.day).toBe('2026-11-11');
     expect([f.primaryView, f.formula?.kind]).toEqual(['formula', 'ratio']);
     expect(f.causes.map((c) => [c.view, c.name])).toEqual([['formula', 'checkouts'], ['formula', 'visits'], ['segment', 'device=android']]);
+    expect(narrate(f).statements.map((st) => st.text)).toContain('The factors and the segments are two views of one change, through what it moved and where it happened; each view\'s shares add up to the change on its own, so the two are not added together.');
     expect(f.causes[0]!.share).toBeGreaterThan(0.8);
     expect(Math.abs(f.remainder.value)).toBeLessThan(1e-12);
     expect(f.segments!.causes[0]!.share).toBeGreaterThan(0.8);
