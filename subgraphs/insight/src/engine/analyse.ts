@@ -135,7 +135,7 @@ function rootChain(formula: NonNullable<Finding['formula']>, change: number, def
   if (!f0 || !f1 || f1.value === f0.value) return undefined;
   const own: string[] = [];
   const drivers = driverView(factorDef, defs, book, period, comparison, { before: f0.value, after: f1.value }, seed, own);
-  notes.push(...own.map((n) => `${top.name}'s ${n}`));
+  notes.push(...own.map((n) => `for ${top.name}, ${n}`));
   const best = drivers.filter((d) => d.share >= CHAIN_MIN_SHARE).sort((a, b) => b.share - a.share)[0];
   if (!best) return undefined;
   const driverDaily = book.filtered(best.metric, best.labels, isAdditive(defOf(defs, best.metric)));
