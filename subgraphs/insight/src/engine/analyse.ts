@@ -17,7 +17,7 @@ import { alignEvents, type EngineEvent } from './events.js';
 import type { Finding, RootChain } from './finding.js';
 import { productAttribution, ratioAttribution, sumAttribution, type FormulaAttribution } from './formula-attribution.js';
 import type { SegmentLeaf } from './leaf-table.js';
-import { forecastAhead, whatIfEffect } from './outlook.js';
+import { forecastAhead, whatIfEffect, whatIfThrough } from './outlook.js';
 import { choosePeriods, type Period, type PeriodChoice } from './periods.js';
 import { questionSubject } from './plan.js';
 import { judgePremise } from './premise.js';
@@ -284,10 +284,19 @@ export function analyse(input: AnalysisInput): Finding {
   if (timed.length < (input.events ?? []).length) notes.push(`${(input.events ?? []).length - timed.length} event(s) without a valid time were left out`);
   const events = alignEvents(timed, [...(changePoint ? [changePoint.day] : [])]);
   const fc = reading.intents.includes('forecast') ? guarded(notes, 'the forecast', () => forecastAhead(daily, combineOf(def), reading.horizonDays)) : undefined;
-  const whatIf = reading.whatIf
-    ? whatIfEffect(reading.whatIf, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), reading.whatIf.metric ? book.filtered(reading.whatIf.metric, reading.whatIf.labels) : undefined, periods.period.to, seed,
-      reading.whatIf.metric && defs.get(reading.whatIf.metric) ? { def: defs.get(reading.whatIf.metric)!, from: periods.period.from } : undefined)
+  const w = reading.whatIf;
+  const leverDaily = w?.metric ? book.filtered(w.metric, w.labels) : undefined;
+  const leverDef = w?.metric && defs.get(w.metric) ? { def: defs.get(w.metric)!, from: periods.period.from } : undefined;
+  // A lever that is not the subject's own driver but drives one of its formula's factors is carried through that factor.
+  const viaFactor = w?.metric && !def.drivers.some((d) => d.metric === w.metric) && def.formula
+    ? ('product' in def.formula ? def.formula.product : def.formula.sum).map((name) => defs.get(name)).find((fd) => fd?.drivers.some((d) => d.metric === w.metric))
     : undefined;
+  const factorValue = viaFactor ? aggregate(viaFactor, periods.period, book)?.value : undefined;
+  const whatIf = !w
+    ? undefined
+    : viaFactor && factorValue !== undefined
+      ? whatIfThrough(w, def, actual.value, { def: viaFactor, value: factorValue, daily: new Map(dailyValues(viaFactor, book).map((p) => [p.day, p.value])), kind: def.formula && 'product' in def.formula ? 'product' : 'sum' }, leverDaily, periods.period.to, seed, leverDef)
+      : whatIfEffect(w, def, actual.value, new Map(daily.map((p) => [p.day, p.value])), leverDaily, periods.period.to, seed, leverDef);
   const order = reading.rankOrder === 'best' ? (def.upIsGood ? 'most' : 'least') : reading.rankOrder === 'worst' ? (def.upIsGood ? 'least' : 'most') : reading.rankOrder;
   const ranking = order ? rankParts(def, book, periods.period, periods.comparison, reading.subjectText, order, scope) : undefined;
   if (order && !ranking) notes.push(`${def.name} has no label with two or more values to rank${isAdditive(def) || ratioParts(def.aggregation) ? '' : ' (and it does not add up over labels)'}`);

@@ -133,7 +133,9 @@ function mainSentence(f: Finding): string {
       const w = f.whatIf;
       if (w.noReliableRelation) return `The history shows no reliable relation between ${w.metric} and ${subjectName(s)} (${w.noReliableRelation.words}), so "${w.text}" has no estimate and nothing is proposed from it.`;
       if (!w.effect) return `${w.metric ?? 'The lever named'} is not a declared driver of ${subjectName(s)} and no elasticity could be estimated, so "${w.text}" has no estimate.`;
-      return `"${w.text}" would change ${subjectName(s)} by ${formatDelta(w.effect.p50, s.unit, locale)} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}).`;
+      const via = w.through?.effect ? ` through ${w.through.factor} (${formatDelta(w.through.effect.p50, w.through.unit, locale)}, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source})` : '';
+      const elasticity = w.through?.effect ? '' : `, elasticity ${w.effect.elasticity.toFixed(2)} ${w.effect.source}`;
+      return `"${w.text}" would change ${subjectName(s)} by ${formatDelta(w.effect.p50, s.unit, locale)}${via} over a period like ${formatPeriod(periods.period, locale)} (p10–p90 ${formatDelta(w.effect.p10, s.unit, locale)} to ${formatDelta(w.effect.p90, s.unit, locale)}${elasticity}).`;
     }
   }
   if (p.verdict === 'false-premise') {

@@ -73,6 +73,8 @@ export interface WhatIfOutcome extends WhatIf {
    * the p10 effect, is smaller than the saving).
    */
   cost?: { periodSpend: number; increment: number; return: { p10: number; p50: number; p90: number }; pays: boolean };
+  /** A lever that drives one of the subject's formula factors: the factor it moves, in its unit, then carried through the formula (outlook.ts `whatIfThrough`). */
+  through?: { factor: string; unit: Unit; effect?: { p10: number; p50: number; p90: number } };
   /** An estimated elasticity whose 95 % interval holds zero: no effect is stated (driver-attribution.ts `isReliable`). */
   noReliableRelation?: { elasticity: number; low95: number; high95: number; observations: number; words: string };
 }

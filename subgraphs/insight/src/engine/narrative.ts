@@ -111,7 +111,7 @@ export function narrate(f: Finding): Narrative {
     const e = f.whatIf.effect;
     statements.push({
       topic: 'what-if',
-      text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${subjectName(f.subject)} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}.`,
+      text: `Changing ${f.whatIf.metric}${Object.keys(f.whatIf.labels).length ? ` (${Object.entries(f.whatIf.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''} by ${f.whatIf.change >= 0 ? '+' : ''}${formatShare(f.whatIf.change, locale)} would move ${subjectName(f.subject)} by ${d(e.p50)} (p10 ${d(e.p10)}, p90 ${d(e.p90)}) over a period like this one, ${f.whatIf.through?.effect ? `through ${f.whatIf.through.factor}, which it would move by ${formatDelta(f.whatIf.through.effect.p50, f.whatIf.through.unit, locale)} at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}, the other factors held` : `at an ${e.source} elasticity of ${e.elasticity.toFixed(2)}`}.`,
     });
     const cost = f.whatIf.cost;
     if (cost) {

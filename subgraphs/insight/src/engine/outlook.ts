@@ -43,15 +43,34 @@ export function whatIfEffect(whatIf: WhatIf, subject: MetricDef, value: number, 
   const effect = (x: number) => value * ((1 + whatIf.change) ** x - 1);
   const [a, b] = [effect(e.p10), effect(e.p90)];
   const outcome: WhatIfOutcome = { ...whatIf, effect: { p10: Math.min(a, b), p50: effect(e.value), p90: Math.max(a, b), elasticity: e.value, elasticityInterval: { p10: Math.min(e.p10, e.p90), p90: Math.max(e.p10, e.p90) }, source: e.source } };
+  const cost = costOf(outcome.effect!, whatIf, subject, leverDaily, until, lever);
+  return cost ? { ...outcome, cost } : outcome;
+}
+
+/** The lever's spend over the period and what the effect returns on its change, when the lever is money in the subject's currency. */
+function costOf(fx: { p10: number; p50: number; p90: number }, whatIf: WhatIf, subject: MetricDef, leverDaily: Daily | undefined, until: string, lever?: { def: MetricDef; from: string }): WhatIfOutcome['cost'] {
   const sameMoney = lever && lever.def.unit.kind === 'currency' && subject.unit.kind === 'currency' && lever.def.unit.code === subject.unit.code;
-  if (sameMoney && leverDaily) {
-    let spent = 0;
-    for (const [day, v] of leverDaily) if (day >= lever.from && day <= until) spent += v;
-    const increment = spent * whatIf.change;
-    if (spent > 0 && increment !== 0) {
-      const fx = outcome.effect!;
-      outcome.cost = { periodSpend: spent, increment, return: { p10: fx.p10 / increment, p50: fx.p50 / increment, p90: fx.p90 / increment }, pays: fx.p10 > increment };
-    }
-  }
-  return outcome;
+  if (!sameMoney || !leverDaily) return undefined;
+  let spent = 0;
+  for (const [day, v] of leverDaily) if (day >= lever.from && day <= until) spent += v;
+  const increment = spent * whatIf.change;
+  if (!(spent > 0) || increment === 0) return undefined;
+  return { periodSpend: spent, increment, return: { p10: fx.p10 / increment, p50: fx.p50 / increment, p90: fx.p90 / increment }, pays: fx.p10 > increment };
+}
+
+/**
+ * A what-if on the driver of one of the subject's formula factors, carried through: the
+ * factor's change from its driver (its own elasticity, as `whatIfEffect`), then the subject's
+ * through the formula, holding the other factors: a product moves by the factor's relative
+ * change (subject × Δfactor ÷ factor), a sum by the factor's change itself. The cost and return
+ * are then the subject's, when the lever is money in its currency.
+ */
+export function whatIfThrough(whatIf: WhatIf, subject: MetricDef, value: number, factor: { def: MetricDef; value: number; daily: Daily | undefined; kind: 'product' | 'sum' }, leverDaily: Daily | undefined, until: string, seed: number, lever?: { def: MetricDef; from: string }): WhatIfOutcome {
+  const own = whatIfEffect(whatIf, factor.def, factor.value, factor.daily, leverDaily, until, seed);
+  if (!own.effect || !(factor.value > 0)) return { ...own, through: { factor: factor.def.name, unit: factor.def.unit } };
+  const carry = (x: number) => (factor.kind === 'product' ? (value * x) / factor.value : x);
+  const effect = { ...own.effect, p10: carry(own.effect.p10), p50: carry(own.effect.p50), p90: carry(own.effect.p90) };
+  const outcome: WhatIfOutcome = { ...whatIf, effect, through: { factor: factor.def.name, unit: factor.def.unit, effect: { p10: own.effect.p10, p50: own.effect.p50, p90: own.effect.p90 } } };
+  const cost = costOf(effect, whatIf, subject, leverDaily, until, lever);
+  return cost ? { ...outcome, cost } : outcome;
 }

@@ -62,6 +62,15 @@ describe('planted causes: why did it change', () => {
     expect(f.chain!.driver.shareOfFactor).toBeGreaterThan(0.8);
     expect(f.chain!.driver.after / f.chain!.driver.before).toBeLessThan(0.45);
     expect(answerFirstSentence(f)).toMatch(/comes from visits \(−\d+\.\d %\), driven by promo_clicks \(source=newsletter\), −\d+\.\d % from Sun 8 Nov \(acting 2 days later\), which accounts for \d+ % of visits' own move\.$/);
+    // A what-if on the factor's driver is carried through the factor to the metric asked about.
+    const w = analyse({ question: 'What would happen to order value if we cut newsletter promo clicks by 30%?', catalog, series, now });
+    expect(w.subject?.name).toBe('order_value');
+    expect(w.whatIf).toMatchObject({ metric: 'promo_clicks', labels: { source: 'newsletter' }, through: { factor: 'visits' } });
+    const visitsNow = visits.filter((p) => inWeek(p)).reduce((a, p) => a + p.value, 0);
+    const valueNow = orderValue.filter((p) => inWeek(p)).reduce((a, p) => a + p.value, 0);
+    expect(w.whatIf!.through!.effect!.p50).toBeCloseTo(visitsNow * (0.7 ** 0.5 - 1), 6);
+    expect(w.whatIf!.effect!.p50).toBeCloseTo(valueNow * (0.7 ** 0.5 - 1), 6);
+    expect(answerFirstSentence(w)).toMatch(/^"cut newsletter promo clicks by 30%" would change order_value by −€[\d,]+ through visits \(−[\d,]+, elasticity 0\.50 declared\) over a period like Mon 9 – Sun 15 Nov/);
     // Without the driver declared, the chain stops at the factor, as before.
     const bare = analyse({ question: 'Why did order value drop last week?', catalog: catalog.map((c) => (c.name === 'visits' ? { name: 'visits' } : c)), series, now });
     expect(bare.chain).toBeUndefined();
