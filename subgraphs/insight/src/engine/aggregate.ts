@@ -98,6 +98,10 @@ export function dailyValues(def: MetricDef, book: SeriesBook): { day: string; va
     }
   }
   daily ??= book.total(def.name, isAdditive(def));
-  if (!daily) return [];
+  return daily ? dayRows(daily) : [];
+}
+
+/** A daily series as rows, sorted by day. */
+export function dayRows(daily: Daily): { day: string; value: number }[] {
   return [...daily].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, value]) => ({ day, value }));
 }

@@ -3,10 +3,10 @@
  * fetched (see `plan`), the tenant's events and the time → a Finding. Every stage is one of the
  * engine's modules; nothing here names a metric.
  */
-import { additiveLeaves, aggregate, dailyValues, ratioScale } from './aggregate.js';
+import { additiveLeaves, aggregate, dailyValues, dayRows, ratioScale } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
-import { catalogOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
+import { catalogOf, factorsOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
 import { scopedSeries, scopeText } from './scope.js';
 import { rankCauses } from './causes.js';
 import { changeStart } from './change-point.js';
@@ -101,7 +101,7 @@ function formulaView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesB
   }
   if (!def.formula) return undefined;
   const kind = 'product' in def.formula ? 'product' : 'sum';
-  const names = 'product' in def.formula ? def.formula.product : def.formula.sum;
+  const names = factorsOf(def.formula);
   const values = names.map((name) => ({ name, before: aggregate(defOf(defs, name), comparison, book)?.value, after: aggregate(defOf(defs, name), period, book)?.value }));
   const missing = values.filter((v) => v.before === undefined || v.after === undefined).map((v) => v.name);
   if (missing.length) {
@@ -139,7 +139,7 @@ function rootChain(formula: NonNullable<Finding['formula']>, change: number, def
   const best = drivers.filter((d) => d.share >= CHAIN_MIN_SHARE).sort((a, b) => b.share - a.share)[0];
   if (!best) return undefined;
   const driverDaily = book.filtered(best.metric, best.labels, isAdditive(defOf(defs, best.metric)));
-  const rows = driverDaily ? [...driverDaily].sort((a, b) => (a[0] < b[0] ? -1 : 1)).map(([day, value]) => ({ day, value })) : [];
+  const rows = driverDaily ? dayRows(driverDaily) : [];
   const lagged = shift(period, best.lagDays);
   const started = rows.length ? guarded(notes, `change-point detection on ${best.metric}`, () => changeStart(rows, addDays(lagged.from, -14), lagged.to, best.driverAfter < best.driverBefore ? 'down' : 'up')) : undefined;
   return {
@@ -289,7 +289,7 @@ export function analyse(input: AnalysisInput): Finding {
   const leverDef = w?.metric && defs.get(w.metric) ? { def: defs.get(w.metric)!, from: periods.period.from } : undefined;
   // A lever that is not the subject's own driver but drives one of its formula's factors is carried through that factor.
   const viaFactor = w?.metric && !def.drivers.some((d) => d.metric === w.metric) && def.formula
-    ? ('product' in def.formula ? def.formula.product : def.formula.sum).map((name) => defs.get(name)).find((fd) => fd?.drivers.some((d) => d.metric === w.metric))
+    ? factorsOf(def.formula).map((name) => defs.get(name)).find((fd) => fd?.drivers.some((d) => d.metric === w.metric))
     : undefined;
   const factorValue = viaFactor ? aggregate(viaFactor, periods.period, book)?.value : undefined;
   const whatIf = !w

@@ -73,7 +73,6 @@ export function answerFirstSentence(f: Finding): string {
   return value ? `${value} ${main}` : main;
 }
 
-/** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */
 /** The driver a chain goes through, as the report names it: `ad_spend (channel=search)`. */
 export function chainDriverName(c: RootChain): string {
   const labels = Object.entries(c.driver.labels).map(([k, v]) => `${k}=${v}`).join(', ');
@@ -89,6 +88,7 @@ export function chainWords(c: RootChain, locale = DEFAULT_LOCALE): string {
   return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(d.shareOfFactor, locale)} of ${c.factor.name}${c.factor.name.endsWith('s') ? "'" : "'s"} own move`;
 }
 
+/** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */
 export function evenWords(f: Finding): string | undefined {
   const even = f.segments?.even;
   if (!even || f.causes.length) return undefined;

@@ -16,6 +16,11 @@ export type Aggregation = 'sum' | 'mean' | 'last' | { ratio: { numerator: string
 
 export type Formula = { product: string[] } | { sum: string[] };
 
+/** A formula's factors, whichever its kind. */
+export function factorsOf(formula: Formula): string[] {
+  return 'product' in formula ? formula.product : formula.sum;
+}
+
 export interface DriverSpec {
   /** The driving metric's name. */
   metric: string;

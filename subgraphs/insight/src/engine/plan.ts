@@ -8,7 +8,7 @@
  * crosses from the database grows with the leaves, not with the leaves times the days of
  * history. Days are UTC.
  */
-import { catalogOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
+import { catalogOf, factorsOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
 import { addDays, dayOf } from './days.js';
 import { readQuestion, type QuestionReading } from './intent.js';
 import { namedScope } from './scope.js';
@@ -96,7 +96,7 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
     addMetric(def.name, 'subject', true);
     const formula = def.formula;
     if (formula) {
-      for (const f of 'product' in formula ? formula.product : formula.sum) {
+      for (const f of factorsOf(formula)) {
         addMetric(f, 'factor', false);
         // A factor's own declared drivers: the chain goes on to what moved the factor.
         for (const d of defs.get(f)?.drivers ?? []) add(d.metric, 'driver', 'total', d.labels);

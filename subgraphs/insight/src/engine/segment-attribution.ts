@@ -196,11 +196,12 @@ function disjoint(table: LeafTable, causes: readonly Segment[]): Segment[] {
       const j = table.dimensions.indexOf(d);
       return [table.codes[j]!, table.values[j]!.indexOf(v)] as const;
     });
-    const mine = (i: number) => covered[i] === 0 && match.every(([codes, code]) => codes[i] === code);
-    const overlapped = out.filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => cause.labels[d] === undefined || cause.labels[d] === v)).map((earlier) => earlier.labels);
-    const sums = table.sums(mine);
-    for (let i = 0; i < table.size; i++) if (mine(i)) covered[i] = 1;
+    const mine = new Uint8Array(table.size);
+    for (let i = 0; i < table.size; i++) mine[i] = covered[i] === 0 && match.every(([codes, code]) => codes[i] === code) ? 1 : 0;
+    const sums = table.sums((i) => mine[i] === 1);
     if (sums.leaves === 0) continue;
+    for (let i = 0; i < table.size; i++) covered[i] ||= mine[i]!;
+    const overlapped = out.filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => cause.labels[d] === undefined || cause.labels[d] === v)).map((earlier) => earlier.labels);
     const contribution = table.contributionOf(sums);
     out.push(contribution === cause.contribution ? cause : { ...cause, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), ...(overlapped.length ? { outside: overlapped } : {}) });
   }
@@ -223,15 +224,9 @@ function elsewhere(table: LeafTable, first: DimensionSet): Segment[] {
   for (let i = 0; i < table.size; i++) outside[i] = chosen.has(table.codes[j]![i]!) ? 0 : 1;
   const rest = table.contributionOf(table.sums((i) => outside[i] === 1));
   if (!(Math.abs(rest) >= SECOND_CAUSE.minRest * Math.abs(table.change)) || Math.sign(rest) !== Math.sign(table.change)) return [];
+  // Adtributor over the leaves outside: its segments' sums and contributions are their part outside already.
   const second = adtributor(table, outside, {}, [first.dimension])[0];
-  if (!second?.explaining) return [];
-  return second.segments.map((s) => {
-    const k = table.dimensions.indexOf(second.dimension);
-    const code = table.values[k]!.indexOf(s.labels[second.dimension]!);
-    const sums = table.sums((i) => outside[i] === 1 && table.codes[k]![i] === code);
-    const contribution = table.contributionOf(sums);
-    return { ...s, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), children: [] };
-  });
+  return second?.explaining ? second.segments : [];
 }
 
 /** Attributes the change of a metric over its leaves (one per label combination, with comparison and actual values). */

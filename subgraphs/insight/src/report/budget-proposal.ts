@@ -42,7 +42,8 @@ function pace(b: BudgetReading, daysInMonth: number): { elapsed: number; runsOut
 const budgeted = (readings: readonly BudgetReading[], daysInMonth: number) => readings.filter((b) => b.allocatedUsd > 0 && daysInMonth > 0);
 
 const USD = { kind: 'currency', code: 'USD' } as const;
-const usd = (v: number) => formatValue(v, USD);
+/** Dollars as a person reads them: cents below $100, whole dollars from there. */
+export const usd = (v: number) => formatValue(v, USD);
 
 /**
  * Whether the budgets last the month, in words, for a question about them: each agent with a

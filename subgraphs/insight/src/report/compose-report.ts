@@ -3,13 +3,10 @@ import { ungroundedFigures } from '../domain/report.js';
 import { checkedProposals } from '../domain/proposal-check.js';
 import { analysisConfidence } from './analysis-confidence.js';
 import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutlook } from './analysis-findings.js';
-import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, type BudgetReading } from './budget-proposal.js';
+import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, usd, type BudgetReading } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
 import { interval95 } from '../engine/elasticity.js';
-import { formatValue } from '../engine/format.js';
-
-const USD = { kind: 'currency', code: 'USD' } as const;
 import { fig } from '../tools/tool.js';
 
 export type { ToolOutcome } from './composed.js';
@@ -140,7 +137,6 @@ function budgetFindings(c: Composed, o: ToolOutcome<'read_budgets'>): { answer: 
     // A budget the platform sets (this tenant's share of the analysis agent) is no change the tenant's reviewers can approve.
     const platformSet = b.managedBy === 'PLATFORM';
     const setBy = platformSet ? ' The platform sets this budget: ask its operator to change it.' : '';
-    const usd = (v: number) => formatValue(v, USD);
     c.findings.push({ title: `Agent ${agent} has used ${b.burnRatePercent}% of its budget`, detail: `${usd(b.currentUsageUsd)} of ${usd(b.allocatedUsd)} this month; at this pace ${usd(b.projectedMonthUsd)} by month end.${setBy}`, evidence: [e] });
     const reading = { agentCode: agent, allocatedUsd: b.allocatedUsd, currentUsageUsd: b.currentUsageUsd, projectedMonthUsd: b.projectedMonthUsd, hardLimitEnabled: b.hardLimitEnabled === true };
     readings.push(reading);

@@ -25,7 +25,8 @@ if (!first || !process.send) {
   process.exit(2);
 }
 const [{ vector }, { PGLiteSocketServer }] = await Promise.all([import('@electric-sql/pglite-pgvector'), import('@electric-sql/pglite-socket')]);
-const send = (reply: ServerReply) => process.send!(reply);
+// A COPY that ends after the platform went has no one to answer: its reply is dropped, not thrown.
+const send = (reply: ServerReply) => void (process.connected && process.send!(reply));
 const db = await PGlite.create({ dataDir: first, extensions: { vector } });
 await db.exec('create extension if not exists vector');
 const server = new PGLiteSocketServer({ db: wholeQueries(db), host: '127.0.0.1', port: 0, maxConnections: 64 });
