@@ -159,6 +159,13 @@ describe('several causes at once', () => {
     expect(sum).toBeGreaterThanOrEqual(a.change - 1e-6);
   });
 
+  it('says what a second cause found outside the first is outside of, on Adtributor\'s path too', () => {
+    const a = attributeSegments(grid((l) => (l.zone === 'z4' ? 0 : 1) * (l.zone === 'z2' ? 0.2 : 1) * (l.product === 'pb' ? 0.2 : 1)));
+    expect(a.method).toBe('adtributor');
+    expect(a.causes.map((c) => [c.labels, c.outside ?? []])).toEqual([[{ zone: 'z4' }, []], [{ zone: 'z2' }, []], [{ product: 'pb' }, [{ zone: 'z4' }, { zone: 'z2' }]]]);
+    expect(a.causes.reduce((s, c) => s + c.contribution, 0) + a.remainder).toBeCloseTo(a.change, 6);
+  });
+
   it('adds up, whatever falls: the causes and the rest make the change, and disjoint causes never hold more than the whole fall', () => {
     fc.assert(fc.property(
       fc.array(fc.tuple(fc.constantFrom('product', 'zone', 'device'), fc.integer({ min: 0, max: 5 }), fc.double({ min: 0, max: 0.9, noNaN: true })), { minLength: 1, maxLength: 3 }),

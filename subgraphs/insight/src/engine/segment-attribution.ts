@@ -197,13 +197,23 @@ function disjoint(table: LeafTable, causes: readonly Segment[]): Segment[] {
       return [table.codes[j]!, table.values[j]!.indexOf(v)] as const;
     });
     const mine = new Uint8Array(table.size);
-    for (let i = 0; i < table.size; i++) mine[i] = covered[i] === 0 && match.every(([codes, code]) => codes[i] === code) ? 1 : 0;
+    let shared = 0;
+    for (let i = 0; i < table.size; i++) {
+      if (!match.every(([codes, code]) => codes[i] === code)) continue;
+      if (covered[i]) shared++;
+      else mine[i] = 1;
+    }
     const sums = table.sums((i) => mine[i] === 1);
     if (sums.leaves === 0) continue;
     for (let i = 0; i < table.size; i++) covered[i] ||= mine[i]!;
+    if (!shared) {
+      out.push(cause);
+      continue;
+    }
+    // It shares leaves with larger causes (or was found outside them): its part outside, said so.
     const overlapped = out.filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => cause.labels[d] === undefined || cause.labels[d] === v)).map((earlier) => earlier.labels);
     const contribution = table.contributionOf(sums);
-    out.push(contribution === cause.contribution ? cause : { ...cause, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), ...(overlapped.length ? { outside: overlapped } : {}) });
+    out.push({ ...cause, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), ...(overlapped.length ? { outside: overlapped } : {}) });
   }
   return out.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
 }
