@@ -71,3 +71,27 @@ describe('Redis cache writes', () => {
     expect(set).toEqual(['set', `${prefix}lone`, 'one', 'EX', '30']);
   });
 });
+
+describe('Redis cache start-up', () => {
+  it('answers a command sent before its first connection is up, rather than reporting Redis down', async () => {
+    const fresh = createCache({ redisUrl: REDIS_URL, prefix: `${prefix}fresh:` });
+    try {
+      // No await between creating and using it: the connection is still being made.
+      await expect(fresh.ping()).resolves.toBeUndefined();
+      await fresh.set('k', 'v', 30);
+      expect(await fresh.get('k')).toBe('v');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  it('still reports a Redis nobody listens on as unreachable, and reads miss', async () => {
+    const nowhere = createCache({ redisUrl: 'redis://127.0.0.1:1', prefix: `${prefix}nowhere:` });
+    try {
+      await expect(nowhere.ping()).rejects.toThrow('The cache (Redis) is unreachable');
+      expect(await nowhere.get('k')).toBeUndefined();
+    } finally {
+      await nowhere.close();
+    }
+  });
+});

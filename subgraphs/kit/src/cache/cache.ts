@@ -54,6 +54,8 @@ return #KEYS`;
 
 /** How long a Redis command may take before the cache counts as unreachable, ms. */
 const COMMAND_TIMEOUT_MS = 500;
+/** How long connecting to Redis may take, ms. */
+const CONNECT_TIMEOUT_MS = 2000;
 
 /**
  * Redis that fails fast and degrades: bounded connect and command timeouts and no offline
@@ -68,7 +70,7 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
     keyPrefix: prefix,
     maxRetriesPerRequest: 1,
     enableOfflineQueue: false,
-    connectTimeout: 2000,
+    connectTimeout: CONNECT_TIMEOUT_MS,
     commandTimeout: COMMAND_TIMEOUT_MS,
     retryStrategy: (attempt) => Math.min(attempt * 250, 5000),
     lazyConnect: false,
@@ -85,8 +87,22 @@ export function createRedisCache(url: string, prefix: string, log?: Logger): Cac
     up = true;
   });
   const unavailable = () => new SvcError('UNAVAILABLE', 'The cache (Redis) is unreachable; retry shortly', { retryAfter: 5 });
+  // The first connection: a command sent before it is up would fail at once (there is no offline
+  // queue) and report a Redis that is merely starting as down, so it waits for it, at most the connect timeout.
+  const firstConnection = new Promise<void>((resolve) => {
+    const timer = setTimeout(resolve, CONNECT_TIMEOUT_MS);
+    timer.unref();
+    const done = () => {
+      clearTimeout(timer);
+      resolve();
+    };
+    redis.once('ready', done);
+    redis.once('error', done);
+    redis.once('end', done);
+  });
   /** Runs a command unless Redis is known to be down; a failure marks it down. */
   async function attempt<T>(command: () => Promise<T>): Promise<{ ok: true; value: T } | { ok: false }> {
+    if (redis.status === 'connecting' || redis.status === 'connect') await firstConnection;
     if (!up && redis.status !== 'ready') return { ok: false };
     try {
       return { ok: true, value: await command() };
