@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { choosePeriods, comparisonOf } from './periods.js';
+import { daysBetween, isoWeekday } from './days.js';
 
 // Wednesday 18 November 2026.
 const now = Date.parse('2026-11-18T10:00:00Z');
@@ -68,10 +69,27 @@ describe('choosePeriods', () => {
     expect([c.period, c.comparison]).toEqual([{ from: '2026-11-04', to: '2026-11-17', kind: 'last-days' }, { from: '2026-10-21', to: '2026-11-03', kind: 'last-days' }]);
   });
 
+  it('reads a run of days that is not whole weeks against the same weekdays whole weeks before', () => {
+    // Today is Wednesday 2026-11-18: the last 3 days are Sunday to Tuesday, against Sunday to Tuesday a week before.
+    const c = read('why did revenue fall over the last 3 days?');
+    expect([c.period, c.comparison]).toEqual([{ from: '2026-11-15', to: '2026-11-17', kind: 'last-days' }, { from: '2026-11-08', to: '2026-11-10', kind: 'last-days' }]);
+    expect(c.reading).toContain('against the same weekdays a week before');
+    for (const n of [1, 2, 5, 9, 10, 13, 20]) {
+      const r = read(`the last ${n} days`);
+      expect(isoWeekday(r.comparison.from)).toBe(isoWeekday(r.period.from));
+      expect(daysBetween(r.comparison.from, r.comparison.to)).toBe(n - 1);
+      // The comparison ends before the period starts, and no earlier than needed.
+      expect(r.comparison.to < r.period.from).toBe(true);
+      expect(daysBetween(r.comparison.to, r.period.from)).toBeLessThanOrEqual(7);
+    }
+    expect(read('the last 10 days').reading).toContain('the same weekdays 2 weeks before');
+  });
+
   it('reads explicit ISO dates: one day, a range, and a range against a range', () => {
     expect(read('on 2026-11-03').period).toEqual({ from: '2026-11-03', to: '2026-11-03', kind: 'day' });
     const r = read('between 2026-11-10 and 2026-11-01');
-    expect([r.period, r.comparison]).toEqual([{ from: '2026-11-01', to: '2026-11-10', kind: 'range' }, { from: '2026-10-22', to: '2026-10-31', kind: 'range' }]);
+    expect([r.period, r.comparison]).toEqual([{ from: '2026-11-01', to: '2026-11-10', kind: 'range' }, { from: '2026-10-18', to: '2026-10-27', kind: 'range' }]);
+    expect(r.reading).toContain('against the same weekdays 2 weeks before');
     const v = read('2026-11-09 to 2026-11-15 against 2025-11-10 to 2025-11-16');
     expect(v.comparison).toEqual({ from: '2025-11-10', to: '2025-11-16', kind: 'range' });
   });

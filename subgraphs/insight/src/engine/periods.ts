@@ -58,7 +58,16 @@ function namedMonth(index: number, today: string, year?: number): Period {
   return end < today ? { from, to: end, kind: 'month' } : { from, to: addDays(today, -1), kind: 'month-to-date' };
 }
 
-/** The like period before: the previous week, month or run of days; for a single day, the same weekday a week before. */
+/**
+ * How many whole weeks back a run of days is compared: the fewest that clear the run itself, so
+ * the comparison holds the same weekdays (three days from a Thursday against three days from the
+ * Thursday before, not against a Monday to Wednesday, which a weekly season alone would move).
+ */
+function weeksBack(p: Period): number {
+  return Math.ceil(lengthOf(p) / 7);
+}
+
+/** The like period before: the previous week or month; for a day or a run of days, the same weekdays one or more whole weeks before. */
 export function comparisonOf(p: Period): Period {
   switch (p.kind) {
     case 'iso-week':
@@ -77,8 +86,8 @@ export function comparisonOf(p: Period): Period {
     }
     case 'last-days':
     case 'range': {
-      const n = lengthOf(p);
-      return { from: addDays(p.from, -n), to: addDays(p.from, -1), kind: p.kind };
+      const shift = weeksBack(p) * 7;
+      return { from: addDays(p.from, -shift), to: addDays(p.to, -shift), kind: p.kind };
     }
   }
 }
@@ -95,6 +104,14 @@ function todayOf(ctx: PeriodContext): string {
   const nowDay = new Date(Math.floor(ctx.now / 86_400_000) * 86_400_000).toISOString().slice(0, 10);
   if (ctx.lastDataDay && addDays(ctx.lastDataDay, 1) < nowDay) return addDays(ctx.lastDataDay, 1);
   return nowDay;
+}
+
+/** "the same weekdays a week before", "the 14 days before them", "the same weekdays 2 weeks before". */
+function sameWeekdaysBefore(p: Period): string {
+  const n = lengthOf(p);
+  const weeks = weeksBack(p);
+  if (n === weeks * 7) return `the ${n} days before them`;
+  return `the same weekdays ${weeks === 1 ? 'a week' : `${weeks} weeks`} before`;
 }
 
 interface Reading {
@@ -123,7 +140,8 @@ function read(q: string, today: string): Reading {
   }
   if (dates.length >= 2) {
     const [a, b] = [dates[0]!, dates[1]!].sort() as [string, string];
-    return { period: { from: a, to: b, kind: 'range' }, reading: `${a} to ${b}, both days included, against as many days before` };
+    const period: Period = { from: a, to: b, kind: 'range' };
+    return { period, reading: `${a} to ${b}, both days included, against ${sameWeekdaysBefore(period)}` };
   }
   if (dates.length === 1) return { period: { from: dates[0]!, to: dates[0]!, kind: 'day' }, reading: `${dates[0]}, against the same weekday a week before` };
   if (/\byesterday\b/.test(q)) {
@@ -133,7 +151,8 @@ function read(q: string, today: string): Reading {
   const lastN = /\b(?:last|past|previous)\s+(\d{1,3})\s+days?\b/.exec(q);
   if (lastN) {
     const n = Math.max(1, Number(lastN[1]));
-    return { period: { from: addDays(today, -n), to: addDays(today, -1), kind: 'last-days' }, reading: `"${lastN[0]}": the ${n} full days before today, against the ${n} days before them` };
+    const period: Period = { from: addDays(today, -n), to: addDays(today, -1), kind: 'last-days' };
+    return { period, reading: `"${lastN[0]}": the ${n} full days before today, against ${sameWeekdaysBefore(period)}` };
   }
   if (/\bthis\s+week\b|\bweek\s+to\s+date\b/.test(q)) {
     const from = addDays(today, 1 - isoWeekday(today));
