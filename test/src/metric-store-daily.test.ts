@@ -8,7 +8,8 @@ import { createTestDatabase } from './support/services.js';
 /**
  * The store's daily values on real PostgreSQL, what an analysis reads (one grouped query per
  * request): each series' day by sum, avg or last, then a total added up or averaged, or the
- * labelled series one by one; a stored total is never added to its own parts.
+ * labelled series one by one, or each label value's total (parts); a stored total is never added
+ * to its own parts.
  */
 
 const DAY = 86_400_000;
@@ -30,8 +31,15 @@ beforeAll(async () => {
     { name: 'tickets', labels: {}, points: [{ t: D1, value: 100 }] },
     { name: 'tickets', labels: { team: 'a' }, points: [{ t: D1, value: 60 }] },
     { name: 'tickets', labels: { team: 'b' }, points: [{ t: D1, value: 30 }] },
+    { name: 'visits', labels: { source: 'search', device: 'mobile' }, points: [...twice(D1, 1, 2), ...twice(D1 + DAY, 3, 4)] },
+    { name: 'visits', labels: { source: 'search', device: 'desktop' }, points: twice(D1, 10, 20) },
+    { name: 'visits', labels: { source: 'email', device: 'mobile' }, points: [...twice(D1, 100, 200), ...twice(D1 + DAY, 300, 400)] },
+    { name: 'visits', labels: { device: 'tv' }, points: twice(D1, 1000, 1000) },
   ]);
-  await store.ingest('t2', [{ name: 'queue_depth', labels: { region: 'north' }, points: [{ t: D1, value: 1000 }] }]);
+  await store.ingest('t2', [
+    { name: 'queue_depth', labels: { region: 'north' }, points: [{ t: D1, value: 1000 }] },
+    { name: 'visits', labels: { source: 'search', device: 'mobile' }, points: [{ t: D1, value: 5000 }] },
+  ]);
 });
 afterAll(async () => {
   await orm?.close(true);
@@ -53,6 +61,23 @@ describe('metric store daily values', () => {
     expect(leaves.map((l) => l.labels)).toEqual([{ region: 'north' }, { region: 'south' }]);
     expect(values(leaves)).toEqual([[[0, 30], [1, 105]], [[0, 4], [1, 12]]]);
     expect(values(await store.daily('t1', { name: 'queue_depth', labels: { region: 'south' }, ...window, how: 'sum', shape: 'total' }))).toEqual([[[0, 4], [1, 12]]]);
+  });
+
+  it('adds up each value of each label asked for as a part of its own, in one read, the tenant\'s own only', async () => {
+    const parts = await store.daily('t1', { name: 'visits', labels: {}, ...window, how: 'sum', shape: 'parts', partLabels: ['source', 'device'] });
+    expect(parts.map((p) => p.labels)).toEqual([{ device: 'desktop' }, { device: 'mobile' }, { device: 'tv' }, { source: 'email' }, { source: 'search' }]);
+    expect(values(parts)).toEqual([
+      [[0, 30]],
+      [[0, 303], [1, 707]],
+      [[0, 2000]],
+      [[0, 300], [1, 700]],
+      [[0, 33], [1, 7]],
+    ]);
+    // Averaged: each series' day first, then the part's mean of them.
+    const mean = await store.daily('t1', { name: 'visits', labels: {}, ...window, how: 'avg', shape: 'parts', partLabels: ['source'] });
+    expect(values(mean)).toEqual([[[0, 150], [1, 350]], [[0, (1.5 + 15) / 2], [1, 3.5]]]);
+    expect(await store.daily('t1', { name: 'visits', labels: {}, ...window, how: 'sum', shape: 'parts', partLabels: [] })).toEqual([]);
+    expect(await store.daily('t1', { name: 'visits', labels: {}, ...window, how: 'sum', shape: 'parts', partLabels: ['no_such_label'] })).toEqual([]);
   });
 
   it('reads a stored total as it is, never added to its parts', async () => {

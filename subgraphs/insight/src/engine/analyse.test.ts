@@ -106,7 +106,8 @@ describe('analyse', () => {
       flat('takings', {}, '2026-10-01', 48, (i) => visits(i) * (buys(i) / visits(i))),
       flat('visits', {}, '2026-10-01', 48, visits),
       flat('buys', {}, '2026-10-01', 48, buys),
-      flat('weather_index', {}, '2026-10-01', 48, (i) => (i >= 39 ? 9 : 3) + Math.sin(3 * i)),
+      // An undeclared series whose day-to-day moves the subject's follow: a candidate the history supports.
+      flat('weather_index', {}, '2026-10-01', 48, (i) => buys(i) / 10 + 0.01 * Math.sin(3 * i)),
     ];
     const f = analyse({ question: 'why did takings rise last week', catalog, series, now });
     expect(f.status).toBe('analysed');

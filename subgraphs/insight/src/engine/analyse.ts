@@ -141,11 +141,36 @@ function rootChain(formula: NonNullable<Finding['formula']>, change: number, def
   const driverDaily = book.filtered(best.metric, best.labels, isAdditive(defOf(defs, best.metric)));
   const rows = driverDaily ? dayRows(driverDaily) : [];
   const lagged = shift(period, best.lagDays);
-  const started = rows.length ? guarded(notes, `change-point detection on ${best.metric}`, () => changeStart(rows, addDays(lagged.from, -14), lagged.to, best.driverAfter < best.driverBefore ? 'down' : 'up')) : undefined;
+  const direction = best.driverAfter < best.driverBefore ? 'down' : 'up';
+  const started = rows.length ? guarded(notes, `change-point detection on ${best.metric}`, () => changeStart(rows, addDays(lagged.from, -14), lagged.to, direction)) : undefined;
+  const part = Object.keys(best.labels).length === 0 && isAdditive(defOf(defs, best.metric)) ? chainPart(book, best.metric, best.driverAfter - best.driverBefore, lagged, shift(comparison, best.lagDays), direction, notes) : undefined;
   return {
     factor: { name: top.name, before: f0.value, after: f1.value, contribution: top.contribution, share: top.share },
     driver: { metric: best.metric, labels: best.labels, lagDays: best.lagDays, before: best.driverBefore, after: best.driverAfter, elasticity: best.elasticity.value, source: best.elasticity.source, shareOfFactor: best.share, ...(started ? { startedOn: started.day } : {}) },
+    ...(part ? { part } : {}),
   };
+}
+
+/**
+ * The third link: the label value of an additive driver declared as a whole whose own move
+ * carries the most of the driver's (at least {@link CHAIN_MIN_SHARE}, same direction), over the
+ * lagged periods, with the day its move started.
+ */
+function chainPart(book: SeriesBook, metric: string, driverMove: number, period: Period, comparison: Period, direction: 'up' | 'down', notes: string[]): RootChain['part'] {
+  if (driverMove === 0) return undefined;
+  const sumOf = (daily: Map<string, number>, p: Period) => {
+    let total = 0;
+    for (let day = p.from; day <= p.to; day = addDays(day, 1)) total += daily.get(day) ?? 0;
+    return total;
+  };
+  const best = book.labelParts(metric)
+    .map((p) => ({ ...p, before: sumOf(p.daily, comparison), after: sumOf(p.daily, period) }))
+    .map((p) => ({ ...p, share: (p.after - p.before) / driverMove }))
+    .filter((p) => p.share >= CHAIN_MIN_SHARE)
+    .sort((a, b) => b.share - a.share)[0];
+  if (!best) return undefined;
+  const started = guarded(notes, `change-point detection on ${metric} (${Object.entries(best.labels).map(([k, v]) => `${k}=${v}`).join(', ')})`, () => changeStart(dayRows(best.daily), addDays(period.from, -14), period.to, direction));
+  return { labels: best.labels, before: best.before, after: best.after, shareOfDriver: Math.min(best.share, 1), ...(started ? { startedOn: started.day } : {}) };
 }
 
 function driverView(def: MetricDef, defs: Map<string, MetricDef>, book: SeriesBook, period: Period, comparison: Period, subject: { before: number; after: number }, seed: number, notes: string[]): DriverAttribution[] {
@@ -269,7 +294,9 @@ export function analyse(input: AnalysisInput): Finding {
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
   const chain = formula && premise.observed !== 'flat' ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
-  const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric)]);
+  // The subject, its factors, its drivers and its factors' drivers: declared relations, not candidates.
+  const factorDrivers = (formula?.contributions ?? []).flatMap((c) => defs.get(c.name)?.drivers.map((d) => d.metric) ?? []);
+  const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric), ...factorDrivers]);
   // A ratio among them (the subject, a factor, a driver) relates its numerator and denominator
   // too: they are the subject's own parts, not candidates that "moved at the same time".
   for (const name of [...related]) {
@@ -278,8 +305,11 @@ export function analyse(input: AnalysisInput): Finding {
   }
   const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
-  const others = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) })).filter((o) => o.daily.length > 0);
-  const candidates = guarded(notes, 'the search for candidates', () => findCandidates(daily, changePoint, others, periods.period.from, periods.period.to)) ?? [];
+  const totals = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) }));
+  // Their label values too (read as parts where the data is): one traffic source can fall with the subject while its metric's total barely moves.
+  const parts = unrelated.flatMap((d) => book.labelParts(d.name).map((p) => ({ name: d.name, labels: p.labels, daily: dayRows(p.daily) })));
+  const others = [...totals, ...parts].filter((o) => o.daily.length > 0);
+  const candidates = guarded(notes, 'the search for candidates', () => findCandidates(daily, changePoint, others, periods.period.from, periods.period.to, seed)) ?? [];
   const timed = (input.events ?? []).filter((e) => Number.isFinite(typeof e.at === 'number' ? e.at : Date.parse(e.at)));
   if (timed.length < (input.events ?? []).length) notes.push(`${(input.events ?? []).length - timed.length} event(s) without a valid time were left out`);
   const events = alignEvents(timed, [...(changePoint ? [changePoint.day] : [])]);

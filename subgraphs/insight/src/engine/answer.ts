@@ -10,7 +10,7 @@ import { coverOf } from './coverage.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding, RootChain } from './finding.js';
 import { subjectName } from './scope.js';
-import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue } from './format.js';
+import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue, possessive } from './format.js';
 import { daysBetween } from './days.js';
 import { isYearBefore, type Period } from './periods.js';
 
@@ -75,7 +75,7 @@ export function answerFirstSentence(f: Finding): string {
 
 /** The driver a chain goes through, as the report names it: `ad_spend (channel=search)`. */
 export function chainDriverName(c: RootChain): string {
-  const labels = Object.entries(c.driver.labels).map(([k, v]) => `${k}=${v}`).join(', ');
+  const labels = labelWords(c.driver.labels);
   return `${c.driver.metric}${labels ? ` (${labels})` : ''}`;
 }
 
@@ -85,7 +85,13 @@ export function chainWords(c: RootChain, locale = DEFAULT_LOCALE): string {
   const moved = d.before > 0 ? formatChange(d.after / d.before - 1, locale) : '';
   const from = d.startedOn ? ` from ${formatDay(d.startedOn, locale)}` : '';
   const lag = d.lagDays ? ` (acting ${d.lagDays} day${d.lagDays === 1 ? '' : 's'} later)` : '';
-  return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(d.shareOfFactor, locale)} of ${c.factor.name}${c.factor.name.endsWith('s') ? "'" : "'s"} own move`;
+  const part = c.part ? `, and within it by ${labelWords(c.part.labels)}, ${c.part.before > 0 ? `${formatChange(c.part.after / c.part.before - 1, locale)}` : 'new'}${c.part.startedOn ? ` from ${formatDay(c.part.startedOn, locale)}` : ''}, ${formatShare(c.part.shareOfDriver, locale)} of ${possessive(d.metric)} own move` : '';
+  return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(Math.min(1, d.shareOfFactor), locale)} of ${possessive(c.factor.name)} own move${part}`;
+}
+
+/** "channel=search", "region=EU, device=mobile". */
+function labelWords(labels: Readonly<Record<string, string>>): string {
+  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(', ');
 }
 
 /** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */

@@ -10,15 +10,49 @@ const shape = { start: '2026-06-01', days: 170, level: 1000 };
 
 describe('findCandidates', () => {
   it('offers a series that shifted within a day of the subject, and not one that shifted two days later, with low confidence', () => {
-    const subject = rows(generateDaily({ ...shape, seed: 1 }, (d) => (d >= '2026-11-05' ? 0.7 : 1)));
-    const mover = rows(generateDaily({ ...shape, seed: 2 }, (d) => (d >= '2026-11-06' ? 1.5 : 1)));
+    // The subject is 60 % the mover (with the mover's own day-to-day noise) and 40 % something else.
+    const mover = rows(generateDaily({ ...shape, level: 600, noise: 0.06, seed: 2 }, (d) => (d >= '2026-11-05' ? 0.5 : 1)));
+    const rest = rows(generateDaily({ ...shape, level: 400, seed: 1 }));
+    const subject = mover.map((m, i) => ({ day: m.day, value: m.value + rest[i]!.value }));
     const calm = rows(generateDaily({ ...shape, seed: 3 }));
     const later = rows(generateDaily({ ...shape, seed: 5 }, (d) => (d >= '2026-11-07' ? 0.6 : 1)));
     const cp = changeStart(subject, '2026-10-27', '2026-11-17', 'down');
     expect(cp?.day).toBe('2026-11-05');
-    expect(findCandidates(subject, cp, [{ name: 'mover', daily: mover }, { name: 'calm', daily: calm }, { name: 'later', daily: later }], '2026-11-02', '2026-11-17')).toEqual([
-      { metric: 'mover', reason: 'change-point', day: '2026-11-06', shift: expect.any(Number), confidence: 'low', wording: 'moved at the same time' },
+    const found = findCandidates(subject, cp, [{ name: 'mover', daily: mover }, { name: 'calm', daily: calm }, { name: 'later', daily: later }], '2026-11-02', '2026-11-17');
+    expect(found).toEqual([
+      { metric: 'mover', reason: 'change-point', day: '2026-11-05', shift: expect.any(Number), implied: { change: expect.any(Number), share: expect.any(Number), elasticity: expect.any(Number) }, confidence: 'low', wording: 'moved at the same time' },
     ]);
+    // Half the mover went, 60 % of the subject: about −30 %; the history's elasticity carries most of it.
+    expect(found[0]!.shift).toBeCloseTo(-0.5, 1);
+    expect(found[0]!.implied!.elasticity).toBeGreaterThan(0.3);
+    expect(found[0]!.implied!.share).toBeGreaterThan(0.5);
+    expect(found[0]!.implied!.share).toBeLessThan(1.5);
+  });
+
+  it('does not offer a series that shifted the same day when the history before shows its moves do not carry into the subject\'s', () => {
+    const subject = rows(generateDaily({ ...shape, seed: 1 }, (d) => (d >= '2026-11-05' ? 0.7 : 1)));
+    // Its own, larger day-to-day noise never showed in the subject: a 50 % rise cannot make a 30 % fall.
+    const coincidence = rows(generateDaily({ ...shape, noise: 0.1, seed: 2 }, (d) => (d >= '2026-11-05' ? 1.5 : 1)));
+    const cp = changeStart(subject, '2026-10-27', '2026-11-17', 'down');
+    expect(findCandidates(subject, cp, [{ name: 'coincidence', daily: coincidence }], '2026-11-02', '2026-11-17')).toEqual([]);
+  });
+
+  it('offers one label value of another metric that fell with the subject, and not its other values, nor a part that barely moved', () => {
+    // One traffic source's visits (a part of another metric) make up half the subject; it fell 60 % the same day.
+    const source = rows(generateDaily({ ...shape, level: 500, noise: 0.06, seed: 7 }, (d) => (d >= '2026-11-05' ? 0.4 : 1)));
+    const other = rows(generateDaily({ ...shape, level: 500, seed: 8 }));
+    const subject = source.map((m, i) => ({ day: m.day, value: m.value + other[i]!.value }));
+    const steady = rows(generateDaily({ ...shape, level: 300, seed: 9 }));
+    const slight = rows(generateDaily({ ...shape, level: 300, seed: 10 }, (d) => (d >= '2026-11-05' ? 0.9 : 1)));
+    const cp = changeStart(subject, '2026-10-27', '2026-11-17', 'down');
+    const found = findCandidates(subject, cp, [
+      { name: 'visits', labels: { source: 'search' }, daily: source },
+      { name: 'visits', labels: { source: 'email' }, daily: steady },
+      { name: 'visits', labels: { source: 'social' }, daily: slight },
+    ], '2026-11-02', '2026-11-17');
+    expect(found.map((c) => c.labels)).toEqual([{ source: 'search' }]);
+    expect(found[0]).toMatchObject({ metric: 'visits', reason: 'change-point', day: '2026-11-05' });
+    expect(found[0]!.implied!.share).toBeGreaterThan(0.5);
   });
 
   it('offers a series whose day-to-day changes lead the subject\'s, with the test that holds it', () => {

@@ -10,13 +10,26 @@
  * is significant after the Benjamini–Hochberg correction over every metric and lag tested
  * (false discovery rate 5 %) and |ρ| ≥ 0.5. Offered as "moved at the same time" with low
  * confidence, never as causes.
+ *
+ * A series that shifted within a day of the subject (a total, or one label value of another
+ * metric: a part) is kept only when its shift is one the history could turn into the subject's:
+ * the subject regressed on it over the weeks before (log week-over-week changes, bootstrap 95 %
+ * interval, as for a declared driver), the subject's own shift must lie within what the interval
+ * implies for the candidate's shift (a quarter of the shift's size either side for noise), so a
+ * series the history shows unrelated, or related the other way, is not offered. The implied
+ * effect and its share of the subject's shift are stated when the relation is reliable. With too
+ * little history to regress on, a total is kept on its timing alone and a part only when it moved
+ * at least as much, relatively, as the subject.
  */
 import { errorFunction, sampleRankCorrelation } from 'simple-statistics';
 import { type ChangePoint, detectChangePoints } from './change-point.js';
 import { addDays, daysBetween } from './days.js';
+import { estimateLaggedElasticity, isReliable } from './driver-attribution.js';
 
 export interface Candidate {
   metric: string;
+  /** The label value it is (a part of `metric`, e.g. `{ source: 'search' }`); absent for the metric's total. */
+  labels?: Record<string, string>;
   /** How it lined up. */
   reason: 'change-point' | 'lagged-correlation';
   /** Its change point (for `change-point`). */
@@ -30,6 +43,13 @@ export interface Candidate {
   /** Its p-value adjusted by Benjamini–Hochberg over every test made, and how many tests that was. */
   adjustedP?: number;
   tests?: number;
+  /**
+   * What the history before implies its shift did to the subject (`change-point`): the subject's
+   * relative change at the estimated elasticity, and its share of the subject's own shift; absent
+   * when the history could not tell (`history` says why).
+   */
+  implied?: { change: number; share: number; elasticity: number };
+  history?: 'too-short' | 'no-reliable-relation';
   confidence: 'low';
   wording: 'moved at the same time';
 }
@@ -105,11 +125,39 @@ export function laggedCorrelation(subject: DailyRows, other: DailyRows, to: stri
   return tests;
 }
 
+/** How far the subject's shift may lie outside the range the interval implies, as a share of its size (day-to-day noise). */
+const IMPLIED_SLACK = 0.25;
+
 /**
- * Candidates among `others` for a subject whose change point is `subjectChange` (if any), for
- * the period ending `to` and starting `from`.
+ * Whether the history could turn `near` (a candidate's change point) into the subject's shift,
+ * and what it implies; undefined when it could not.
  */
-export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | undefined, others: readonly { name: string; daily: DailyRows }[], from: string, to: string): Candidate[] {
+function judgeShift(subject: DailyRows, other: DailyRows, subjectChange: ChangePoint, near: ChangePoint, part: boolean, seed: number): Pick<Candidate, 'implied' | 'history'> | undefined {
+  const until = near.day < subjectChange.day ? near.day : subjectChange.day;
+  // A candidate that shifted the day before is regressed a day ahead, as a driver declared with that lag would be.
+  const lag = Math.max(0, daysBetween(near.day, subjectChange.day));
+  const estimate = estimateLaggedElasticity(new Map(subject.map((r) => [r.day, r.value])), new Map(other.map((r) => [r.day, r.value])), lag, until, seed);
+  const observed = subjectChange.shift;
+  if (!estimate || !(near.shift > -1)) {
+    // Nothing to regress on: a total on its timing; a part must have moved at least as much as the whole it would explain.
+    return !part || Math.abs(near.shift) >= Math.abs(observed) ? { history: 'too-short' } : undefined;
+  }
+  const implied = (e: number) => (1 + near.shift) ** e - 1;
+  const ends = [implied(estimate.low95), implied(estimate.high95)];
+  const slack = IMPLIED_SLACK * Math.abs(observed);
+  if (observed < Math.min(...ends) - slack || observed > Math.max(...ends) + slack) return undefined;
+  if (!isReliable(estimate)) return { history: 'no-reliable-relation' };
+  const change = implied(estimate.value);
+  return { implied: { change, share: observed !== 0 ? change / observed : 0, elasticity: estimate.value } };
+}
+
+/**
+ * Candidates among `others` (totals, and parts: one label value of a metric, with `labels`) for
+ * a subject whose change point is `subjectChange` (if any), for the period ending `to` and
+ * starting `from`. Parts are searched for a shift within a day only (a lead among thousands of
+ * label values would be a search for coincidences).
+ */
+export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | undefined, others: readonly { name: string; labels?: Record<string, string>; daily: DailyRows }[], from: string, to: string, seed = 1): Candidate[] {
   const out: Candidate[] = [];
   const tested: { metric: string; lagDays: number; correlation: number; p: number }[] = [];
   // A lead is looked for in the weeks before the move being explained (before the period, and
@@ -117,18 +165,24 @@ export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | 
   // series' unrelated shift a few days from it, would otherwise make the lead.
   const before = addDays(subjectChange && subjectChange.day < from ? subjectChange.day : from, -1);
   for (const o of others) {
+    const part = o.labels !== undefined && Object.keys(o.labels).length > 0;
     if (subjectChange) {
       // Detected with two days of data after the subject's (a shift needs days on both sides to show), kept within a day.
       const near = detectChangePoints(o.daily, addDays(subjectChange.day, -CANDIDATES.changePointDays), addDays(subjectChange.day, 2))
         .filter((c) => Math.abs(daysBetween(subjectChange.day, c.day)) <= CANDIDATES.changePointDays)
         .sort((a, b) => Math.abs(daysBetween(subjectChange.day, a.day)) - Math.abs(daysBetween(subjectChange.day, b.day)))[0];
-      if (near) {
-        out.push({ metric: o.name, reason: 'change-point', day: near.day, shift: near.shift, confidence: 'low', wording: 'moved at the same time' });
+      const judged = near ? judgeShift(subject, o.daily, subjectChange, near, part, seed) : undefined;
+      if (near && judged) {
+        out.push({ metric: o.name, ...(part ? { labels: o.labels } : {}), reason: 'change-point', day: near.day, shift: near.shift, ...judged, confidence: 'low', wording: 'moved at the same time' });
         continue;
       }
+      if (near) continue;
     }
-    if (from <= to) for (const t of laggedCorrelation(subject, o.daily, before)) tested.push({ metric: o.name, ...t });
+    if (!part && from <= to) for (const t of laggedCorrelation(subject, o.daily, before)) tested.push({ metric: o.name, ...t });
   }
+  // What the history can account for first, then the nearest share to the whole shift, then the larger shift.
+  const weight = (c: Candidate) => (c.implied ? Math.abs(1 - c.implied.share) : 10 + (c.history === 'no-reliable-relation' ? 1 : 0) - Math.min(1, Math.abs(c.shift ?? 0)));
+  out.sort((a, b) => weight(a) - weight(b));
   // Every metric and lag tested counts: a lead picked from many tries is corrected for them all.
   const adjusted = benjaminiHochberg(tested.map((t) => t.p));
   const best = new Map<string, Candidate>();

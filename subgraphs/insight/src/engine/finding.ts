@@ -87,6 +87,8 @@ export interface WhatIfOutcome extends WhatIf {
 export interface RootChain {
   factor: { name: string; before: number; after: number; contribution: number; share: number };
   driver: { metric: string; labels: Record<string, string>; lagDays: number; before: number; after: number; elasticity: number; source: 'declared' | 'estimated'; shareOfFactor: number; startedOn?: string };
+  /** The third link, for a driver declared as a whole: the label value that carries most of the driver's own move. */
+  part?: { labels: Record<string, string>; before: number; after: number; shareOfDriver: number; startedOn?: string };
 }
 
 export interface Finding {

@@ -90,3 +90,8 @@ export function formatPeriod(period: Period, locale = DEFAULT_LOCALE): string {
   const start = a.month === b.month && a.year === b.year ? `${a.weekday} ${a.day}` : `${a.weekday} ${a.day} ${a.month}`;
   return `${start} – ${b.weekday} ${b.day} ${b.month}`;
 }
+
+/** "visits'", "basket's": a name as the owner of what follows. */
+export function possessive(name: string): string {
+  return name.endsWith('s') ? `${name}'` : `${name}'s`;
+}

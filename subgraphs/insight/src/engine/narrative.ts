@@ -10,7 +10,7 @@ import { answerFirstSentence, chainWords, comparisonWords, evenWords } from './a
 import { subjectName } from './scope.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
-import { formatChange, formatDay, formatDelta, formatShare, formatValue } from './format.js';
+import { formatChange, formatDay, formatDelta, formatShare, formatValue, possessive } from './format.js';
 
 export interface Narrative {
   /** The judgment's first sentence: the answer to the question asked. */
@@ -76,7 +76,7 @@ export function narrate(f: Finding): Narrative {
       if (c.view === 'formula' && f.chain?.factor.name === c.name) {
         const k = f.chain;
         const factorMove = k.factor.before > 0 ? formatChange(k.factor.after / k.factor.before - 1, locale) : '';
-        statements.push({ topic: 'cause', text: `${c.name} itself moved ${factorMove}${chainWords(k, locale)} (at ${k.driver.source === 'declared' ? 'the declared' : 'an estimated'} elasticity of ${k.driver.elasticity.toFixed(2)}): that is where the chain from ${subjectName(f.subject)} ends among the declared drivers.` });
+        statements.push({ topic: 'cause', text: `${c.name} itself moved ${factorMove}${chainWords(k, locale)} (at ${k.driver.source === 'declared' ? 'the declared' : 'an estimated'} elasticity of ${k.driver.elasticity.toFixed(2)}): that is where the chain from ${subjectName(f.subject)} ends${k.part ? ', at one label value of a declared driver' : ' among the declared drivers'}.` });
       }
     }
     const views = new Set(f.causes.map((c) => c.view));
@@ -94,11 +94,15 @@ export function narrate(f: Finding): Narrative {
     else statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
   }
   for (const c of f.candidates.slice(0, 3)) {
+    const name = `${c.metric}${c.labels ? ` (${Object.entries(c.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''}`;
+    const implied = c.implied
+      ? `; at the elasticity its history shows (${c.implied.elasticity.toFixed(2)}) that shift implies ${formatChange(c.implied.change, locale)} for ${subjectName(f.subject)}, ${formatShare(Math.max(0, c.implied.share), locale)} of its own shift`
+      : c.history === 'no-reliable-relation' ? '; its history shows no reliable relation with it, so how much it explains cannot be told' : c.history === 'too-short' ? '; too little history to tell how much it explains' : '';
     const text = c.reason === 'change-point' && c.day
-      ? `${c.metric} moved at the same time (its level shifted on ${formatDay(c.day, locale)})`
+      ? `${name} moved at the same time (its level shifted ${formatChange(c.shift ?? 0, locale)} on ${formatDay(c.day, locale)})${implied}`
       : c.lagDays
-        ? `${c.metric}'s day-to-day changes lead ${subjectName(f.subject)}'s by ${c.lagDays} day${c.lagDays === 1 ? '' : 's'}${evidence(c)}`
-        : `${c.metric}'s day-to-day changes go with ${subjectName(f.subject)}'s on the same day${evidence(c)}`;
+        ? `${possessive(c.metric)} day-to-day changes lead ${possessive(subjectName(f.subject))} by ${c.lagDays} day${c.lagDays === 1 ? '' : 's'}${evidence(c)}`
+        : `${possessive(c.metric)} day-to-day changes go with ${possessive(subjectName(f.subject))} on the same day${evidence(c)}`;
     statements.push({ topic: 'candidate', text: `${text}; that is a lead to check, not a proven cause.` });
   }
   if (f.forecast) {

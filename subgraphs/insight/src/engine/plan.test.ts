@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { HISTORY_DAYS, partRequests, plan } from './plan.js';
+import { HISTORY_DAYS, PARTS, partRequests, plan } from './plan.js';
 
 const catalog = [
   { name: 'gmv_eur', unit: { kind: 'currency' as const, code: 'EUR' }, formula: { product: ['orders', 'basket_eur'] }, drivers: [{ metric: 'ad_clicks', labels: { channel: 'search' }, lagDays: 2 }] },
@@ -24,8 +24,28 @@ describe('plan', () => {
       { metric: 'checkouts', role: 'candidate', shape: 'total', ...window },
       { metric: 'visits', role: 'candidate', shape: 'total', ...window },
       { metric: 'ad_clicks', role: 'candidate', shape: 'total', ...window },
+      // Its label values as parts: candidates nobody declared, at label level.
+      { metric: 'ad_clicks', role: 'candidate', shape: 'parts', partLabels: ['channel'], ...window },
     ]);
     expect(HISTORY_DAYS).toBe(430);
+  });
+
+  it('asks for other metrics\' label values as parts within a budget, skipping labels of too many values and metrics that do not add up', () => {
+    const many = Array.from({ length: PARTS.valuesPerLabel + 1 }, (_, i) => `/page/${i}`);
+    const p = plan('why did sales fall last week', [
+      { name: 'sales', labels: ['region'], labelValues: { region: ['north', 'south'] } },
+      { name: 'visits', labels: ['source', 'url'], labelValues: { source: ['search', 'email', 'social'], url: many } },
+      { name: 'latency', aggregation: 'mean', labels: ['region'], labelValues: { region: ['north', 'south'] } },
+      { name: 'single', labels: ['kind'], labelValues: { kind: ['only'] } },
+    ], now);
+    expect(p.requests.filter((r) => r.shape === 'parts').map((r) => [r.metric, r.partLabels])).toEqual([['visits', ['source']]]);
+    // A factor's driver declared as a whole is read by its label values too, for the chain's last link.
+    const q = plan('why did revenue fall last week', [
+      { name: 'revenue', formula: { product: ['sessions', 'value_per_session'] } },
+      { name: 'sessions', drivers: [{ metric: 'ad_spend' }] }, { name: 'value_per_session', aggregation: 'mean' },
+      { name: 'ad_spend', labels: ['channel'], labelValues: { channel: ['search', 'social'] } },
+    ], now);
+    expect(q.requests.filter((r) => r.shape === 'parts').map((r) => [r.metric, r.role, r.partLabels])).toEqual([['ad_spend', 'driver', ['channel']]]);
   });
 
   it('asks, once the leaves are read, for the part a question names as a total of its own (a ratio\'s by its parts)', () => {

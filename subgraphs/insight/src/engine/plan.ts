@@ -2,7 +2,8 @@
  * Which series an analysis needs, so the caller can fetch them before calling `analyse`:
  * the subject (or a ratio's numerator and denominator) as a total and by leaves, each formula
  * factor and the drivers it declares, each declared driver (the part its labels name, as a total), the what-if lever, and
- * every other catalog metric's total as a candidate; then, once the leaves are read, the part
+ * every other catalog metric's total as a candidate, and its label values' totals (`parts`, for
+ * a driver declared as a whole too) for the days around the period; then, once the leaves are read, the part
  * of the subject the question names (`partRequests`). Totals span the history window; leaves
  * are read only for the periods the analysis compares (`periodsFor`, from the totals), so what
  * crosses from the database grows with the leaves, not with the leaves times the days of
@@ -25,7 +26,9 @@ export interface SeriesRequest {
    * part they name, returned with those labels and marked `total`); `leaves`: one daily series
    * per label combination, for the compared periods' days only.
    */
-  shape: 'total' | 'leaves';
+  shape: 'total' | 'leaves' | 'parts';
+  /** `parts`: one daily total per value of each of these labels (read for the days candidates need, see `PARTS`). */
+  partLabels?: string[];
   /** Only series carrying these labels, added up (return them with these labels). */
   labels?: Record<string, string>;
   /** First and last day wanted, ISO dates, included (for leaves: the bounds the periods fall within). */
@@ -38,6 +41,15 @@ export interface AnalysisPlan {
   subject: SubjectResolution;
   requests: SeriesRequest[];
 }
+
+/**
+ * Label values of other metrics searched as candidates (`parts`): labels with at most
+ * `valuesPerLabel` values (a label of thousands, such as a URL, has no part large enough to move
+ * a total), at most `total` parts over every metric, read for the `daysBefore` days before the
+ * period to its end (enough for a change point near the subject's and eight weeks of history
+ * before it).
+ */
+export const PARTS = { valuesPerLabel: 60, total: 2_000, daysBefore: 100 } as const;
 
 /** Days of history requested: a year and a comparison month, so the same period a year before can be compared. */
 export const HISTORY_DAYS = 430;
@@ -73,11 +85,22 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
   const { from, to } = historyWindow(now);
   const requests: SeriesRequest[] = [];
   const seen = new Set<string>();
-  const add = (metric: string, role: SeriesRole, shape: SeriesRequest['shape'], labels?: Record<string, string>) => {
+  const add = (metric: string, role: SeriesRole, shape: SeriesRequest['shape'], labels?: Record<string, string>, partLabels?: string[]) => {
     const key = `${metric}|${shape}|${JSON.stringify(labels ?? {})}`;
     if (seen.has(key)) return;
     seen.add(key);
-    requests.push({ metric, role, shape, ...(labels && Object.keys(labels).length ? { labels } : {}), from, to });
+    requests.push({ metric, role, shape, ...(labels && Object.keys(labels).length ? { labels } : {}), ...(partLabels ? { partLabels } : {}), from, to });
+  };
+  let partsLeft: number = PARTS.total;
+  /** The label values of an additive metric as parts, while the budget lasts. */
+  const addParts = (name: string, role: SeriesRole) => {
+    const def = defs.get(name);
+    if (!def || def.aggregation !== 'sum' || seen.has(`${name}|parts|{}`)) return;
+    const labels = Object.entries(def.labelValues).filter(([, values]) => values.length >= 2 && values.length <= PARTS.valuesPerLabel);
+    const size = labels.reduce((n, [, values]) => n + values.length, 0);
+    if (!labels.length || size > partsLeft) return;
+    partsLeft -= size;
+    add(name, role, 'parts', undefined, labels.map(([label]) => label).sort());
   };
   const addMetric = (name: string, role: SeriesRole, leaves: boolean) => {
     const parts = ratioParts(defs.get(name)?.aggregation ?? 'sum');
@@ -99,12 +122,18 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
       for (const f of factorsOf(formula)) {
         addMetric(f, 'factor', false);
         // A factor's own declared drivers: the chain goes on to what moved the factor.
-        for (const d of defs.get(f)?.drivers ?? []) add(d.metric, 'driver', 'total', d.labels);
+        for (const d of defs.get(f)?.drivers ?? []) {
+          add(d.metric, 'driver', 'total', d.labels);
+          // A driver declared as a whole: which of its label values moved is the chain's next link.
+          if (!Object.keys(d.labels ?? {}).length) addParts(d.metric, 'driver');
+        }
       }
     }
     for (const d of def.drivers) add(d.metric, 'driver', 'total', d.labels);
     if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'total', reading.whatIf.labels);
     for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);
+    // Candidates nobody declared, at label level: every other metric's label values.
+    for (const other of defs.keys()) if (other !== def.name) addParts(other, 'candidate');
   }
   return { reading, subject, requests };
 }

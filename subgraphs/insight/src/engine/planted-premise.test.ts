@@ -61,11 +61,19 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
   });
 
   it('an undeclared series that moved the same day is a low-confidence candidate, never a cause', () => {
-    const points = generateDaily(shape(93, 3000), (d) => (d >= '2026-11-12' ? 0.75 : 1));
-    const retries = generateDaily(shape(94, 500), (d) => (d >= '2026-11-11' ? 1.6 : 1));
+    // Payments go through less the day after retries rise (elasticity −0.6, in the history too); retries rose 60 % on the 11th.
+    const retries = generateDaily(shape(94, 500, { noise: 0.06 }), (d) => (d >= '2026-11-11' ? 1.6 : 1));
+    const base = generateDaily(shape(93, 3000));
+    const points = base.map((p, i) => ({ t: p.t, value: p.value * (i > 0 ? (retries[i - 1]!.value / 500) ** -0.6 : 1) }));
     const f = analyse({ question: 'why did payments_ok fall last week', catalog: [{ name: 'payments_ok' }, { name: 'gateway_retries' }], series: [{ name: 'payments_ok', labels: {}, points }, { name: 'gateway_retries', labels: {}, points: retries }], now });
-    expect(f.candidates).toEqual([{ metric: 'gateway_retries', reason: 'change-point', day: '2026-11-11', shift: expect.any(Number), confidence: 'low', wording: 'moved at the same time' }]);
+    expect(f.changePoint?.day).toBe('2026-11-12');
+    expect(f.candidates).toEqual([{ metric: 'gateway_retries', reason: 'change-point', day: '2026-11-11', shift: expect.any(Number), implied: { change: expect.any(Number), share: expect.any(Number), elasticity: expect.any(Number) }, confidence: 'low', wording: 'moved at the same time' }]);
+    expect(f.candidates[0]!.implied!.elasticity).toBeCloseTo(-0.6, 0);
     expect(f.causes).toEqual([]);
+    // An unrelated series that jumped the same day is not offered: the history shows its moves never reached payments.
+    const unrelated = generateDaily(shape(95, 800, { noise: 0.08 }), (d) => (d >= '2026-11-12' ? 1.5 : 1));
+    const g = analyse({ question: 'why did payments_ok fall last week', catalog: [{ name: 'payments_ok' }, { name: 'queue_depth' }], series: [{ name: 'payments_ok', labels: {}, points }, { name: 'queue_depth', labels: {}, points: unrelated }], now });
+    expect(g.candidates).toEqual([]);
   });
 
   it('month against month: bookings fell a fifth in October against September', () => {

@@ -77,6 +77,41 @@ describe('planted causes: why did it change', () => {
     expect(answerFirstSentence(bare)).toMatch(/comes from visits\.$/);
   });
 
+  it('to the root, three levels: order value through visits, visits through promo clicks declared as a whole, and those through the newsletter\'s clicks', () => {
+    const clicks = (seed: number, level: number, cut: boolean) => generateDaily(shape(seed, level, { noise: 0.03 }), (d) => (cut && d >= '2026-11-08' ? 0.3 : 1));
+    const newsletter = clicks(81, 600, true);
+    const search = clicks(82, 900, false);
+    const all = newsletter.map((p, i) => ({ t: p.t, value: p.value + search[i]!.value }));
+    const byDay = new Map(all.map((p) => [dayOf(p.t), p.value]));
+    const noise = generateDaily(shape(84, 1, { weekly: 0, noise: 0.02 }));
+    const visits = all.map((p, i) => ({ t: p.t, value: 1500 * ((byDay.get(addDays(dayOf(p.t), -2)) ?? 1500) / 1500) ** 1.5 * noise[i]!.value }));
+    const basket = generateDaily(shape(83, 40, { weekly: 0.02, noise: 0.02 }));
+    const orderValue = visits.map((p, i) => ({ t: p.t, value: p.value * basket[i]!.value }));
+    const catalog = [
+      { name: 'order_value', unit: { kind: 'currency' as const, code: 'EUR' }, formula: { product: ['visits', 'basket'] } },
+      { name: 'visits', drivers: [{ metric: 'promo_clicks', lagDays: 2, elasticity: 1.5 }] },
+      { name: 'basket' },
+      { name: 'promo_clicks', labels: ['source'], labelValues: { source: ['newsletter', 'search'] } },
+    ];
+    // The driver as the service reads it: its total, and each source's total as a part.
+    const series: SeriesData[] = [
+      { name: 'order_value', labels: {}, points: orderValue }, { name: 'visits', labels: {}, points: visits }, { name: 'basket', labels: {}, points: basket },
+      { name: 'promo_clicks', labels: {}, points: all },
+      { name: 'promo_clicks', labels: { source: 'newsletter' }, points: newsletter, total: true },
+      { name: 'promo_clicks', labels: { source: 'search' }, points: search, total: true },
+    ];
+    const f = analyse({ question: 'Why did order value drop last week?', catalog, series, now });
+    expect(f.chain).toMatchObject({ factor: { name: 'visits' }, driver: { metric: 'promo_clicks', labels: {}, startedOn: '2026-11-08' }, part: { labels: { source: 'newsletter' }, startedOn: '2026-11-08' } });
+    expect(f.chain!.part!.shareOfDriver).toBeGreaterThan(0.9);
+    expect(f.chain!.part!.after / f.chain!.part!.before).toBeLessThan(0.4);
+    expect(answerFirstSentence(f)).toMatch(/driven by promo_clicks, −\d+\.\d % from Sun 8 Nov \(acting 2 days later\), which accounts for \d+ % of visits' own move, and within it by source=newsletter, −\d+\.\d % from Sun 8 Nov, \d+ % of promo_clicks' own move\.$/);
+    expect(narrate(f).statements.map((st) => st.text).join(' ')).toContain('ends, at one label value of a declared driver.');
+    // Without the parts read, the chain stops at the driver.
+    const two = analyse({ question: 'Why did order value drop last week?', catalog, series: series.filter((x) => !x.total), now });
+    expect(two.chain?.driver.metric).toBe('promo_clicks');
+    expect(two.chain?.part).toBeUndefined();
+  });
+
   it('an even fall: every warehouse, courier and parcel size shipped 15 % less from Tuesday, so no part is named', () => {
     const dims = { warehouse: ['w-oslo', 'w-bergen', 'w-tromso', 'w-bodo'], courier: ['k1', 'k2', 'k3'], parcel: ['small', 'medium', 'large'] };
     const series = generateLeaves('parcels_out', dims, shape(71, 800, { noise: 0.02 }), (_, d) => (d >= '2026-11-10' ? 0.85 : 1));

@@ -99,7 +99,15 @@ export class SeriesBook {
       if (Object.keys(s.labels).length === 0) {
         entry.total = entry.total ?? new Map();
         addInto(entry.total, toDaily(s.points));
-      } else if (s.total) entry.parts.set(partKey(s.labels), toDaily(s.points));
+      } else if (s.total) {
+        // The same part read twice (a driver's declared part over the history, and again among
+        // the label values read for the days around the period) is one part: the days join.
+        const key = partKey(s.labels);
+        const held = entry.parts.get(key);
+        const daily = toDaily(s.points);
+        if (held) for (const [day, value] of daily) if (!held.has(day)) held.set(day, value);
+        entry.parts.set(key, held ?? daily);
+      }
       else entry.leaves.push(new Leaf(s.labels, s.points));
     }
   }
@@ -135,6 +143,16 @@ export class SeriesBook {
     if (part) return part;
     const chosen = this.leaves(name).filter((l) => matches(l.labels, filter));
     return chosen.length ? this.combine(chosen, additive) : undefined;
+  }
+
+  /** The parts read as totals of one label value each (`region=EU`), with their daily values. */
+  labelParts(name: string): { labels: Record<string, string>; daily: Daily }[] {
+    const out: { labels: Record<string, string>; daily: Daily }[] = [];
+    for (const [key, daily] of this.#byName.get(name)?.parts ?? []) {
+      const labels = Object.fromEntries(JSON.parse(key) as [string, string][]);
+      if (Object.keys(labels).length === 1) out.push({ labels, daily });
+    }
+    return out;
   }
 
   /** Values per label found among a metric's leaves. */

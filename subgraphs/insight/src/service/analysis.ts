@@ -4,10 +4,10 @@ import { catalogOf, type CatalogEntry as EngineEntry } from '../engine/catalog.j
 import type { EngineEvent } from '../engine/events.js';
 import type { Targets } from '../domain/event-target.js';
 import type { Finding } from '../engine/finding.js';
-import { partRequests, plan, type SeriesRequest } from '../engine/plan.js';
+import { PARTS, partRequests, plan, type SeriesRequest } from '../engine/plan.js';
 import { periodsFor } from '../engine/analyse.js';
 import type { SeriesData } from '../engine/series.js';
-import { timeOf } from '../engine/days.js';
+import { addDays, timeOf } from '../engine/days.js';
 import type { Analytics } from './analytics-pool.js';
 import type { MetricService } from './metrics.js';
 import type { Caller } from './sources/metric-source.js';
@@ -80,12 +80,12 @@ export function createAnalysisService(deps: AnalysisDeps) {
           const to = timeOf(r.to) + DAY;
           // Aggregated where the data is: one read per request, whatever the number of series behind it.
           // A busy pool (the embedded database runs one statement at a time) slows a read down, never fails it.
-          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: timeOf(r.from), to, how, shape: r.shape, ...(windows ? { windows } : {}), ...(limit ? { limit } : {}) }), patience);
+          const series = await patientlyConnected(() => deps.metrics.daily(caller, { name: r.metric, labels: r.labels ?? {}, from: timeOf(r.from), to, how, shape: r.shape, ...(r.partLabels ? { partLabels: r.partLabels } : {}), ...(windows ? { windows } : {}), ...(limit ? { limit } : {}) }), patience);
           // Values beyond the ingest bound (stored before it, or from another source) would overflow the engine's sums.
           const beyond = series.find((s) => s.points.some((pt) => !(Math.abs(pt.value) <= METRIC_LIMITS.maxAbsValue * 1000)));
           if (beyond) throw new SvcError('BAD_USER_INPUT', `${r.metric} holds daily values beyond ±${(METRIC_LIMITS.maxAbsValue * 1000).toExponential()}, too large to analyse`);
-          const part = r.shape === 'total' && Object.keys(r.labels ?? {}).length > 0;
-          return series.map((s) => ({ name: r.metric, labels: r.shape === 'leaves' ? s.labels : (r.labels ?? {}), points: s.points, ...(part ? { total: true } : {}) }));
+          const part = r.shape === 'parts' || (r.shape === 'total' && Object.keys(r.labels ?? {}).length > 0);
+          return series.map((s) => ({ name: r.metric, labels: r.shape === 'total' ? (r.labels ?? {}) : s.labels, points: s.points, ...(part ? { total: true } : {}) }));
         } catch (error) {
           if (!(error instanceof SvcError)) throw error;
           failedReads.push(`${r.metric}: ${error.message}`);
@@ -106,7 +106,10 @@ export function createAnalysisService(deps: AnalysisDeps) {
       // The part of the subject the question names, its label values now known from the leaves: its own total.
       const named = partRequests(question, catalog, [...totals, ...leaves], at);
       const partTotals = (await inBatches(named, width, (r) => read(r))).flat();
-      const series = [...totals, ...leaves, ...partTotals];
+      // Other metrics' label values, for the days around the period only (candidates and the chain's last link).
+      const around = { from: addDays(periods.period.from, -PARTS.daysBefore), to: periods.period.to };
+      const labelParts = (await inBatches(requests.filter((r) => r.shape === 'parts'), width, (r) => read({ ...r, ...around }))).flat();
+      const series = [...totals, ...leaves, ...partTotals, ...labelParts];
       // Reading many leaves leaves their rows behind as garbage (the driver's rows, the parsed
       // arrays): freed now, before the analysis thread grows its own heap beside them.
       if (leaves.length >= LEAVES_COLLECTED_AFTER) collectGarbage();

@@ -18,6 +18,23 @@ function meanSeries(series: readonly (readonly Point[])[]): Point[] {
   return [...totals.entries()].sort((a, b) => a[0] - b[0]).map(([t, { sum, n }]) => ({ t, value: sum / n }));
 }
 
+/** Each value of each of `labels`, its series added up (`sum`) or averaged: the `parts` shape for a source that cannot group where its data is. */
+function partsOf(series: readonly Series[], labels: readonly string[], how: DailyQuery['how']): Series[] {
+  const out: Series[] = [];
+  for (const key of labels) {
+    const byValue = new Map<string, Series[]>();
+    for (const x of series) {
+      const value = x.labels[key];
+      if (value !== undefined) (byValue.get(value) ?? byValue.set(value, []).get(value)!).push(x);
+    }
+    for (const [value, group] of [...byValue].sort((a, b) => (a[0] < b[0] ? -1 : a[0] > b[0] ? 1 : 0))) {
+      const points = how === 'sum' ? sumSeries(group.map((x) => x.points)) : meanSeries(group.map((x) => x.points));
+      out.push({ ...group[0]!, labels: { [key]: value }, points });
+    }
+  }
+  return out;
+}
+
 export interface MetricServiceDeps {
   store: MetricStore;
   /** Asked in order; the first that serves a name answers its lookups. */
@@ -85,6 +102,7 @@ export function createMetricService(deps: MetricServiceDeps) {
       if (!source) throw new SvcError('NOT_FOUND', `No metric named ${JSON.stringify(query.name)}; list the available ones with metrics / svcinsight_list_metrics`);
       if (source.daily) return source.daily(caller, query);
       const series = await this.lookup(caller, { name: query.name, labels: query.labels, from: new Date(query.from).toISOString(), to: query.to, step: '1d', aggregation: query.how });
+      if (query.shape === 'parts') return partsOf(series, query.partLabels ?? [], query.how);
       if (query.shape === 'leaves') return series.filter((x) => Object.keys(x.labels).length > 0).slice(0, query.limit).map((x) => (query.windows ? { ...x, points: x.points.filter((p) => inWindows(p.t, query.windows)) } : x));
       if (!series.length) return [];
       const points = series.length === 1 ? series[0]!.points : query.how === 'sum' ? sumSeries(series.map((x) => x.points)) : meanSeries(series.map((x) => x.points));

@@ -239,7 +239,8 @@ export function createMetricStore(orm: MikroORM) {
      * it compares), the first `limit` of them when given. One statement whatever the number of series, so an analysis's queries do not
      * grow with them, and only daily values cross into Node.
      */
-    async daily(tenantId: string, query: { name: string; labels: Labels; from: Date; to: Date; how: DailyAggregation; shape: 'total' | 'leaves'; windows?: readonly { from: Date; to: Date }[]; limit?: number }): Promise<DailySeries[]> {
+    async daily(tenantId: string, query: { name: string; labels: Labels; from: Date; to: Date; how: DailyAggregation; shape: 'total' | 'leaves' | 'parts'; partLabels?: readonly string[]; windows?: readonly { from: Date; to: Date }[]; limit?: number }): Promise<DailySeries[]> {
+      if (query.shape === 'parts') return this.parts(tenantId, { ...query, partLabels: query.partLabels ?? [] });
       const windows = query.windows?.length ? ` and (${query.windows.map(() => '(p.t >= ? and p.t < ?)').join(' or ')})` : '';
       const matching = `from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id
          where p.tenant_id = ? and s.name = ? and s.labels @> ?::jsonb and p.t >= ? and p.t < ?${windows}${query.shape === 'total' ? OWN_TOTAL : ''}`;
@@ -267,6 +268,46 @@ export function createMetricStore(orm: MikroORM) {
         const days = json<number[]>(r.days);
         const values = json<number[]>(r.vs);
         return { labels: json<Labels>(r.labels), points: days.map((day, i) => ({ t: Number(day) * 86_400_000, value: Number(values[i]) })) };
+      });
+    },
+
+    /**
+     * The daily total of each value of each label in `partLabels` (one label at a time: every
+     * series of `name` carrying `region=EU`, added up or averaged by `how`), within [from, to):
+     * one series per label value, labelled with that one label. One grouped statement, so the
+     * parts of a metric of any number of series cost one query and only their daily values
+     * cross into Node; labels whose values are too many to be parts are left to the caller to skip.
+     */
+    async parts(tenantId: string, query: { name: string; from: Date; to: Date; how: DailyAggregation; partLabels: readonly string[] }): Promise<DailySeries[]> {
+      if (!query.partLabels.length) return [];
+      const day = 'floor(extract(epoch from p.t) / 86400)::int';
+      // A sum of sums is one sum; otherwise each series' day first, then the part's mean of them.
+      const grouped = query.how === 'sum'
+        ? `select k.key, s.labels ->> k.key as value, ${day} as day, sum(p.value) as v`
+        : `with d as (select p.series_id, ${day} as day, ${DAILY_VALUE[query.how]} as v
+             from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id
+            where p.tenant_id = ? and s.name = ? and p.t >= ? and p.t < ? group by 1, 2)
+           select k.key, s.labels ->> k.key as value, d.day, avg(d.v) as v`;
+      const from = query.how === 'sum'
+        ? `from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id
+           cross join unnest(?::text[]) as k(key)
+          where p.tenant_id = ? and s.name = ? and s.labels ->> k.key is not null and p.t >= ? and p.t < ?`
+        : `from d join insight.metric_series s on s.tenant_id = ? and s.id = d.series_id
+           cross join unnest(?::text[]) as k(key)
+          where s.labels ->> k.key is not null`;
+      const keys = `{${query.partLabels.map((k) => JSON.stringify(k)).join(',')}}`;
+      const params = query.how === 'sum'
+        ? [keys, tenantId, query.name, query.from, query.to]
+        : [tenantId, query.name, query.from, query.to, tenantId, keys];
+      const rows = await orm.em.fork().execute<Row[]>(
+        `with g as (${grouped} ${from} group by 1, 2, 3)
+         select key, value, array_agg(day order by day) as days, array_agg(v order by day) as vs from g group by key, value order by key, value`,
+        params,
+      );
+      return rows.map((r) => {
+        const days = json<number[]>(r.days);
+        const values = json<number[]>(r.vs);
+        return { labels: { [String(r.key)]: String(r.value) }, points: days.map((d, i) => ({ t: Number(d) * 86_400_000, value: Number(values[i]) })) };
       });
     },
 

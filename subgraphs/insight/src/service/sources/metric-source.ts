@@ -72,7 +72,8 @@ export interface MetricSourceAdapter {
 
 /**
  * A request for daily values: [from, to) in ms, each series' day by `how`, then the series added
- * up (`total`) or one by one (`leaves`). `windows`, when given, keeps only the days within them
+ * up (`total`), one by one (`leaves`), or added up per value of each label in `partLabels`
+ * (`parts`: one series per label value, labelled with that label alone). `windows`, when given, keeps only the days within them
  * ([from, to) each): the periods an analysis compares, for which alone it reads leaves.
  */
 export interface DailyQuery {
@@ -81,7 +82,9 @@ export interface DailyQuery {
   from: number;
   to: number;
   how: 'sum' | 'avg' | 'last';
-  shape: 'total' | 'leaves';
+  shape: 'total' | 'leaves' | 'parts';
+  /** The labels whose values are the parts (`parts`). */
+  partLabels?: readonly string[];
   windows?: readonly { from: number; to: number }[];
   /** At most this many series (`leaves`): a source may stop reading past it. */
   limit?: number;

@@ -26,7 +26,7 @@ export function storeSource(store: MetricStore): MetricSourceAdapter {
       return (await store.names(caller.tenantId)).map((s) => ({ ...s, source: 'store' as const }));
     },
     async daily(caller, query) {
-      const series = await store.daily(caller.tenantId, { name: query.name, labels: query.labels, from: new Date(query.from), to: new Date(query.to), how: query.how, shape: query.shape, ...(query.windows ? { windows: query.windows.map((w) => ({ from: new Date(w.from), to: new Date(w.to) })) } : {}), ...(query.limit ? { limit: query.limit } : {}) });
+      const series = await store.daily(caller.tenantId, { name: query.name, labels: query.labels, from: new Date(query.from), to: new Date(query.to), how: query.how, shape: query.shape, ...(query.partLabels ? { partLabels: query.partLabels } : {}), ...(query.windows ? { windows: query.windows.map((w) => ({ from: new Date(w.from), to: new Date(w.to) })) } : {}), ...(query.limit ? { limit: query.limit } : {}) });
       return series.map((s) => ({ name: query.name, labels: s.labels, source: 'store' as const, points: s.points }));
     },
     async lookup(caller, query, limit) {
