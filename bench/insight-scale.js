@@ -1,5 +1,5 @@
 // The analysis at a real business's size, on the path a user takes (issue 31): a CDN-shaped
-// metric (data centre × province × ISP × channel, 15 daily points per series) written to a CSV
+// metric (data centre × province × ISP × channel, 15 daily points per series; a second metric on the same leaves) written to a CSV
 // file and imported from it through POST /api/v1/insight/metrics/import (streamed), then "Why did edge gigabytes drop
 // yesterday?" asked through POST /api/v1/insight/jobs and the report read back, at 1k, 10k and
 // 100k series, on the embedded database (PGlite) and on PostgreSQL. One province carries 20 % of
@@ -49,7 +49,7 @@ function dimensions(n) {
   return { dc, province, isp, channel };
 }
 
-/** The CSV body, generated as it is sent: header, then one point a line; province p07 at 20 % yesterday. */
+/** The CSV body, generated as it is sent: header, then one point a line, two metrics; province p07 at 20 % yesterday. */
 function csv(dims) {
   async function* lines() {
     yield 'name,timestamp,value,dc,province,isp,channel\n';
@@ -61,6 +61,8 @@ function csv(dims) {
       for (let day = DAYS; day >= 1; day--) {
         const value = level * (1 + 0.03 * Math.sin(day * 1.7 + (k % 13))) * (day === 1 && province === 'p07' ? 0.2 : 1);
         chunk += `edge_gigabytes,${TODAY - day * DAY},${value.toFixed(2)},dc${a},${province},isp${c},ch${d}\n`;
+        // A second metric on the same leaves, so the job reads other metrics' label values (candidates at label level) at this size too.
+        chunk += `edge_requests,${TODAY - day * DAY},${(value * 40 * (1 + 0.02 * Math.cos(day * 2.3 + (k % 7)))).toFixed(0)},dc${a},${province},isp${c},ch${d}\n`;
       }
       yield chunk;
     }

@@ -141,15 +141,15 @@ export const DEMO_DEFINITIONS: { name: string; definition: MetricDefinition }[] 
   { name: 'orders', definition: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, synonyms: ['purchases'], description: 'Orders placed per day' } },
   {
     name: 'conversion_rate',
-    definition: { unit: { kind: 'ratio' }, aggregation: { ratio: { numerator: 'orders', denominator: 'sessions' } }, upIsGood: true, synonyms: ['conversion'], description: 'Orders per session' },
+    definition: { unit: { kind: 'ratio' }, aggregation: { ratio: { numerator: 'orders', denominator: 'sessions' } }, upIsGood: true, synonyms: ['conversion'], description: 'Orders per session', display: { name: 'conversion rate' } },
   },
   {
     name: 'average_order_value',
-    definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: { ratio: { numerator: 'revenue', denominator: 'orders' } }, upIsGood: true, synonyms: ['aov', 'basket size', 'order value'], description: 'Revenue per order' },
+    definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: { ratio: { numerator: 'revenue', denominator: 'orders' } }, upIsGood: true, synonyms: ['aov', 'basket size', 'order value'], description: 'Revenue per order', display: { name: 'average order value' } },
   },
-  { name: 'ad_spend', definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: 'sum', upIsGood: false, synonyms: ['advertising', 'ad costs', 'marketing spend'], description: 'Advertising spend per channel (search, social, display) per day' } },
+  { name: 'ad_spend', definition: { unit: { kind: 'currency', code: 'USD' }, aggregation: 'sum', upIsGood: false, synonyms: ['advertising', 'ad costs', 'marketing spend'], description: 'Advertising spend per channel (search, social, display) per day', display: { name: 'ad spend', labels: { channel: 'channel' }, values: { channel: { search: 'search ads', social: 'social ads', display: 'display ads' } } } } },
   {
     name: 'newsletter_signups',
-    definition: { unit: { kind: 'count', noun: 'sign-ups' }, aggregation: 'sum', upIsGood: true, synonyms: ['signups', 'sign-ups', 'subscribers', 'newsletter subscriptions'], description: 'Newsletter sign-ups per day, from the newsletter page' },
+    definition: { unit: { kind: 'count', noun: 'sign-ups' }, aggregation: 'sum', upIsGood: true, synonyms: ['signups', 'sign-ups', 'subscribers', 'newsletter subscriptions'], description: 'Newsletter sign-ups per day, from the newsletter page', display: { name: 'newsletter sign-ups' } },
   },
 ];

@@ -40,6 +40,9 @@ describe('metric definitions', () => {
     expect(problems(metricDefinitionSchema, { drivers: [{ metric: 'a', weight: 2 }] })).toEqual(['/drivers/0']);
     expect(problems(metricDefinitionSchema, { colour: 'red', synonyms: [''] })).toEqual(['/', '/synonyms/0']);
     expect(problems(metricDefinitionSchema, { upIsGood: 'yes', description: 'x'.repeat(501) })).toEqual(['/description', '/upIsGood']);
+    expect(problems(metricDefinitionSchema, { display: { name: '', labels: { channel: 'x'.repeat(81) }, values: { channel: { search: 7 } }, colour: 'red' } })).toEqual(['/display', '/display/labels/channel', '/display/name', '/display/values/channel/search']);
+    expect(problems(metricDefinitionSchema, { display: { values: { channel: Object.fromEntries(Array.from({ length: 201 }, (_, i) => [`v${i}`, 'x'])) } } })).toEqual(['/display/values/channel']);
+    expect(problems(metricDefinitionSchema, { display: { name: 'Conversion rate', labels: { channel: 'Channel' }, values: { channel: { search: 'Search ads' } } } })).toEqual([]);
   });
 
   it('refuses a definition that refers to its own metric', () => {

@@ -8,7 +8,7 @@ import { checkLabels, checkMetricName, RESERVED_LABEL_KEYS } from './metric.js';
  * come from the stored series. Every rule failure names its field; unknown members are refused.
  */
 
-export const DEFINITION_LIMITS = { formulaTerms: 10, drivers: 20, synonyms: 20, synonymLength: 60, descriptionLength: 500, maxLagDays: 90, nounLength: 40 } as const;
+export const DEFINITION_LIMITS = { formulaTerms: 10, drivers: 20, synonyms: 20, synonymLength: 60, descriptionLength: 500, maxLagDays: 90, nounLength: 40, displayLength: 80, displayLabels: 20, displayValues: 200 } as const;
 
 const metricName = z.string().superRefine((name, ctx) => {
   const problem = checkMetricName(name, '');
@@ -56,6 +56,21 @@ const driverSchema = z
   })
   .strict();
 
+const words = z.string().trim().min(1).max(DEFINITION_LIMITS.displayLength);
+
+const displaySchema = z
+  .object({
+    name: words.optional().describe('What a person reads for the metric, e.g. "Conversion rate".'),
+    labels: z.record(labelKey, words).refine((r) => Object.keys(r).length <= DEFINITION_LIMITS.displayLabels, `at most ${DEFINITION_LIMITS.displayLabels} labels`).optional().describe('Words for its labels, e.g. {"channel": "Channel"}.'),
+    values: z
+      .record(labelKey, z.record(z.string(), words).refine((r) => Object.keys(r).length <= DEFINITION_LIMITS.displayValues, `at most ${DEFINITION_LIMITS.displayValues} values a label`))
+      .refine((r) => Object.keys(r).length <= DEFINITION_LIMITS.displayLabels, `at most ${DEFINITION_LIMITS.displayLabels} labels`)
+      .optional()
+      .describe('Words for label values, by label, e.g. {"channel": {"search": "Search ads"}}.'),
+  })
+  .strict()
+  .describe('The words reports use instead of the names: the metric\'s, its labels\' and their values\' (names stay in the data, the API and the tools).');
+
 /** A definition as declared (the body of PUT /api/v1/insight/metrics/{name}/definition). */
 export const metricDefinitionSchema = z
   .object({
@@ -66,9 +81,10 @@ export const metricDefinitionSchema = z
     drivers: z.array(driverSchema).max(DEFINITION_LIMITS.drivers).optional(),
     synonyms: z.array(z.string().trim().min(1).max(DEFINITION_LIMITS.synonymLength)).max(DEFINITION_LIMITS.synonyms).optional().describe('Other words people use for it, e.g. ["sales", "income"].'),
     description: z.string().trim().min(1).max(DEFINITION_LIMITS.descriptionLength).optional(),
+    display: displaySchema.optional(),
   })
   .strict()
-  .meta({ example: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, drivers: [{ metric: 'marketing_spend', labels: { channel: 'search' }, lagDays: 1 }], synonyms: ['purchases'] } });
+  .meta({ example: { unit: { kind: 'count', noun: 'orders' }, aggregation: 'sum', upIsGood: true, drivers: [{ metric: 'marketing_spend', labels: { channel: 'search' }, lagDays: 1 }], synonyms: ['purchases'], display: { name: 'Orders', values: { channel: { search: 'Search ads' } } } } });
 
 export type MetricDefinition = z.output<typeof metricDefinitionSchema>;
 
@@ -117,7 +133,7 @@ export const ingestDefinitionsSchema = z
       seen.add(d.name);
     });
   })
-  .describe('Optional: what each metric means (unit, aggregation, upIsGood, formula, drivers, synonyms, description), one entry per metric name, stored with the series.');
+  .describe('Optional: what each metric means (unit, aggregation, upIsGood, formula, drivers, synonyms, description, display), one entry per metric name, stored with the series.');
 
 /** A stored definition as the API returns it. */
 export interface StoredDefinition {

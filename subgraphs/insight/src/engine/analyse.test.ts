@@ -115,6 +115,31 @@ describe('analyse', () => {
     expect(f.candidates.map((c) => c.metric)).toContain('weather_index');
   });
 
+  it('does not offer what the subject is declared part of (a formula it is a factor of, a ratio it divides) as a lead', () => {
+    // footfall is a factor of takings and the denominator of buy_rate: both move with it by declaration.
+    const footfall = (i: number) => 1000 + 150 * Math.sin(1.3 * i) + (i >= 39 ? -300 : 0);
+    const catalog = [
+      { name: 'footfall' },
+      { name: 'takings', formula: { product: ['footfall', 'spend_per_visit'] } },
+      { name: 'spend_per_visit' },
+      { name: 'buy_rate', aggregation: { ratio: { numerator: 'buys', denominator: 'footfall' } } },
+      { name: 'buys' }, { name: 'kiosk_sales' },
+    ];
+    const series = [
+      flat('footfall', {}, '2026-09-01', 78, footfall),
+      flat('takings', {}, '2026-09-01', 78, (i) => footfall(i) * 12),
+      flat('spend_per_visit', {}, '2026-09-01', 78, () => 12),
+      flat('buys', {}, '2026-09-01', 78, (i) => footfall(i) * 0.05),
+      // Not declared anywhere, and moving with footfall day by day: a lead.
+      flat('kiosk_sales', {}, '2026-09-01', 78, (i) => footfall(i) * 0.3 + 2 * Math.cos(5 * i)),
+    ];
+    const f = analyse({ question: 'why did footfall fall last week', catalog, series, now });
+    const leads = f.candidates.map((c) => c.metric);
+    expect(leads).toContain('kiosk_sales');
+    expect(leads).not.toContain('takings');
+    expect(leads).not.toContain('buys');
+  });
+
   it('carries the subject\'s last 120 days for the chart: a ratio day by day from its parts, a part\'s own for a question about it', () => {
     const visits = flat('visits', {}, '2026-05-01', 200, () => 100);
     const orders = flat('orders', {}, '2026-05-01', 200, (i) => 5 + (i % 2));

@@ -6,9 +6,9 @@
 import { additiveLeaves, aggregate, dailyValues, dayRows, ratioScale } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
-import { catalogOf, factorsOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
+import { catalogOf, declaredRelatives, factorsOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
 import { scopedSeries, scopeText } from './scope.js';
-import { rankCauses } from './causes.js';
+import { rankCauses, segmentName } from './causes.js';
 import { changeStart } from './change-point.js';
 import { coverageOf, type Coverage } from './coverage.js';
 import { addDays, daysBetween } from './days.js';
@@ -26,6 +26,7 @@ import { remainderOf } from './remainder.js';
 import { attributeSegments, type SegmentAttribution } from './segment-attribution.js';
 import { SeriesBook, type SeriesData } from './series.js';
 import { DEFAULT_LOCALE } from './format.js';
+import { displayOf } from './display.js';
 
 export interface AnalysisInput {
   question: string;
@@ -169,7 +170,7 @@ function chainPart(book: SeriesBook, metric: string, driverMove: number, period:
     .filter((p) => p.share >= CHAIN_MIN_SHARE)
     .sort((a, b) => b.share - a.share)[0];
   if (!best) return undefined;
-  const started = guarded(notes, `change-point detection on ${metric} (${Object.entries(best.labels).map(([k, v]) => `${k}=${v}`).join(', ')})`, () => changeStart(dayRows(best.daily), addDays(period.from, -14), period.to, direction));
+  const started = guarded(notes, `change-point detection on ${metric} (${segmentName(best.labels)})`, () => changeStart(dayRows(best.daily), addDays(period.from, -14), period.to, direction));
   return { labels: best.labels, before: best.before, after: best.after, shareOfDriver: Math.min(best.share, 1), ...(started ? { startedOn: started.day } : {}) };
 }
 
@@ -232,6 +233,7 @@ export function analyse(input: AnalysisInput): Finding {
   const now = typeof input.now === 'number' ? input.now : input.now.getTime();
   const defs = catalogOf(input.catalog);
   let book = new SeriesBook(input.series);
+  const display = displayOf(defs.values());
   const { reading, subject, scope } = questionSubject(input.question, defs, (metric) => book.labelValues(metric));
   const base = {
     question: input.question,
@@ -244,6 +246,7 @@ export function analyse(input: AnalysisInput): Finding {
     events: [],
     candidates: [],
     locale,
+    ...(display ? { display } : {}),
   };
   if (subject.kind === 'unknown') {
     return { ...base, status: 'unknown-metric', available: subject.available, ...(subject.asked ? { asked: subject.asked } : {}), closest: subject.closest, remainder: remainderOf(0, []), notes: ['no metric of the catalog matches the question; nothing was analysed'] };
@@ -294,15 +297,10 @@ export function analyse(input: AnalysisInput): Finding {
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
   const chain = formula && premise.observed !== 'flat' ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
-  // The subject, its factors, its drivers and its factors' drivers: declared relations, not candidates.
-  const factorDrivers = (formula?.contributions ?? []).flatMap((c) => defs.get(c.name)?.drivers.map((d) => d.metric) ?? []);
-  const related = new Set([def.name, ...(formula?.contributions.map((c) => c.name) ?? []), ...def.drivers.map((d) => d.metric), ...factorDrivers]);
-  // A ratio among them (the subject, a factor, a driver) relates its numerator and denominator
-  // too: they are the subject's own parts, not candidates that "moved at the same time".
-  for (const name of [...related]) {
-    const parts = ratioParts(defs.get(name)?.aggregation ?? 'sum');
-    if (parts) related.add(parts.numerator).add(parts.denominator);
-  }
+  // Every metric the catalog's declarations connect to the subject (its factors and drivers, what
+  // it is a factor, driver or ratio part of, and so on): declared relations, reported as such,
+  // not candidates that "moved at the same time".
+  const related = declaredRelatives(def.name, defs);
   const unrelated = [...defs.values()].filter((d) => !related.has(d.name) && (book.has(d.name) || ratioParts(d.aggregation)));
   if (unrelated.length > MAX_CANDIDATES) notes.push(`only the first ${MAX_CANDIDATES} of ${unrelated.length} other metrics were searched for candidates`);
   const totals = unrelated.slice(0, MAX_CANDIDATES).map((d) => ({ name: d.name, daily: dailyValues(d, book) }));

@@ -11,6 +11,8 @@ import { isRatioUnit } from './catalog.js';
 import type { Finding, RootChain } from './finding.js';
 import { subjectName } from './scope.js';
 import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue, possessive } from './format.js';
+import { segmentName } from './causes.js';
+import { displayed } from './display.js';
 import { daysBetween } from './days.js';
 import { isYearBefore, type Period } from './periods.js';
 
@@ -64,6 +66,10 @@ function valueSentence(f: Finding): string | undefined {
 }
 
 export function answerFirstSentence(f: Finding): string {
+  return displayed(firstSentence(f), f.display);
+}
+
+function firstSentence(f: Finding): string {
   const main = mainSentence(f);
   const ranked = rankingSentence(f);
   if (ranked) return `${ranked} In all, ${main}`;
@@ -75,7 +81,7 @@ export function answerFirstSentence(f: Finding): string {
 
 /** The driver a chain goes through, as the report names it: `ad_spend (channel=search)`. */
 export function chainDriverName(c: RootChain): string {
-  const labels = labelWords(c.driver.labels);
+  const labels = segmentName(c.driver.labels);
   return `${c.driver.metric}${labels ? ` (${labels})` : ''}`;
 }
 
@@ -85,13 +91,8 @@ export function chainWords(c: RootChain, locale = DEFAULT_LOCALE): string {
   const moved = d.before > 0 ? formatChange(d.after / d.before - 1, locale) : '';
   const from = d.startedOn ? ` from ${formatDay(d.startedOn, locale)}` : '';
   const lag = d.lagDays ? ` (acting ${d.lagDays} day${d.lagDays === 1 ? '' : 's'} later)` : '';
-  const part = c.part ? `, and within it by ${labelWords(c.part.labels)}, ${c.part.before > 0 ? `${formatChange(c.part.after / c.part.before - 1, locale)}` : 'new'}${c.part.startedOn ? ` from ${formatDay(c.part.startedOn, locale)}` : ''}, ${formatShare(c.part.shareOfDriver, locale)} of ${possessive(d.metric)} own move` : '';
+  const part = c.part ? `, and within it by ${segmentName(c.part.labels)}, ${c.part.before > 0 ? `${formatChange(c.part.after / c.part.before - 1, locale)}` : 'new'}${c.part.startedOn ? ` from ${formatDay(c.part.startedOn, locale)}` : ''}, ${formatShare(c.part.shareOfDriver, locale)} of ${possessive(d.metric)} own move` : '';
   return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(Math.min(1, d.shareOfFactor), locale)} of ${possessive(c.factor.name)} own move${part}`;
-}
-
-/** "channel=search", "region=EU, device=mobile". */
-function labelWords(labels: Readonly<Record<string, string>>): string {
-  return Object.entries(labels).map(([k, v]) => `${k}=${v}`).join(', ');
 }
 
 /** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */

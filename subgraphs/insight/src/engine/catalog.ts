@@ -46,6 +46,15 @@ export interface CatalogEntry {
   drivers?: DriverSpec[];
   /** Other words people use for it, e.g. `['reservations']`. */
   synonyms?: string[];
+  /** The words a person reads for it, its labels and their values (display.ts); its names when absent. */
+  display?: DisplayWords;
+}
+
+/** A metric's declared words: `{ name: 'Conversion rate', labels: { channel: 'Channel' }, values: { channel: { search: 'Search ads' } } }`. */
+export interface DisplayWords {
+  name?: string;
+  labels?: Record<string, string>;
+  values?: Record<string, Record<string, string>>;
 }
 
 /** A catalog entry with every field decided, and which of them were defaulted. */
@@ -59,6 +68,7 @@ export interface MetricDef {
   formula?: Formula;
   drivers: DriverSpec[];
   synonyms: string[];
+  display?: DisplayWords;
   /** Fields that were not declared and got a default (or were corrected), e.g. `['unit', 'aggregation']`. */
   defaulted: string[];
 }
@@ -112,6 +122,7 @@ export function withDefaults(entry: CatalogEntry): MetricDef {
     ...(entry.formula ? { formula: entry.formula } : {}),
     drivers: [...(entry.drivers ?? [])],
     synonyms: [...(entry.synonyms ?? [])],
+    ...(entry.display ? { display: entry.display } : {}),
     defaulted,
   };
 }
@@ -119,4 +130,26 @@ export function withDefaults(entry: CatalogEntry): MetricDef {
 /** The catalog by name, each entry completed. */
 export function catalogOf(entries: readonly CatalogEntry[]): Map<string, MetricDef> {
   return new Map(entries.map((e) => [e.name, withDefaults(e)]));
+}
+
+/** The metrics connected to `name` through declared formulas, ratios and drivers, either way, `name` included. */
+export function declaredRelatives(name: string, defs: Map<string, MetricDef>): Set<string> {
+  const links = new Map<string, Set<string>>();
+  const link = (a: string, b: string) => {
+    (links.get(a) ?? links.set(a, new Set()).get(a)!).add(b);
+    (links.get(b) ?? links.set(b, new Set()).get(b)!).add(a);
+  };
+  for (const d of defs.values()) {
+    if (d.formula) for (const f of factorsOf(d.formula)) link(d.name, f);
+    for (const x of d.drivers) link(d.name, x.metric);
+    const parts = ratioParts(d.aggregation);
+    if (parts) {
+      link(d.name, parts.numerator);
+      link(d.name, parts.denominator);
+    }
+  }
+  const seen = new Set([name]);
+  const queue = [name];
+  while (queue.length) for (const next of links.get(queue.pop()!) ?? []) if (!seen.has(next) && seen.add(next)) queue.push(next);
+  return seen;
 }

@@ -3,6 +3,7 @@
  * computed. `answerFirstSentence` turns it into the judgment's first sentence.
  */
 import type { Coverage } from './coverage.js';
+import type { Display } from './display.js';
 import type { Aggregation, Unit } from './catalog.js';
 import type { Candidate } from './candidates.js';
 import type { ChangePoint } from './change-point.js';
@@ -137,4 +138,6 @@ export interface Finding {
   /** Metrics whose labels were not examined: the caller left their leaves out (a configured limit). */
   leavesLeftOut?: string[];
   locale: string;
+  /** The catalog's declared words for names (display.ts), for what a person reads. */
+  display?: Display;
 }

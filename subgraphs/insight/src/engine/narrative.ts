@@ -11,6 +11,8 @@ import { subjectName } from './scope.js';
 import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
 import { formatChange, formatDay, formatDelta, formatShare, formatValue, possessive } from './format.js';
+import { segmentName } from './causes.js';
+import { displayed } from './display.js';
 
 export interface Narrative {
   /** The judgment's first sentence: the answer to the question asked. */
@@ -94,7 +96,7 @@ export function narrate(f: Finding): Narrative {
     else statements.push({ topic: 'remainder', text: `No declared formula${labelsSeen ? ', driver or label' : ' or driver'} of ${subjectName(f.subject)} explains the change${labelsSeen ? '' : ' (its labels were not examined)'}: all of ${d(p.change)} is unexplained.` });
   }
   for (const c of f.candidates.slice(0, 3)) {
-    const name = `${c.metric}${c.labels ? ` (${Object.entries(c.labels).map(([k, x]) => `${k}=${x}`).join(', ')})` : ''}`;
+    const name = `${c.metric}${c.labels ? ` (${segmentName(c.labels)})` : ''}`;
     const implied = c.implied
       ? `; at the elasticity its history shows (${c.implied.elasticity.toFixed(2)}) that shift implies ${formatChange(c.implied.change, locale)} for ${subjectName(f.subject)}, ${formatShare(Math.max(0, c.implied.share), locale)} of its own shift`
       : c.history === 'no-reliable-relation' ? '; its history shows no reliable relation with it, so how much it explains cannot be told' : c.history === 'too-short' ? '; too little history to tell how much it explains' : '';
@@ -126,5 +128,5 @@ export function narrate(f: Finding): Narrative {
       });
     }
   }
-  return { answer, statements };
+  return { answer, statements: statements.map((st) => ({ ...st, text: displayed(st.text, f.display) })) };
 }

@@ -24,8 +24,7 @@ describe('plan', () => {
       { metric: 'checkouts', role: 'candidate', shape: 'total', ...window },
       { metric: 'visits', role: 'candidate', shape: 'total', ...window },
       { metric: 'ad_clicks', role: 'candidate', shape: 'total', ...window },
-      // Its label values as parts: candidates nobody declared, at label level.
-      { metric: 'ad_clicks', role: 'candidate', shape: 'parts', partLabels: ['channel'], ...window },
+      // No label values as parts: every metric here is declared related to gmv_eur (candidates are what nobody declared).
     ]);
     expect(HISTORY_DAYS).toBe(430);
   });

@@ -9,7 +9,7 @@
  * crosses from the database grows with the leaves, not with the leaves times the days of
  * history. Days are UTC.
  */
-import { catalogOf, factorsOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
+import { catalogOf, declaredRelatives, factorsOf, ratioParts, type CatalogEntry, type MetricDef } from './catalog.js';
 import { addDays, dayOf } from './days.js';
 import { readQuestion, type QuestionReading } from './intent.js';
 import { namedScope } from './scope.js';
@@ -132,8 +132,9 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
     for (const d of def.drivers) add(d.metric, 'driver', 'total', d.labels);
     if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'total', reading.whatIf.labels);
     for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);
-    // Candidates nobody declared, at label level: every other metric's label values.
-    for (const other of defs.keys()) if (other !== def.name) addParts(other, 'candidate');
+    // Candidates nobody declared, at label level: the label values of every metric the declarations do not connect to the subject.
+    const relatives = declaredRelatives(def.name, defs);
+    for (const other of defs.keys()) if (!relatives.has(other)) addParts(other, 'candidate');
   }
   return { reading, subject, requests };
 }

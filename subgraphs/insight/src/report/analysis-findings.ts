@@ -1,6 +1,7 @@
 import type { Unit } from '../engine/catalog.js';
 import type { DriverAttribution } from '../engine/driver-attribution.js';
 import { coverOf } from '../engine/coverage.js';
+import { segmentName } from '../engine/causes.js';
 import type { Finding as EngineFinding } from '../engine/finding.js';
 import { formatDelta, formatValue } from '../engine/format.js';
 import type { Narrative } from '../engine/narrative.js';
@@ -142,7 +143,7 @@ export function analysisProposals(c: Composed, o: ToolOutcome<'analyse_change'>)
         rationale: `${cause.metric} accounts for ${Math.round(cause.share * 100)} % of the change in ${subject.name}; restoring it should win back about that much${cost ? `; ${cost.text}` : ''}.`,
         targetType: 'External',
         targetId: cause.metric!,
-        params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${Math.round(-cause.contribution)} of ${subject.name} over ${days} days${cost ? `; ${cost.text}` : ''}.` },
+        params: { lever: cause.metric!, change: { metric: cause.metric!, labels: cause.labels ?? {}, changePercent: restore }, summary: `Restore ${cause.metric} (${restore >= 0 ? '+' : ''}${restore} %) to win back about ${formatValue(-cause.contribution, subject.unit, f.locale)} of ${subject.name} over ${days} days${cost ? `; ${cost.text}` : ''}.` },
         expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: -Math.max(interval.p10, interval.p90), p50: -cause.contribution, p90: -Math.min(interval.p10, interval.p90), method: ESTIMATE, ...(unit ? { unit } : {}) },
         finding: cite(c, from, TITLES.cause, cause.name),
       });
@@ -163,14 +164,16 @@ export function analysisProposals(c: Composed, o: ToolOutcome<'analyse_change'>)
   if (w?.metric && w.effect && w.cost?.pays) {
     const labels = Object.entries(w.labels).map(([k, x]) => `${k}=${x}`).join(',');
     const lever = `${w.metric}${labels ? `{${labels}}` : ''}`;
+    // What a person reads names the lever as the report does everywhere: `ad_spend (channel=search)`.
+    const leverWords = `${w.metric}${labels ? ` (${segmentName(w.labels)})` : ''}`;
     const percent = Math.round(w.change * 1000) / 10;
     c.actions.push({
       kind: 'EXTERNAL',
-      title: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %`,
+      title: `${percent >= 0 ? 'Raise' : 'Cut'} ${leverWords} by ${Math.abs(percent)} %`,
       rationale: `${w.text}: it pays within the interval (each unit ${w.cost.increment >= 0 ? 'spent brings back' : 'saved costs'} ${w.cost.return.p10.toFixed(2)}–${w.cost.return.p90.toFixed(2)}, at an ${w.effect.source} elasticity of ${w.effect.elasticity.toFixed(2)}, p10–p90 ${w.effect.elasticityInterval.p10.toFixed(2)}–${w.effect.elasticityInterval.p90.toFixed(2)}).`,
       targetType: 'External',
       targetId: lever,
-      params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${lever} by ${Math.abs(percent)} %; expected ${subject.name} ${w.effect.p50 >= 0 ? '+' : ''}${Math.round(w.effect.p50)} over ${days} days.` },
+      params: { lever, change: { metric: w.metric, labels: w.labels, changePercent: percent }, summary: `${percent >= 0 ? 'Raise' : 'Cut'} ${leverWords} by ${Math.abs(percent)} %; expected ${subject.name} ${formatDelta(w.effect.p50, f.subject!.unit, f.locale)} over ${days} days.` },
       expectedImpact: { metric: subject.name, horizon: days, horizonDays: days, p10: w.effect.p10, p50: w.effect.p50, p90: w.effect.p90, method: ESTIMATE, ...(unit ? { unit } : {}) },
       finding: cite(c, from, TITLES['what-if']),
     });

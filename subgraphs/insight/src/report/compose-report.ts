@@ -7,6 +7,7 @@ import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, 
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
 import { interval95 } from '../engine/elasticity.js';
+import { displayed, type Display } from '../engine/display.js';
 import { fig } from '../tools/tool.js';
 
 export type { ToolOutcome } from './composed.js';
@@ -81,22 +82,24 @@ function simulationFinding(c: Composed, o: ToolOutcome<'simulate_scenario'>, for
   const d = o.data;
   const impact = d.impact;
   const e = addEvidence(c, { kind: 'SIMULATION', step: o.step, metric: d.target, driver: d.driver, changePercent: d.changePercent, horizon: d.horizon, summary: o.summary });
+  // What a person reads names the driver as the analysis does: `ad_spend (channel=search)`, not the selector `ad_spend{channel=search}`.
+  const driver = d.driver.replace(/\{([^{}]*)\}$/, (_all, pairs: string) => ` (${pairs.split(',').join(', ')})`);
   const ci = interval95(d.elasticity);
   if (d.elasticity.source === 'estimated' && ci.holdsZero) {
     // An effect the history cannot tell from none is not stated, and nothing follows from it.
     c.findings.push({
-      title: `No reliable relation between ${d.driver} and ${d.target}`,
-      detail: `The history's estimated elasticity is ${d.elasticity.value}, with a 95 % interval of ${fig(ci.low)} to ${fig(ci.high)}, which holds zero: the effect of ${signed(d.changePercent)}% ${d.driver} cannot be told from none, so it is not stated and nothing is proposed from it.`,
+      title: `No reliable relation between ${driver} and ${d.target}`,
+      detail: `The history's estimated elasticity is ${d.elasticity.value}, with a 95 % interval of ${fig(ci.low)} to ${fig(ci.high)}, which holds zero: the effect of ${signed(d.changePercent)}% ${driver} cannot be told from none, so it is not stated and nothing is proposed from it.`,
       evidence: [e],
     });
     return;
   }
   c.findings.push({
-    title: `${signed(d.changePercent)}% ${d.driver} → ${d.target} ${signed(impact.p50)} over ${d.horizon} days`,
+    title: `${signed(d.changePercent)}% ${driver} → ${d.target} ${signed(impact.p50)} over ${d.horizon} days`,
     detail: `The simulation (${d.runs} runs, elasticity ${d.elasticity.value} ${d.elasticity.source}) puts the effect between ${signed(impact.p10)} (p10) and ${signed(impact.p90)} (p90), ${signed(d.impactPercent)}% of the ${d.baselineTotal} baseline.`,
     evidence: [e],
   });
-  c.charts.push({ title: `What if ${signed(d.changePercent)}% ${d.driver}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: d.band.map((p) => ({ t: p.t, p10: p.p10, p50: p.p50, p90: p.p90 })) });
+  c.charts.push({ title: `What if ${signed(d.changePercent)}% ${driver}`, step: o.step, kind: 'SIMULATION', unit: null, history: forecastHistory, band: d.band.map((p) => ({ t: p.t, p10: p.p10, p50: p.p50, p90: p.p90 })) });
 }
 
 /** The knowledge base's findings; with nothing found, a run of a job that feeds it, to propose when the metrics did not answer. */
@@ -333,5 +336,30 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
     charts: c.charts,
     segmentTables: tables,
   };
-  return { report, actions: c.actions, ungrounded };
+  const display = input.outcomes.find((o): o is ToolOutcome<'analyse_change'> => o.tool === 'analyse_change')?.data.finding.display;
+  return { ...inCatalogWords(report, c.actions, display), ungrounded };
+}
+
+/**
+ * What a person reads in the catalog's words (engine/display.ts): the judgment, each finding,
+ * chart titles and bars, each proposal's title, rationale and summary. What a machine reads
+ * (targets, params' metrics and labels, evidence, tables' labels) keeps the names.
+ */
+function inCatalogWords(report: Report, actions: ProposedAction[], display: Display | undefined): { report: Report; actions: ProposedAction[] } {
+  if (!display) return { report, actions };
+  const w = (text: string) => displayed(text, display);
+  return {
+    report: {
+      ...report,
+      judgment: w(report.judgment),
+      findings: report.findings.map((f) => ({ ...f, title: w(f.title), detail: w(f.detail) })),
+      charts: report.charts.map((ch) => ({ ...ch, title: w(ch.title), ...(ch.bars ? { bars: ch.bars.map((b) => ({ ...b, label: displayed(b.label, display, { sentence: false }) })) } : {}) })),
+    },
+    actions: actions.map((a) => ({
+      ...a,
+      title: w(a.title),
+      rationale: w(a.rationale),
+      ...(typeof a.params.summary === 'string' ? { params: { ...a.params, summary: w(a.params.summary) } } : {}),
+    })),
+  };
 }

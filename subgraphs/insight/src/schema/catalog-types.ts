@@ -6,7 +6,7 @@ import type { TimelineEvent } from '../domain/timeline-event.js';
 @ObjectType({ description: 'What a metric means, as its tenant declared it.' })
 export class MetricDefinition {
   @Field(() => String) name!: string;
-  @Field(() => GraphQLJSONObject, { description: '{unit, aggregation, upIsGood, formula, drivers, synonyms, description}: each optional; see the README (analysis reference).' }) definition!: Record<string, unknown>;
+  @Field(() => GraphQLJSONObject, { description: '{unit, aggregation, upIsGood, formula, drivers, synonyms, description, display}: each optional; see the README (analysis reference).' }) definition!: Record<string, unknown>;
   @Field(() => String, { description: 'ISO 8601 UTC' }) updatedAt!: string;
   @Field(() => String, { description: 'Who declared it (a subject).' }) updatedBy!: string;
 }

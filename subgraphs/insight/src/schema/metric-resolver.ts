@@ -12,7 +12,7 @@ import { MetricIngestResult, MetricInfo, MetricSeries, ToolOutput } from './metr
 export class MetricResolver {
   constructor(private readonly metricService: MetricService, private readonly toolContext: (ctx: SvcContext) => ToolContext) {}
 
-  @Mutation(() => MetricIngestResult, { description: 'Stores series points (body as POST /api/v1/insight/metrics: {series: [{name, labels, unit, points: [{timestamp, value}]}], metrics?: [{name, unit, aggregation, upIsGood, formula, drivers, synonyms, description}]}); a point at an existing time replaces it, a definition in metrics replaces the metric\'s. All or nothing.' })
+  @Mutation(() => MetricIngestResult, { description: 'Stores series points (body as POST /api/v1/insight/metrics: {series: [{name, labels, unit, points: [{timestamp, value}]}], metrics?: [{name, unit, aggregation, upIsGood, formula, drivers, synonyms, description, display}]}); a point at an existing time replaces it, a definition in metrics replaces the metric\'s. All or nothing.' })
   async ingestMetrics(@Arg('input', () => GraphQLJSONObject) input: Record<string, unknown>, @Ctx() ctx: SvcContext): Promise<MetricIngestResult> {
     return this.metricService.ingest(ctx, input);
   }

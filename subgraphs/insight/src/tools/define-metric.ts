@@ -38,7 +38,7 @@ export const defineMetricMcpTool: McpTool = {
   name: NAME,
   title: 'Declare what a metric means',
   description:
-    'Declares (replaces as a whole) what a metric means in the tenant, for the analysis: unit ({kind: currency, code} | {kind: count, noun?} | {kind: ratio} | {kind: percent}: its display format), aggregation over a period (sum | mean | last | {ratio: {numerator, denominator}}), upIsGood, formula ({product: [names]} | {sum: [names]}: an additive composition), drivers ([{metric, labels?, lagDays 0-90?, elasticity?}]), synonyms, description. Every member is optional (a default applies); unknown members are refused; a formula, driver or ratio may not name the metric itself; the series need not exist yet. Needs the analyst role.',
+    'Declares (replaces as a whole) what a metric means in the tenant, for the analysis: unit ({kind: currency, code} | {kind: count, noun?} | {kind: ratio} | {kind: percent}: its display format), aggregation over a period (sum | mean | last | {ratio: {numerator, denominator}}), upIsGood, formula ({product: [names]} | {sum: [names]}: an additive composition), drivers ([{metric, labels?, lagDays 0-90?, elasticity?}]), synonyms, description, display ({name?, labels?: {label: words}, values?: {label: {value: words}}}: the words reports use instead of the names). Every member is optional (a default applies); unknown members are refused; a formula, driver or ratio may not name the metric itself; the series need not exist yet. Needs the analyst role.',
   inputSchema: namedDefinitionSchema,
   outputSchema: definitionRecordSchema,
   annotations: { readOnlyHint: false, destructiveHint: true, idempotentHint: true, openWorldHint: false },
