@@ -209,6 +209,12 @@ describe('the analysis dashboard', () => {
     const budgetCard = (page: Page) => page.locator('.actions article.card', { hasText: "Raise agent shop-assistant's" });
     const contentCard = (page: Page) => page.locator('.actions article.card', { hasText: 'CONTENT_PUBLISH' });
     await budgetCard(second).getByRole('button', { name: 'Approve' }).waitFor();
+    // Each pending proposal is shown once: the open report's are in its cards, and the queue says how many wait there.
+    const ids = (await db.query('select id from insight.action where job_id = $1', [jobId])).rows.map((r: { id: string }) => r.id);
+    expect(ids).toHaveLength(3);
+    const inReport = (page: Page) => page.locator('.queue [data-in-report]');
+    await eventually(async () => (await inReport(reviewer).getAttribute('data-in-report')) === '3', 10_000, 'the queue to count the open report\'s three proposals');
+    for (const id of ids) expect(await reviewer.locator(`article.card[data-action="${id}"]`).count()).toBe(1);
 
     await budgetCard(reviewer).getByLabel(/Comment on/).fill('Raise it, thinking is worth it');
     await budgetCard(reviewer).getByRole('button', { name: 'Approve' }).click();
@@ -218,10 +224,15 @@ describe('the analysis dashboard', () => {
     await contentCard(reviewer).getByLabel(/Comment on/).fill('Not before the copy review');
     await contentCard(reviewer).getByRole('button', { name: 'Reject' }).click();
     await contentCard(reviewer).locator('.badge.REJECTED').waitFor();
+    // Right after the decisions, the queue counts the one proposal still waiting, not nothing.
+    await eventually(async () => (await inReport(reviewer).getAttribute('data-in-report').catch(() => null)) === '1', 10_000, 'the queue to count the one proposal left');
+    expect(await reviewer.locator('.queue').textContent()).not.toContain('Nothing waits');
 
     await budgetCard(second).getByRole('button', { name: 'Approve' }).click();
     await budgetCard(second).locator('.result.conflict').waitFor();
     expect(await budgetCard(second).locator('.result.conflict').textContent()).toContain('409');
+    // The second reviewer's other cards catch up with the first one's decisions after theirs.
+    await contentCard(second).locator('.badge.REJECTED').waitFor({ timeout: 10_000 });
     await reviewer.locator('.actions').screenshot({ path: join(OUT, 'action-cards.png') });
     await second.screenshot({ path: join(OUT, 'narrow-409.png'), fullPage: true });
 

@@ -30,6 +30,7 @@ export function actionCard(action: Action, decided: () => void): HTMLElement {
 }
 
 function renderCard(card: HTMLElement, action: Action, decided: () => void, note?: { text: string; kind: 'conflict' | 'error' | 'info' }): void {
+  card.setAttribute('data-status', action.status);
   const body: (HTMLElement | null)[] = [
     h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), h('span', { class: 'title' }, action.title)),
     h('div', { class: 'meta' }, `${action.kind} · target ${action.targetType} ${action.targetId} · expires ${when(action.expiresAt)}`),
@@ -55,6 +56,8 @@ function renderCard(card: HTMLElement, action: Action, decided: () => void, note
           const current = await rest<Action>(`/api/v1/insight/actions/${action.actionId}`).catch(() => action);
           renderCard(card, current, decided, { text: `Someone else decided first (409): ${error.message}`, kind: 'conflict' });
           if (current.status === 'APPROVED') void awaitOutcome(card, current.actionId, decided);
+          // Someone else is deciding: the rest of the page catches up with them too.
+          decided();
         } else if (error instanceof ApiError && error.status === 401) handle(error);
         else renderCard(card, action, decided, { text: `Not decided: ${(error as Error).message}`, kind: 'error' });
       }
@@ -107,13 +110,41 @@ async function awaitOutcome(card: HTMLElement, actionId: string, decided: () => 
   }
 }
 
-/** The review queue: every proposal of the tenant waiting for a decision (reviewers only). */
-export async function loadQueue(target: HTMLElement, decided: () => void): Promise<void> {
+/**
+ * Cards already on the page brought up to date after a decision (here or by another reviewer):
+ * each card whose action's status changed is drawn again; the others, and one a decision is
+ * still following to its outcome (APPROVED), are left as they are.
+ */
+export function refreshCards(container: HTMLElement, actions: readonly Action[], decided: () => void): void {
+  const byId = new Map(actions.map((a) => [a.actionId, a]));
+  for (const card of container.querySelectorAll<HTMLElement>('article.card[data-action]')) {
+    const fresh = byId.get(card.getAttribute('data-action') ?? '');
+    const shown = card.getAttribute('data-status');
+    if (fresh && fresh.status !== shown && shown !== 'APPROVED') renderCard(card, fresh, decided);
+  }
+}
+
+/** Queue loads in flight: only the latest one's answer is drawn, so an older answer never overwrites a newer one. */
+let queueLoads = 0;
+
+/**
+ * The review queue: every proposal of the tenant waiting for a decision (reviewers only), each
+ * shown once: the open job's proposals are in its report, so the queue names how many wait there
+ * instead of drawing them a second time.
+ */
+export async function loadQueue(target: HTMLElement, decided: () => void, openJobId?: string): Promise<void> {
+  const load = ++queueLoads;
   try {
     const actions = await rest<Action[] | { actions: Action[] }>('/api/v1/insight/actions?status=PROPOSED&first=50');
+    if (load !== queueLoads) return;
     const list = Array.isArray(actions) ? actions : actions.actions;
-    fill(target, ...(list.length ? list.map((a) => actionCard(a, decided)) : [h('p', { class: 'muted' }, 'Nothing waits for a decision.')]));
+    const inReport = list.filter((a) => a.jobId === openJobId).length;
+    const elsewhere = list.filter((a) => a.jobId !== openJobId);
+    const there = inReport ? h('p', { class: 'muted', 'data-in-report': String(inReport) }, `${inReport === 1 ? '1 proposal of the open report waits' : `${inReport} proposals of the open report wait`} for a decision in its cards.`) : null;
+    if (elsewhere.length) fill(target, there, ...elsewhere.map((a) => actionCard(a, decided)));
+    else fill(target, there ?? h('p', { class: 'muted' }, 'Nothing waits for a decision.'));
   } catch (error) {
+    if (load !== queueLoads) return;
     if (error instanceof ApiError && error.status === 403) fill(target, h('p', { class: 'muted' }, 'Reviewers see pending proposals here.'));
     else handle(error);
   }

@@ -9,6 +9,9 @@ import { jobView } from './job.js';
 import { tenantChooser } from './tenant.js';
 
 let expiryTimer: number | undefined;
+let queueTimer: number | undefined;
+/** How often the review queue is read again while the canvas is open, ms. */
+const QUEUE_REFRESH_MS = 30_000;
 let closeJob: (() => void) | undefined;
 
 /**
@@ -29,8 +32,12 @@ export async function showApp(app: HTMLElement, session: Session): Promise<void>
   const queue = h('div', { class: 'queue' });
   const budget = h('div', { class: 'budget-body' });
   const jobs = jobList();
-  const refreshSide = () => void Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget, session.tenant)]);
+  // After every decision and every finished job: the job list, the queue, the budget and the open report's cards.
+  const refreshSide = () => void Promise.all([jobs.load(), loadQueue(queue, refreshSide, currentJobId()), loadBudget(budget, session.tenant), job.refreshActions()]);
   const job = jobView(refreshSide);
+  // Proposals from other jobs and other reviewers' decisions arrive without a click.
+  window.clearInterval(queueTimer);
+  queueTimer = window.setInterval(() => void loadQueue(queue, refreshSide, currentJobId()), QUEUE_REFRESH_MS);
   closeJob = () => job.open(undefined);
   const header = h(
     'header',
@@ -54,11 +61,12 @@ export async function showApp(app: HTMLElement, session: Session): Promise<void>
   const openFromHash = () => {
     job.open(currentJobId());
     jobs.render();
+    void loadQueue(queue, refreshSide, currentJobId());
   };
   window.onhashchange = openFromHash;
   state.refresh = () => void showApp(app, state.session!);
   openFromHash();
-  await Promise.all([jobs.load(), loadQueue(queue, refreshSide), loadBudget(budget, session.tenant)]);
+  await Promise.all([jobs.load(), loadBudget(budget, session.tenant)]);
 }
 
 /** Stops what the canvas runs (the event stream, the expiry timer) before the sign-in form replaces it. */
@@ -66,5 +74,6 @@ export function closeApp(): void {
   closeJob?.();
   closeJob = undefined;
   window.clearTimeout(expiryTimer);
+  window.clearInterval(queueTimer);
   window.onhashchange = null;
 }

@@ -2,7 +2,7 @@ import { rest } from '../api.js';
 import { fill, h } from '../dom.js';
 import { num } from '../format.js';
 import { handle } from '../state.js';
-import { actionCard, type Action } from './actions.js';
+import { actionCard, refreshCards, type Action } from './actions.js';
 import { renderReport, type Report } from './report.js';
 import { stepItem, type Step } from './steps.js';
 
@@ -23,7 +23,7 @@ const FINAL = new Set(['COMPLETED', 'FAILED', 'CANCELLED']);
  * waterfall, the proposed actions, then the segments, charts and findings, and last the
  * reasoning steps (one line each) as they stream in, in a panel that folds away.
  */
-export function jobView(changed: () => void): { element: HTMLElement; open: (jobId: string | undefined) => void } {
+export function jobView(changed: () => void): { element: HTMLElement; open: (jobId: string | undefined) => void; refreshActions: () => Promise<void> } {
   const status = h('div', { class: 'status', role: 'status' });
   const report = h('div', { class: 'report' });
   const details = h('div', { class: 'report-details' });
@@ -31,6 +31,8 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
   const steps = h('ol', { class: 'steps', 'aria-label': 'Reasoning steps' });
   const shown = new Map<number, Step>();
   let events: EventSource | undefined;
+  let openJob: string | undefined;
+  let completed = false;
 
   const add = (step: Step) => {
     if (shown.has(step.seq)) return;
@@ -47,6 +49,7 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
       job.steps.forEach(add);
       fill(status, h('span', { class: `badge ${job.status}` }, job.status), `${num(shown.size)} steps`, job.error ? h('span', { class: 'message error' }, job.error) : null);
       renderReport(report, details, job.report, job.error);
+      completed = jobId === openJob;
       fill(actions, ...(job.actions.length ? job.actions.map((a) => actionCard(a, changed)) : [h('p', { class: 'muted' }, 'The report proposes no actions.')]));
       changed();
     } catch (error) {
@@ -77,7 +80,16 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
       } else fill(status, h('span', { class: 'badge' }, 'RECONNECTING'), ' Connection lost; resuming where it stopped…');
     });
   };
+  /** After a decision anywhere: the open report's cards as they are now (a proposal another decision settled shows it). */
+  const refreshActions = async () => {
+    const jobId = openJob;
+    if (!jobId || !completed) return;
+    const job = await rest<Job>(`/api/v1/insight/jobs/${jobId}`).catch(() => undefined);
+    if (job && jobId === openJob) refreshCards(actions, job.actions, changed);
+  };
   const open = (jobId: string | undefined) => {
+    openJob = jobId;
+    completed = false;
     events?.close();
     shown.clear();
     fill(steps);
@@ -99,5 +111,5 @@ export function jobView(changed: () => void): { element: HTMLElement; open: (job
       h('details', { class: 'step-log', open: true }, h('summary', {}, h('h2', {}, 'Reasoning steps')), h('p', { class: 'muted hint' }, 'One line per step; open one for its detail.'), steps),
     ),
   );
-  return { element, open };
+  return { element, open, refreshActions };
 }
