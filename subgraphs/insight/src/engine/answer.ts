@@ -109,7 +109,7 @@ function mainSentence(f: Finding): string {
     const names = f.available ?? [];
     const list = names.length === 0 ? 'no metrics at all' : `${names.slice(0, LISTED).join(', ')}${names.length > LISTED ? ` and ${names.length - LISTED} more` : ''}`;
     const what = f.asked ? `"${f.asked}"` : 'the question';
-    const near = f.closest?.length ? `; the closest by name ${f.closest.length === 1 ? 'is' : 'are'} ${new Intl.ListFormat('en-GB', { type: 'conjunction' }).format(f.closest)}` : '';
+    const near = f.closest?.length ? `; the closest by name or meaning ${f.closest.length === 1 ? 'is' : 'are'} ${new Intl.ListFormat('en-GB', { type: 'conjunction' }).format(f.closest)}` : '';
     return `No metric in this tenant's catalog matches ${what}, so nothing was analysed${near}; the catalog has ${list}.`;
   }
   const s = f.subject!;

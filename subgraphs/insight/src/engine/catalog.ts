@@ -48,6 +48,8 @@ export interface CatalogEntry {
   synonyms?: string[];
   /** The words a person reads for it, its labels and their values (display.ts); its names when absent. */
   display?: DisplayWords;
+  /** What it is, in a sentence (read for the metrics closest in meaning to one a question names but the catalog lacks). */
+  description?: string;
 }
 
 /** A metric's declared words: `{ name: 'Conversion rate', labels: { channel: 'Channel' }, values: { channel: { search: 'Search ads' } } }`. */
@@ -69,6 +71,7 @@ export interface MetricDef {
   drivers: DriverSpec[];
   synonyms: string[];
   display?: DisplayWords;
+  description?: string;
   /** Fields that were not declared and got a default (or were corrected), e.g. `['unit', 'aggregation']`. */
   defaulted: string[];
 }
@@ -123,6 +126,7 @@ export function withDefaults(entry: CatalogEntry): MetricDef {
     drivers: [...(entry.drivers ?? [])],
     synonyms: [...(entry.synonyms ?? [])],
     ...(entry.display ? { display: entry.display } : {}),
+    ...(entry.description ? { description: entry.description } : {}),
     defaulted,
   };
 }

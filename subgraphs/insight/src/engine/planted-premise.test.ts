@@ -123,7 +123,7 @@ describe('planted causes: premise, normal range, events, months, forecasts, unkn
     const f = analyse({ question: 'Why did shipments fall last week?', catalog, series: [], now });
     expect(f).toMatchObject({ status: 'unknown-metric', asked: 'shipments' });
     expect([...f.closest!].sort()).toEqual(['shipped_units', 'shipping_cost']);
-    expect(answerFirstSentence(f)).toMatch(/^No metric in this tenant's catalog matches "shipments", so nothing was analysed; the closest by name are (shipped_units and shipping_cost|shipping_cost and shipped_units); the catalog has courier_shifts, fuel_litres, shipped_units, shipping_cost\.$/);
+    expect(answerFirstSentence(f)).toMatch(/^No metric in this tenant's catalog matches "shipments", so nothing was analysed; the closest by name or meaning are (shipped_units and shipping_cost|shipping_cost and shipped_units); the catalog has courier_shifts, fuel_litres, shipped_units, shipping_cost\.$/);
     const vague = analyse({ question: 'Why did it drop yesterday?', catalog, series: [], now });
     expect(vague).toMatchObject({ status: 'unknown-metric', closest: [] });
     expect(vague.asked).toBeUndefined();

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { catalogOf } from './catalog.js';
+import { catalogOf, withDefaults } from './catalog.js';
 import { findMetrics, resolveSubject, stem, tokens } from './subject.js';
 
 const catalog = catalogOf([
@@ -53,6 +53,17 @@ describe('resolveSubject', () => {
     // A name written a little differently comes closest by its letters.
     expect(resolveSubject('Why did signup numbers drop yesterday?', defs)).toMatchObject({ kind: 'metric', name: 'signups' });
     expect(resolveSubject('Why did sign-ups drop yesterday?', defs)).toMatchObject({ kind: 'unknown', asked: 'sign-ups', closest: ['signups'] });
+  });
+
+  it('names the metrics closest in meaning when none is close by name: a word of the same kind in a name, a synonym, a display name or a description', () => {
+    const catalog = [
+      withDefaults({ name: 'door_count', description: 'Visitors through the front doors per day' }),
+      withDefaults({ name: 'plan_cancels', display: { name: 'Plan cancellations' } }),
+      withDefaults({ name: 'kwh_used' }),
+    ];
+    expect(resolveSubject('Why did footfall drop last week?', catalog)).toMatchObject({ kind: 'unknown', asked: 'footfall', closest: ['door_count'] });
+    expect(resolveSubject('Why did churn rise yesterday?', catalog)).toMatchObject({ kind: 'unknown', asked: 'churn', closest: ['plan_cancels'] });
+    expect(resolveSubject('Why did temperature drop yesterday?', catalog)).toMatchObject({ kind: 'unknown', asked: 'temperature', closest: [] });
   });
 
   it('does not match on weak words alone', () => {

@@ -152,11 +152,61 @@ function dice(a: Set<string>, b: Set<string>): number {
   return (2 * shared) / (a.size + b.size);
 }
 
-/** Up to `n` metrics whose name or declared synonyms come closest to `asked` (character trigrams), closest first; none that share nothing. */
+/**
+ * Words of a kind in how businesses talk about their figures: a question's word and a metric's
+ * (in its name, synonyms, display name or description) in one group mean nearly the same, as
+ * "footfall" and "visitors", "churn" and "cancellations".
+ */
+const MEANING_GROUPS: readonly (readonly string[])[] = [
+  ['revenue', 'sale', 'income', 'turnover', 'taking', 'gmv', 'receipt', 'earning'],
+  ['order', 'purchase', 'transaction', 'checkout', 'booking', 'reservation'],
+  ['visit', 'visitor', 'session', 'traffic', 'footfall', 'pageview', 'view'],
+  ['signup', 'sign-up', 'registration', 'subscriber', 'subscription', 'enrolment', 'enrollment', 'lead'],
+  ['churn', 'cancellation', 'attrition', 'unsubscribe', 'cancel'],
+  ['spend', 'cost', 'expense', 'expenditure', 'budget', 'outlay'],
+  ['conversion', 'convert'],
+  ['error', 'failure', 'fault', 'incident', 'exception', 'outage'],
+  ['latency', 'delay', 'lag', 'duration', 'wait'],
+  ['refund', 'return', 'chargeback'],
+  ['profit', 'margin'],
+  ['customer', 'client', 'buyer', 'shopper', 'member', 'account'],
+  ['click', 'tap'],
+  ['impression', 'reach'],
+  ['shipment', 'delivery', 'parcel', 'package', 'shipped', 'dispatch'],
+  ['stock', 'inventory'],
+  ['ticket', 'case', 'complaint'],
+];
+const GROUP_OF = new Map(MEANING_GROUPS.flatMap((group, i) => group.map((word) => [word, i] as const)));
+
+/** The meaning groups of a phrase's words. */
+function groupsOf(phrase: string): Set<number> {
+  const out = new Set<number>();
+  for (const word of phrase.toLowerCase().split(/[^\p{L}\p{N}-]+|[_.]/u).filter(Boolean)) {
+    const group = GROUP_OF.get(stem(word)) ?? GROUP_OF.get(word);
+    if (group !== undefined) out.add(group);
+  }
+  return out;
+}
+
+/** How close a metric's meaning is to the words asked: shared groups of its name, synonyms, display name and description. */
+const MEANING_SCORE = 0.5;
+
+/**
+ * Up to `n` metrics that come closest to `asked`, closest first: by letters (character
+ * trigrams of the name, the synonyms, the display name) or, below an exact spelling, by meaning
+ * (a word of the same kind in any of those or the description); none that share nothing.
+ */
 export function closestMetrics(asked: string, defs: readonly MetricDef[], n = 3): string[] {
   const want = trigrams(asked);
+  const meant = groupsOf(asked);
   return defs
-    .map((d) => ({ name: d.name, score: Math.max(dice(want, trigrams(d.name)), ...d.synonyms.map((s) => dice(want, trigrams(s)))) }))
+    .map((d) => {
+      const phrases = [d.name, ...d.synonyms, ...(d.display?.name ? [d.display.name] : [])];
+      const letters = Math.max(...phrases.map((p) => dice(want, trigrams(p))));
+      const theirs = groupsOf([...phrases, d.description ?? ''].join(' '));
+      const meaning = [...meant].some((g) => theirs.has(g)) ? MEANING_SCORE : 0;
+      return { name: d.name, score: Math.max(letters, meaning) };
+    })
     .filter((m) => m.score >= 0.3)
     .sort((a, b) => b.score - a.score || a.name.localeCompare(b.name))
     .slice(0, n)
