@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { generateLeaves, totalOf } from '@svc/insight/engine/synthetic-series';
+import { generateDaily, generateLeaves, totalOf } from '@svc/insight/engine/synthetic-series';
 import { eventually } from './support/eventually.js';
 import { call, gql } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
@@ -59,6 +59,21 @@ beforeAll(async () => {
   const claims = policies.map((leaf, i) => ({ ...leaf, name: 'claims', points: leaf.points.map((p) => ({ t: p.t, value: p.value * 0.05 * (1 + 0.02 * Math.sin(i + p.t / DAY)) * (leaf.labels.province === 'k' && p.t >= lastMonday ? 2 : 1) })) }));
   await ingest(policies, 'policies');
   await ingest(claims, 'claims');
+  // Room nights, half of them booked by visitors from search engines; from last week's Thursday
+  // on, web_visits{source=search} (another metric, declared nowhere as related) fell 60 %.
+  const thursday = lastMonday + 3 * DAY;
+  const visits = (source: string, seed: number, level: number, cut: boolean) => ({
+    name: 'web_visits', labels: { source },
+    points: generateDaily({ start, days: 120, level, seed, noise: cut ? 0.06 : 0.02 }, (day) => (cut && Date.parse(`${day}T00:00:00Z`) >= thursday ? 0.4 : 1)),
+  });
+  const bySource = [visits('search', 31, 2000, true), visits('email', 32, 1500, false), visits('social', 33, 1000, false)];
+  const rest = generateDaily({ start, days: 120, level: 1000, seed: 34, noise: 0.02 });
+  await ingest(bySource, 'visits');
+  await ingest([{ name: 'room_nights', labels: {}, points: rest.map((p, i) => ({ t: p.t, value: p.value + 0.5 * bySource[0]!.points[i]!.value })) }], 'nights');
+  const words = await call(`${platform.bridge}/api/v1/insight/metrics/room_nights/definition`, { method: 'PUT', headers: bearer(analyst), json: { display: { name: 'room nights' } } });
+  expect(words.status).toBe(200);
+  const sources = await call(`${platform.bridge}/api/v1/insight/metrics/web_visits/definition`, { method: 'PUT', headers: bearer(analyst), json: { display: { values: { source: { search: 'search engines' } } } } });
+  expect(sources.status).toBe(200);
   const declared = await call(`${platform.bridge}/api/v1/insight/metrics/claim_rate/definition`, { method: 'PUT', headers: bearer(analyst), json: { aggregation: { ratio: { numerator: 'claims', denominator: 'policies' } }, upIsGood: false } });
   expect(declared.status).toBe(200);
 });
@@ -109,6 +124,18 @@ describe('planted causes through the API', () => {
     expect(job.report.judgment).toMatch(/^No metric in this tenant's catalog matches "churn"/);
     expect(job.report.judgment).toContain('bookings');
     expect(job.report.charts).toEqual([]);
+  });
+
+  it('finds one label value of another metric that fell the same day, states what its history implies, and says it in the catalog\'s words', async () => {
+    const job = await ask('Why did room nights fall last week?');
+    expect(job.status).toBe('COMPLETED');
+    expect(job.report.judgment).toMatch(/^Room nights fell \d+\.\d % /);
+    const leads = job.report.findings.filter((f: { title: string }) => f.title === 'Moved at the same time').map((f: { detail: string }) => f.detail);
+    expect(leads[0]).toMatch(/^web_visits \(search engines\) moved at the same time \(its level shifted −\d+\.\d % on \w{3} \d+ \w{3}\); at the elasticity its history shows \(0\.\d\d\) that shift implies −\d+\.\d % for room nights, \d+ % of its own shift/);
+    // Its other sources did not move, and nothing declared names it: it is offered as a lead, not a cause.
+    expect(leads.join(' ')).not.toMatch(/email|social/);
+    expect(job.report.findings.filter((f: { title: string }) => f.title === 'A cause')).toEqual([]);
+    expect(JSON.stringify(job.report)).not.toContain('room_nights fell');
   });
 
   it('analyses a ratio declared over two stored metrics though it has no series of its own', async () => {

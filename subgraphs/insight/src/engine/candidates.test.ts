@@ -45,7 +45,10 @@ describe('findCandidates', () => {
     const steady = rows(generateDaily({ ...shape, level: 300, seed: 9 }));
     const slight = rows(generateDaily({ ...shape, level: 300, seed: 10 }, (d) => (d >= '2026-11-05' ? 0.9 : 1)));
     const cp = changeStart(subject, '2026-10-27', '2026-11-17', 'down');
+    // The metric's total fell with its search part: the part names where.
+    const total = source.map((r, i) => ({ day: r.day, value: r.value + steady[i]!.value + slight[i]!.value }));
     const found = findCandidates(subject, cp, [
+      { name: 'visits', daily: total },
       { name: 'visits', labels: { source: 'search' }, daily: source },
       { name: 'visits', labels: { source: 'email' }, daily: steady },
       { name: 'visits', labels: { source: 'social' }, daily: slight },

@@ -19,7 +19,8 @@
  * series the history shows unrelated, or related the other way, is not offered. The implied
  * effect and its share of the subject's shift are stated when the relation is reliable. With too
  * little history to regress on, a total is kept on its timing alone and a part only when it moved
- * at least as much, relatively, as the subject.
+ * at least as much, relatively, as the subject. A metric with a label value kept is named by
+ * that value, not by its total as well.
  */
 import { errorFunction, sampleRankCorrelation } from 'simple-statistics';
 import { type ChangePoint, detectChangePoints } from './change-point.js';
@@ -180,6 +181,9 @@ export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | 
     }
     if (!part && from <= to) for (const t of laggedCorrelation(subject, o.daily, before)) tested.push({ metric: o.name, ...t });
   }
+  // A metric whose label value shifted is named by that value: its total, shifted with it, would say the same less precisely.
+  const partOf = new Set(out.filter((c) => c.labels).map((c) => c.metric));
+  for (let i = out.length - 1; i >= 0; i--) if (!out[i]!.labels && partOf.has(out[i]!.metric)) out.splice(i, 1);
   // What the history can account for first, then the nearest share to the whole shift, then the larger shift.
   const weight = (c: Candidate) => (c.implied ? Math.abs(1 - c.implied.share) : 10 + (c.history === 'no-reliable-relation' ? 1 : 0) - Math.min(1, Math.abs(c.shift ?? 0)));
   out.sort((a, b) => weight(a) - weight(b));
