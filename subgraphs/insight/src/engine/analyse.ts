@@ -297,6 +297,11 @@ export function analyse(input: AnalysisInput): Finding {
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
   const chain = formula && premise.observed !== 'flat' ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
+  // The largest cause a driver declared as a whole: on to the label value that moved it.
+  const topDriver = ranked.causes[0]?.view === 'driver' ? drivers.find((x) => x.metric === ranked.causes[0]!.metric && !Object.keys(x.labels).length && x.additive) : undefined;
+  const driverPart = topDriver
+    ? chainPart(book, topDriver.metric, topDriver.driverAfter - topDriver.driverBefore, shift(periods.period, topDriver.lagDays), shift(periods.comparison, topDriver.lagDays), topDriver.driverAfter < topDriver.driverBefore ? 'down' : 'up', notes)
+    : undefined;
   // Every metric the catalog's declarations connect to the subject (its factors and drivers, what
   // it is a factor, driver or ratio part of, and so on): declared relations, reported as such,
   // not candidates that "moved at the same time".
@@ -340,6 +345,7 @@ export function analyse(input: AnalysisInput): Finding {
     ...(formula ? { formula } : {}),
     drivers,
     ...(chain ? { chain } : {}),
+    ...(driverPart && topDriver ? { driverPart: { metric: topDriver.metric, ...driverPart } } : {}),
     ...(segments ? { segments } : {}),
     ...ranked,
     events,

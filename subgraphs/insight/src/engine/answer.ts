@@ -8,7 +8,7 @@
  */
 import { coverOf } from './coverage.js';
 import { isRatioUnit } from './catalog.js';
-import type { Finding, RootChain } from './finding.js';
+import type { DriverPart, Finding, RootChain } from './finding.js';
 import { subjectName } from './scope.js';
 import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue, possessive } from './format.js';
 import { segmentName } from './causes.js';
@@ -91,8 +91,14 @@ export function chainWords(c: RootChain, locale = DEFAULT_LOCALE): string {
   const moved = d.before > 0 ? formatChange(d.after / d.before - 1, locale) : '';
   const from = d.startedOn ? ` from ${formatDay(d.startedOn, locale)}` : '';
   const lag = d.lagDays ? ` (acting ${d.lagDays} day${d.lagDays === 1 ? '' : 's'} later)` : '';
-  const part = c.part ? `, and within it by ${segmentName(c.part.labels)}, ${c.part.before > 0 ? `${formatChange(c.part.after / c.part.before - 1, locale)}` : 'new'}${c.part.startedOn ? ` from ${formatDay(c.part.startedOn, locale)}` : ''}, ${formatShare(c.part.shareOfDriver, locale)} of ${possessive(d.metric)} own move` : '';
+  const part = c.part ? partWords(c.part, d.metric, locale) : '';
   return `, driven by ${chainDriverName(c)}, ${moved}${from}${lag}, which accounts for ${formatShare(Math.min(1, d.shareOfFactor), locale)} of ${possessive(c.factor.name)} own move${part}`;
+}
+
+/** ", and within it by channel=search, −70.0 % from Sun 8 Nov, 96 % of ad_spend's own move": a driver's label value that moved it. */
+export function partWords(part: DriverPart, metric: string, locale = DEFAULT_LOCALE): string {
+  const moved = part.before > 0 ? formatChange(part.after / part.before - 1, locale) : 'new';
+  return `, and within it by ${segmentName(part.labels)}, ${moved}${part.startedOn ? ` from ${formatDay(part.startedOn, locale)}` : ''}, ${formatShare(part.shareOfDriver, locale)} of ${possessive(metric)} own move`;
 }
 
 /** "spread evenly over every region and carrier (each −13 % to −17 %)", when the segments found the change everywhere alike; else undefined. */
@@ -159,7 +165,7 @@ function mainSentence(f: Finding): string {
   // "The largest part" only when its decomposition has other parts (the other views are other readings of the change).
   const several = f.causes.filter((c) => c.view === top?.view).length > 1;
   const cause = top
-    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}` : top.name}${top.view === 'formula' && f.chain?.factor.name === top.name && f.chain.factor.before > 0 ? ` (${formatChange(f.chain.factor.after / f.chain.factor.before - 1, locale)})${chainWords(f.chain, locale)}` : ''}`
+    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}${f.driverPart && f.driverPart.metric === top.metric ? partWords(f.driverPart, f.driverPart.metric, locale) : ''}` : top.name}${top.view === 'formula' && f.chain?.factor.name === top.name && f.chain.factor.before > 0 ? ` (${formatChange(f.chain.factor.after / f.chain.factor.before - 1, locale)})${chainWords(f.chain, locale)}` : ''}`
     : '';
   const evenly = evenWords(f);
   if (!top && evenly) return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}; the ${p.observed === 'up' ? 'rise' : 'fall'} is ${evenly}, so no one part explains it.`;

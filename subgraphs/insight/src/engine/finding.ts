@@ -89,7 +89,16 @@ export interface RootChain {
   factor: { name: string; before: number; after: number; contribution: number; share: number };
   driver: { metric: string; labels: Record<string, string>; lagDays: number; before: number; after: number; elasticity: number; source: 'declared' | 'estimated'; shareOfFactor: number; startedOn?: string };
   /** The third link, for a driver declared as a whole: the label value that carries most of the driver's own move. */
-  part?: { labels: Record<string, string>; before: number; after: number; shareOfDriver: number; startedOn?: string };
+  part?: DriverPart;
+}
+
+/** The label value of a driver declared as a whole that carries most of the driver's own move, over the lagged periods. */
+export interface DriverPart {
+  labels: Record<string, string>;
+  before: number;
+  after: number;
+  shareOfDriver: number;
+  startedOn?: string;
 }
 
 export interface Finding {
@@ -118,6 +127,8 @@ export interface Finding {
   changePoint?: ChangePoint;
   formula?: FormulaAttribution & { kind: 'product' | 'sum' | 'ratio' };
   drivers: DriverAttribution[];
+  /** For the largest cause when it is a driver declared as a whole: the label value that moved it (the chain's next link). */
+  driverPart?: DriverPart & { metric: string };
   /** Past the largest factor of the formula to the declared driver that moved it (analyse.ts `rootChain`). */
   chain?: RootChain;
   segments?: SegmentAttribution;

@@ -75,6 +75,11 @@ export function narrate(f: Finding): Narrative {
       const how = c.view === 'segment' ? `the segment ${c.name}${c.outside?.length ? ` outside ${c.outside.join(' and ')} (their shared part is counted there)` : ''}` : c.view === 'driver' ? `the driver ${c.name}${c.lagDays ? ` (acting after ${c.lagDays} days)` : ''}` : `the factor ${c.name}`;
       const interval = c.interval ? ` (p10–p90 ${d(c.interval.p10)} to ${d(c.interval.p90)})` : '';
       statements.push({ topic: 'cause', text: `${how[0]!.toUpperCase()}${how.slice(1)} accounts for ${d(c.contribution)}${interval}, ${formatShare(c.share, locale)} of the change.` });
+      if (c.view === 'driver' && f.driverPart && f.driverPart.metric === c.metric) {
+        const part = f.driverPart;
+        const moved = part.before > 0 ? formatChange(part.after / part.before - 1, locale) : 'from nothing';
+        statements.push({ topic: 'cause', text: `Within ${c.name}, ${segmentName(part.labels)} moved ${moved}${part.startedOn ? ` from ${formatDay(part.startedOn, locale)}` : ''}, ${formatShare(part.shareOfDriver, locale)} of ${possessive(c.name)} own move: that is where the chain from ${subjectName(f.subject)} ends, at one label value of a declared driver.` });
+      }
       if (c.view === 'formula' && f.chain?.factor.name === c.name) {
         const k = f.chain;
         const factorMove = k.factor.before > 0 ? formatChange(k.factor.after / k.factor.before - 1, locale) : '';

@@ -45,6 +45,11 @@ describe('plan', () => {
       { name: 'ad_spend', labels: ['channel'], labelValues: { channel: ['search', 'social'] } },
     ], now);
     expect(q.requests.filter((r) => r.shape === 'parts').map((r) => [r.metric, r.role, r.partLabels])).toEqual([['ad_spend', 'driver', ['channel']]]);
+    // So is the subject's own driver declared as a whole.
+    expect(plan('why did sessions fall last week', [
+      { name: 'sessions', drivers: [{ metric: 'ad_spend' }] },
+      { name: 'ad_spend', labels: ['channel'], labelValues: { channel: ['search', 'social'] } },
+    ], now).requests.filter((r) => r.shape === 'parts').map((r) => [r.metric, r.role, r.partLabels])).toEqual([['ad_spend', 'driver', ['channel']]]);
   });
 
   it('asks, once the leaves are read, for the part a question names as a total of its own (a ratio\'s by its parts)', () => {

@@ -129,7 +129,10 @@ export function plan(question: string, catalog: readonly CatalogEntry[], now: nu
         }
       }
     }
-    for (const d of def.drivers) add(d.metric, 'driver', 'total', d.labels);
+    for (const d of def.drivers) {
+      add(d.metric, 'driver', 'total', d.labels);
+      if (!Object.keys(d.labels ?? {}).length) addParts(d.metric, 'driver');
+    }
     if (reading.whatIf?.metric) add(reading.whatIf.metric, 'lever', 'total', reading.whatIf.labels);
     for (const other of defs.keys()) if (other !== def.name) addMetric(other, 'candidate', false);
     // Candidates nobody declared, at label level: the label values of every metric the declarations do not connect to the subject.

@@ -110,6 +110,12 @@ describe('planted causes: why did it change', () => {
     const two = analyse({ question: 'Why did order value drop last week?', catalog, series: series.filter((x) => !x.total), now });
     expect(two.chain?.driver.metric).toBe('promo_clicks');
     expect(two.chain?.part).toBeUndefined();
+    // Asked about visits, whose declared driver is the whole of promo_clicks: the driver, then its label value.
+    const v = analyse({ question: 'Why did visits drop last week?', catalog, series, now });
+    expect(v.causes[0]).toMatchObject({ view: 'driver', metric: 'promo_clicks' });
+    expect(v.driverPart).toMatchObject({ metric: 'promo_clicks', labels: { source: 'newsletter' }, startedOn: '2026-11-08' });
+    expect(answerFirstSentence(v)).toMatch(/comes from promo_clicks \(2 days earlier\), and within it by source=newsletter, −\d+\.\d % from Sun 8 Nov, \d+ % of promo_clicks' own move\.$/);
+    expect(narrate(v).statements.map((st) => st.text).join(' ')).toMatch(/Within promo_clicks, source=newsletter moved −\d+\.\d % from Sun 8 Nov, \d+ % of promo_clicks' own move: that is where the chain from visits ends, at one label value of a declared driver\./);
   });
 
   it('an even fall: every warehouse, courier and parcel size shipped 15 % less from Tuesday, so no part is named', () => {
