@@ -296,9 +296,11 @@ export function analyse(input: AnalysisInput): Finding {
   const drivers = driverView(def, defs, book, periods.period, periods.comparison, values, seed, notes);
   const segments = segmentView(def, book, periods.period, periods.comparison, notes);
   const ranked = rankCauses(premise.change, { ...(formula ? { formula } : {}), drivers, ...(segments ? { segments } : {}) });
-  const chain = formula && premise.observed !== 'flat' ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
+  // A move inside its expected range needs no root: the chain is followed for an unusual move only.
+  const unusual = premise.observed !== 'flat' && premise.position !== 'inside';
+  const chain = formula && unusual ? rootChain(formula, premise.change, defs, book, periods.period, periods.comparison, seed, notes) : undefined;
   // The largest cause a driver declared as a whole: on to the label value that moved it.
-  const topDriver = ranked.causes[0]?.view === 'driver' ? drivers.find((x) => x.metric === ranked.causes[0]!.metric && !Object.keys(x.labels).length && x.additive) : undefined;
+  const topDriver = unusual && ranked.causes[0]?.view === 'driver' ? drivers.find((x) => x.metric === ranked.causes[0]!.metric && !Object.keys(x.labels).length && x.additive) : undefined;
   const driverPart = topDriver
     ? chainPart(book, topDriver.metric, topDriver.driverAfter - topDriver.driverBefore, shift(periods.period, topDriver.lagDays), shift(periods.comparison, topDriver.lagDays), topDriver.driverAfter < topDriver.driverBefore ? 'down' : 'up', notes)
     : undefined;

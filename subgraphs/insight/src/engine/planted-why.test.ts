@@ -110,6 +110,16 @@ describe('planted causes: why did it change', () => {
     const two = analyse({ question: 'Why did order value drop last week?', catalog, series: series.filter((x) => !x.total), now });
     expect(two.chain?.driver.metric).toBe('promo_clicks');
     expect(two.chain?.part).toBeUndefined();
+    // A false premise: asked why it rose, the answer says it fell first, and still why.
+    const wrong = analyse({ question: 'Why did order value rise last week?', catalog, series, now });
+    expect(wrong.premise).toMatchObject({ verdict: 'false-premise', observed: 'down', claimed: 'up' });
+    expect(answerFirstSentence(wrong)).toMatch(/^order_value did not rise over Mon 9 – Sun 15 Nov: it fell \d+\.\d %/);
+    expect(wrong.chain?.part?.labels).toEqual({ source: 'newsletter' });
+    // No cause: on a quiet week (nothing cut) the move is inside its expected range, and no chain is followed from it.
+    const calm = analyse({ question: 'Why did order value drop between 2026-10-26 and 2026-11-01?', catalog, series, now });
+    expect(calm.periods?.period).toMatchObject({ from: '2026-10-26', to: '2026-11-01' });
+    expect(calm.premise?.position).toBe('inside');
+    expect(calm.chain).toBeUndefined();
     // Asked about visits, whose declared driver is the whole of promo_clicks: the driver, then its label value.
     const v = analyse({ question: 'Why did visits drop last week?', catalog, series, now });
     expect(v.causes[0]).toMatchObject({ view: 'driver', metric: 'promo_clicks' });
