@@ -279,35 +279,40 @@ export function createMetricStore(orm: MikroORM) {
      * cross into Node; labels whose values are too many to be parts are left to the caller to skip.
      */
     async parts(tenantId: string, query: { name: string; from: Date; to: Date; how: DailyAggregation; partLabels: readonly string[] }): Promise<DailySeries[]> {
-      if (!query.partLabels.length) return [];
+      const keys = query.partLabels;
+      if (!keys.length) return [];
       const day = 'floor(extract(epoch from p.t) / 86400)::int';
-      // A sum of sums is one sum; otherwise each series' day first, then the part's mean of them.
-      const grouped = query.how === 'sum'
-        ? `select k.key, s.labels ->> k.key as value, ${day} as day, sum(p.value) as v`
-        : `with d as (select p.series_id, ${day} as day, ${DAILY_VALUE[query.how]} as v
-             from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id
-            where p.tenant_id = ? and s.name = ? and p.t >= ? and p.t < ? group by 1, 2)
-           select k.key, s.labels ->> k.key as value, d.day, avg(d.v) as v`;
-      const from = query.how === 'sum'
-        ? `from insight.metric_point p join insight.metric_series s on s.tenant_id = p.tenant_id and s.id = p.series_id
-           cross join unnest(?::text[]) as k(key)
-          where p.tenant_id = ? and s.name = ? and s.labels ->> k.key is not null and p.t >= ? and p.t < ?`
-        : `from d join insight.metric_series s on s.tenant_id = ? and s.id = d.series_id
-           cross join unnest(?::text[]) as k(key)
-          where s.labels ->> k.key is not null`;
-      const keys = `{${query.partLabels.map((k) => JSON.stringify(k)).join(',')}}`;
-      const params = query.how === 'sum'
-        ? [keys, tenantId, query.name, query.from, query.to]
-        : [tenantId, query.name, query.from, query.to, tenantId, keys];
+      const combo = keys.map((_, i) => `k${i}`);
+      // Each series' values of the labels asked for, read once per series, not once per point.
+      const series = `select id, ${keys.map((_, i) => `labels ->> ? as k${i}`).join(', ')} from insight.metric_series where tenant_id = ? and name = ?`;
+      // One pass over the points: the daily sums (for a mean: each series' day first, then sum and count) per combination of those values.
+      const combos = query.how === 'sum'
+        ? `select ${combo.map((k) => `s.${k}`).join(', ')}, ${day} as day, sum(p.value) as v, 1 as n
+             from insight.metric_point p join s on s.id = p.series_id
+            where p.tenant_id = ? and p.t >= ? and p.t < ? group by ${combo.map((k) => `s.${k}`).join(', ')}, ${day}`
+        : `select ${combo.map((k) => `s.${k}`).join(', ')}, d.day, sum(d.v) as v, count(*) as n
+             from (select p.series_id, ${day} as day, ${DAILY_VALUE[query.how]} as v from insight.metric_point p join s on s.id = p.series_id
+                    where p.tenant_id = ? and p.t >= ? and p.t < ? group by 1, 2) d
+             join s on s.id = d.series_id group by ${combo.map((k) => `s.${k}`).join(', ')}, d.day`;
+      // Then each label's values from the combinations (far fewer rows than points).
       const rows = await orm.em.fork().execute<Row[]>(
-        `with g as (${grouped} ${from} group by 1, 2, 3)
-         select key, value, array_agg(day order by day) as days, array_agg(v order by day) as vs from g group by key, value order by key, value`,
-        params,
+        `with s as (${series}), c as (${combos}),
+         g as (select k.i, (array[${combo.map((k) => `c.${k}`).join(', ')}])[k.i] as value, c.day, sum(c.v) as v, sum(c.n) as n
+                 from c cross join generate_series(1, ${keys.length}) as k(i) group by 1, 2, 3)
+         select i, value, array_agg(day order by day) as days, array_agg(${query.how === 'sum' ? 'v' : 'v / n'} order by day) as vs
+           from g where value is not null group by i, value order by i, value`,
+        [...keys, tenantId, query.name, tenantId, query.from, query.to],
       );
-      return rows.map((r) => {
+      const out = rows.map((r) => {
         const days = json<number[]>(r.days);
         const values = json<number[]>(r.vs);
-        return { labels: { [String(r.key)]: String(r.value) }, points: days.map((d, i) => ({ t: Number(d) * 86_400_000, value: Number(values[i]) })) };
+        return { labels: { [keys[Number(r.i) - 1]!]: String(r.value) }, points: days.map((d, i) => ({ t: Number(d) * 86_400_000, value: Number(values[i]) })) };
+      });
+      // In label order, then value order, whatever order the labels were asked in.
+      return out.sort((a, b) => {
+        const [ka, va] = Object.entries(a.labels)[0]!;
+        const [kb, vb] = Object.entries(b.labels)[0]!;
+        return ka < kb ? -1 : ka > kb ? 1 : va < vb ? -1 : va > vb ? 1 : 0;
       });
     },
 
