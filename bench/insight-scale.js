@@ -216,7 +216,7 @@ async function main() {
     return mine.slice(1).map((r, i) => `×${(r[key] / mine[i][key]).toFixed(2)}`).join(', ') || '-';
   };
   const md = [
-    `Run ${new Date().toISOString().slice(0, 10)} with \`npm run bench:insight-scale\` (2 shared cores, load average ${loadavg()[0].toFixed(1)}): import through \`POST /api/v1/insight/metrics/import\` (CSV, ${DAYS} daily points a series), then "Why did edge gigabytes drop yesterday?" through the API until the report is written. Targets: 13,760 series in ≤ 3 s of job time, 100,000 in ≤ 15 s, peak memory ≤ 1 GiB, metric queries per job flat; import ≥ 100,000 points/s on PostgreSQL.`,
+    `Run ${new Date().toISOString().slice(0, 10)} with \`npm run bench:insight-scale\` (2 shared cores, load average ${loadavg()[0].toFixed(1)}): import through \`POST /api/v1/insight/metrics/import\` (CSV, ${DAYS} daily points a series; two metrics on the same series labels, edge_gigabytes and edge_requests, so "series" counts one metric's and "points" both), then "Why did edge gigabytes drop yesterday?" through the API until the report is written (the job reads edge_requests' label values as candidates too). Targets: 13,760 series in ≤ 3 s of job time, 100,000 in ≤ 15 s, peak memory ≤ 1 GiB, metric queries per job flat; import ≥ 100,000 points/s on PostgreSQL.`,
     '',
     '| database | series | points | import points/s | job s | peak RSS MiB, platform | peak RSS MiB, embedded database process | metric queries / job | report names the cause | status reads refused |',
     '|---|---:|---:|---:|---:|---:|---:|---:|---|---:|',
