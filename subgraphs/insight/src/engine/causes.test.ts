@@ -35,6 +35,20 @@ describe('rankCauses', () => {
     expect([r.primaryView, r.remainder.value, r.causes[0]!.name]).toEqual(['segment', -10, 'region=eu']);
   });
 
+  it('spreads a rest under 2 % of the change over the causes in proportion, so their shares add up to 100 % on their own; a larger rest stays', () => {
+    const over = { ...driver, contribution: -101, contributionP10: -110, contributionP90: -90, share: 1.01 };
+    const r = rankCauses(-100, { drivers: [over] });
+    expect(r.remainder).toEqual({ value: 0, share: 0, folded: 1 });
+    expect(r.causes[0]!.contribution).toBeCloseTo(-100, 10);
+    expect(r.causes[0]!.share).toBeCloseTo(1, 10);
+    expect(r.causes[0]!.interval!.p10).toBeCloseTo(-110 * (100 / 101), 10);
+    const two = rankCauses(-100, { drivers: [{ ...driver, contribution: -70.7 }, { ...driver, metric: 'mail_opens', contribution: -30 }] });
+    expect(two.causes.reduce((a, c) => a + c.share, 0)).toBeCloseTo(1, 10);
+    expect(two.causes.map((c) => c.contribution / -100)).toEqual([expect.closeTo(70.7 / 100.7, 10), expect.closeTo(30 / 100.7, 10)]);
+    // 3 % is more than the attribution's rounding: it is what nothing explains.
+    expect(rankCauses(-100, { drivers: [{ ...driver, contribution: -103 }] }).remainder).toEqual({ value: 3, share: -0.03 });
+  });
+
   it('states the whole change as the remainder when nothing is attributed', () => {
     expect(rankCauses(-100, { drivers: [] })).toEqual({ causes: [], remainder: { value: -100, share: 1 } });
   });

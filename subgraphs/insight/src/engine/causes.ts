@@ -8,7 +8,7 @@
 import type { DriverAttribution } from './driver-attribution.js';
 import type { Cause, View } from './finding.js';
 import type { FormulaAttribution } from './formula-attribution.js';
-import { remainderOf, shareOf, type Remainder } from './remainder.js';
+import { FOLDED_SHARE, remainderOf, shareOf, type Remainder } from './remainder.js';
 import type { SegmentAttribution } from './segment-attribution.js';
 
 export function segmentName(labels: Readonly<Record<string, string>>): string {
@@ -46,6 +46,15 @@ export function rankCauses(change: number, views: { formula?: FormulaAttribution
       primaryView = view;
       remainder = r;
     }
+  }
+  // A rest within what the attribution can tell apart is spread over the primary view's causes
+  // in proportion to their contributions, so their shares add up to 100 % on their own.
+  const primary = primaryView ? byView.get(primaryView)! : [];
+  const attributed = primary.reduce((a, c) => a + c.contribution, 0);
+  if (primary.length && remainder.value !== 0 && Math.abs(remainder.share) < FOLDED_SHARE && attributed !== 0 && Math.sign(attributed) === Math.sign(change)) {
+    const k = change / attributed;
+    byView.set(primaryView!, primary.map((c) => ({ ...c, contribution: c.contribution * k, share: shareOf(c.contribution * k, change), ...(c.interval ? { interval: { p10: c.interval.p10 * k, p90: c.interval.p90 * k } } : {}) })));
+    remainder = { value: 0, share: 0, folded: remainder.value };
   }
   const bySize = (a: Cause, b: Cause) => Math.abs(b.contribution) - Math.abs(a.contribution);
   const causes: Cause[] = [];

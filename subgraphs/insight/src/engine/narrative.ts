@@ -12,6 +12,7 @@ import { isRatioUnit } from './catalog.js';
 import type { Finding } from './finding.js';
 import { formatChange, formatDay, formatDelta, formatShare, formatValue, possessive } from './format.js';
 import { segmentName } from './causes.js';
+import { FOLDED_SHARE } from './remainder.js';
 import { displayed } from './display.js';
 
 export interface Narrative {
@@ -92,7 +93,9 @@ export function narrate(f: Finding): Narrative {
     }
     statements.push({
       topic: 'remainder',
-      text: Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
+      text: f.remainder.folded
+        ? `Nothing is left unexplained: the rest, ${d(f.remainder.folded)} (under ${formatShare(FOLDED_SHARE, locale)} of the change), is spread over the causes in proportion to their size.`
+        : Math.abs(f.remainder.share) < 0.005 ? 'Nothing is left unexplained (under 1 % of the change).' : `Left unexplained: ${d(f.remainder.value)} (${formatShare(f.remainder.share, locale)} of the change).`,
     });
   } else if (p.observed !== 'flat' && coverOf(f).move !== 'normal') {
     const labelsSeen = !f.leavesLeftOut?.length;
