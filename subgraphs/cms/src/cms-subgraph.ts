@@ -1,8 +1,6 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
-import DataLoader from 'dataloader';
+import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
-import type { Content } from './domain/content.js';
 import { ContentResolver } from './schema/content-resolver.js';
 import { FormResolver } from './schema/form-resolver.js';
 import { SiteResolver } from './schema/site-resolver.js';
@@ -43,23 +41,24 @@ export interface CmsOptions {
 }
 
 function schemaParts(authoring?: Authoring, sites?: Sites, instances: object[] = []): SchemaParts {
-  const loaders = new WeakMap<SvcContext, DataLoader<string, Content | null>>();
   return {
     resolvers: [ContentResolver, FormResolver, SiteResolver],
     instances,
+    // One query per entity type for all the references of a request (kit reference-loader.ts).
     referenceResolvers: {
       Content: {
-        __resolveReference(reference: { id: string }, ctx: SvcContext) {
-          let loader = loaders.get(ctx);
-          if (!loader) loaders.set(ctx, (loader = new DataLoader((ids) => authoring!.byIds(ctx.principal, ids))));
-          return loader.load(reference.id);
-        },
+        __resolveReference: batchedReference('Content', (r: { id: string }) => r.id, async (ctx, ids) => {
+          const found = await authoring!.byIds(ctx.principal, ids);
+          return new Map(found.flatMap((content, i) => (content ? [[ids[i]!, content] as const] : [])));
+        }),
       },
       Site: {
-        async __resolveReference(reference: { siteKey: string }, ctx: SvcContext) {
-          const [site] = await sites!.bySiteKeys([reference.siteKey]);
-          return site && ctx.principal && (ctx.principal.sites === '*' || ctx.principal.sites.includes(site.siteKey)) ? site : null;
-        },
+        __resolveReference: batchedReference('Site', (r: { siteKey: string }) => r.siteKey, async (ctx, keys) => {
+          const principal = ctx.principal;
+          if (!principal) return new Map();
+          const found = await sites!.bySiteKeys(keys);
+          return new Map(found.filter((site) => principal.sites === '*' || principal.sites.includes(site.siteKey)).map((site) => [site.siteKey, site] as const));
+        }),
       },
     },
   };

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, loadOperations, type Logger, openDatabase, type RunningServer, type SchemaParts, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, batchedReference, loadOperations, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
@@ -103,24 +103,25 @@ function parts(crawl?: CrawlService, jobs?: JobStore, items?: ItemStore): Schema
   return {
     resolvers: [CrawlResolver],
     instances: crawl ? [new CrawlResolver(crawl)] : [],
+    // One query per entity type for all the references of a request (kit reference-loader.ts).
     referenceResolvers: {
       CrawlJob: {
-        async __resolveReference(reference: { jobId: string }, ctx: SvcContext) {
-          const job = await jobs!.job(tenantOf(ctx), reference.jobId);
-          return job ? jobView(job) : null;
-        },
+        __resolveReference: batchedReference('CrawlJob', (r: { jobId: string }) => r.jobId, async (ctx, ids) => {
+          const found = await jobs!.jobsByIds(tenantOf(ctx), ids);
+          return new Map([...found].map(([id, job]) => [id, jobView(job)]));
+        }),
       },
       CrawlItem: {
-        async __resolveReference(reference: { id: string }, ctx: SvcContext) {
-          const item = await items!.item(tenantOf(ctx), reference.id);
-          return item ? { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId, vectorSyncError: item.vectorSyncError } : null;
-        },
+        __resolveReference: batchedReference('CrawlItem', (r: { id: string }) => r.id, async (ctx, ids) => {
+          const found = await items!.itemsByIds(tenantOf(ctx), ids);
+          return new Map([...found].map(([id, item]) => [id, { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId, vectorSyncError: item.vectorSyncError }]));
+        }),
       },
       CrawlExecution: {
-        async __resolveReference(reference: { executionId: string }, ctx: SvcContext) {
-          const execution = await jobs!.execution(tenantOf(ctx), reference.executionId);
-          return execution ? executionView(execution) : null;
-        },
+        __resolveReference: batchedReference('CrawlExecution', (r: { executionId: string }) => r.executionId, async (ctx, ids) => {
+          const found = await jobs!.executionsByIds(tenantOf(ctx), ids);
+          return new Map([...found].map(([id, execution]) => [id, executionView(execution)]));
+        }),
       },
     },
   };

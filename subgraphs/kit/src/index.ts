@@ -20,6 +20,7 @@ export * from './subgraph/build-schema.js';
 export * from './subgraph/plugins.js';
 export * from './subgraph/finite-numbers.js';
 export * from './subgraph/create-subgraph.js';
+export * from './subgraph/reference-loader.js';
 export * from './cache/cache.js';
 export * from './cache/attempt-gate.js';
 export * from './cache/turn-batch.js';

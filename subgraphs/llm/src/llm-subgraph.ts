@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Price } from './domain/cost.js';
@@ -66,11 +66,16 @@ function parts(services?: GatewayServices): SchemaParts {
     instances: services ? [new GatewayResolver(services), new AgentLimitsResolver(services)] : [],
     referenceResolvers: {
       Agent: {
-        async __resolveReference(reference: { code: string }, ctx: SvcContext) {
+        // The request's references together (kit reference-loader.ts): who may read what is decided once, each distinct agent read once.
+        __resolveReference: batchedReference('Agent', (r: { code: string }) => r.code, async (ctx, codes) => {
           // People and the master key by owner (agent-access.ts); an agent's key sees its own agent only.
-          const visible = (await services!.access.mayRead(ctx, reference.code).catch(() => false)) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, reference.code)));
-          return visible ? services!.budgets.agent(reference.code) : null;
-        },
+          const readable = await services!.access.readable(ctx).catch(() => undefined);
+          const agents = await Promise.all(codes.map(async (code) => {
+            const visible = readable?.(code) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, code)));
+            return [code, visible ? await services!.budgets.agent(code) : null] as const;
+          }));
+          return new Map(agents.filter((a): a is readonly [string, NonNullable<(typeof a)[1]>] => a[1] !== null));
+        }),
       },
     },
   };

@@ -221,6 +221,14 @@ export function createItemStore(orm: MikroORM) {
     },
 
     /** One item of the tenant, or undefined. */
+    /** The tenant's items among `itemIds`, by id, in one query. */
+    async itemsByIds(tenantId: string, itemIds: readonly string[]): Promise<Map<string, StoredItem>> {
+      const ids = itemIds.filter(isUuid);
+      if (!ids.length) return new Map();
+      const rows = await em().execute<Row[]>(`select ${ITEM_COLUMNS} from crawl.crawl_item ci where ci.tenant_id = ? and ci.id = any(?::uuid[])`, [tenantId, `{${ids.join(',')}}`]);
+      return new Map(rows.map((r) => [String(r.id), toItem(r)]));
+    },
+
     async item(tenantId: string, itemId: string): Promise<StoredItem | undefined> {
       if (!isUuid(itemId)) return undefined;
       const rows = await em().execute<Row[]>(`select ${ITEM_COLUMNS} from crawl.crawl_item ci where ci.tenant_id = ? and ci.id = ?`, [tenantId, itemId]);

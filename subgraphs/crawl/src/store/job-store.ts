@@ -119,6 +119,22 @@ export function createJobStore(orm: MikroORM) {
 
     job: (tenantId: string, jobId: string): Promise<JobRow | undefined> => jobIn(em(), tenantId, jobId),
 
+    /** The tenant's live jobs among `jobIds`, by id, in one query (ids that are not UUIDs are skipped). */
+    async jobsByIds(tenantId: string, jobIds: readonly string[]): Promise<Map<string, JobRow>> {
+      const ids = jobIds.filter(isUuid);
+      if (!ids.length) return new Map();
+      const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = any(?::uuid[]) and status <> 'DELETED'`, [tenantId, `{${ids.join(',')}}`]);
+      return new Map(rows.map((r) => [String(r.id), toJob(r)]));
+    },
+
+    /** The tenant's executions among `executionIds`, by id, in one query. */
+    async executionsByIds(tenantId: string, executionIds: readonly string[]): Promise<Map<string, ExecutionRow>> {
+      const ids = executionIds.filter(isUuid);
+      if (!ids.length) return new Map();
+      const rows = await em().execute<Row[]>('select * from crawl.crawl_execution where tenant_id = ? and id = any(?::uuid[])', [tenantId, `{${ids.join(',')}}`]);
+      return new Map(rows.map((r) => [String(r.id), toExecution(r)]));
+    },
+
     async jobs(tenantId: string, limit: number): Promise<JobRow[]> {
       const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and status <> 'DELETED' order by created_at desc limit ?`, [tenantId, limit]);
       return rows.map(toJob);

@@ -1,0 +1,101 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { randomUUID } from 'node:crypto';
+import { createRequire } from 'node:module';
+import pg from 'pg';
+import { gql } from './support/http.js';
+import { startTestPlatform, type TestPlatform } from './support/platform.js';
+
+/**
+ * Entity references in batches (kit reference-loader.ts): the router asks a subgraph for 50
+ * `CrawlJob` or `Content` references in one `_entities` call, as it does for 50 action cards'
+ * targets; the subgraph reads them with one query per entity type, not one per reference. The
+ * statements are counted on every copy of the pg driver in this process (MikroORM brings its own).
+ */
+
+let platform: TestPlatform;
+let token: string;
+const seen: string[] = [];
+const require = createRequire(import.meta.url);
+const drivers = new Set([pg, require(require.resolve('pg', { paths: [require.resolve('@mikro-orm/postgresql')] }))]);
+const originals = new Map<unknown, unknown>();
+
+beforeAll(async () => {
+  for (const driver of drivers) {
+    const query = driver.Client.prototype.query;
+    originals.set(driver, query);
+    driver.Client.prototype.query = function counted(this: unknown, config: unknown, ...rest: unknown[]) {
+      const text = typeof config === 'string' ? config : (config as { text?: string } | undefined)?.text;
+      if (typeof text === 'string') seen.push(text);
+      return query.call(this, config, ...rest);
+    };
+  }
+  platform = await startTestPlatform();
+  token = await platform.token({ roles: ['admin'], tenants: ['batch'], sites: ['demo'] });
+});
+afterAll(async () => {
+  for (const [driver, query] of originals) (driver as { Client: { prototype: { query: unknown } } }).Client.prototype.query = query;
+  await platform?.close();
+});
+
+/** The statements a call sends to PostgreSQL, with the call's result. */
+async function counting<T>(call: () => Promise<T>): Promise<{ result: T; statements: number }> {
+  const from = seen.length;
+  const result = await call();
+  return { result, statements: seen.length - from };
+}
+
+describe('entity references in batches', () => {
+  it('reads 50 crawl jobs of a tenant in one query, and another tenant\'s as null', async () => {
+    const db = new pg.Client({ connectionString: platform.databaseUrl });
+    await db.connect();
+    const ids = Array.from({ length: 50 }, () => randomUUID());
+    try {
+      for (const [i, id] of ids.entries()) {
+        await db.query(`insert into crawl.crawl_job (id, tenant_id, job_name, target_url, selectors, status) values ($1, $2, $3, 'https://example.com/', '{}', 'PAUSED')`, [id, i < 49 ? 'batch' : 'other', `job ${i}`]);
+      }
+    } finally {
+      await db.end();
+    }
+    const ask = (jobIds: readonly string[]) => counting(() => gql(platform.urls.crawl!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on CrawlJob { jobId jobName } } }', { r: jobIds.map((jobId) => ({ __typename: 'CrawlJob', jobId })) }, { authorization: `Bearer ${token}`, 'x-svc-tenant-id': 'batch' }));
+    const { result, statements } = await ask([...ids, 'not-a-uuid']);
+    expect(result.body.errors).toBeUndefined();
+    const found = result.body.data._entities as ({ jobId: string; jobName: string } | null)[];
+    expect(found.slice(0, 49)).toEqual(ids.slice(0, 49).map((jobId, i) => ({ jobId, jobName: `job ${i}` })));
+    expect(found.slice(49)).toEqual([null, null]);
+    // One read for 51 references, as for 2.
+    expect(statements).toBe(1);
+    expect((await ask(ids.slice(0, 2))).statements).toBe(1);
+  });
+
+  it('reads who may see which agent once a request, and each distinct agent once, however many references name it', async () => {
+    const admin = await platform.token({ roles: ['admin'], tenants: '*', sites: '*' });
+    // The demo's agent, and one nobody has (null).
+    const codes = ['shop-assistant', 'nobody-has-this-agent'];
+    const ask = (list: readonly string[]) => counting(() => gql(platform.urls.llm!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { code } } }', { r: list.map((code) => ({ __typename: 'Agent', code })) }, { authorization: `Bearer ${admin}` }));
+    const two = await ask(codes);
+    expect(two.result.body.data._entities).toEqual([{ code: 'shop-assistant' }, null]);
+    const fifty = await ask(Array.from({ length: 50 }, (_, i) => codes[i % 2]!));
+    expect(fifty.result.body.errors).toBeUndefined();
+    expect(fifty.result.body.data._entities).toHaveLength(50);
+    expect(fifty.statements).toBe(two.statements);
+  });
+
+  it('reads 50 contents of a site in one query, keeping the order of the references and repeating none', async () => {
+    const created: string[] = [];
+    for (let i = 0; i < 25; i++) {
+      const reply = await gql(platform.router, 'mutation($input: CreateContentInput!) { createContent(input: $input) { id } }', { input: { siteKey: 'demo', slug: `batch-${i}-${randomUUID().slice(0, 6)}`, title: `Batch ${i}` } }, { authorization: `Bearer ${token}` });
+      expect(reply.body.errors).toBeUndefined();
+      created.push(reply.body.data.createContent.id);
+    }
+    // Every content twice, in another order: 50 references, 25 distinct.
+    const refs = [...created, ...[...created].reverse()];
+    const ask = (ids: readonly string[]) => counting(() => gql(platform.urls.cms!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Content { id title } } }', { r: ids.map((id) => ({ __typename: 'Content', id })) }, { authorization: `Bearer ${token}` }));
+    const { result, statements } = await ask(refs);
+    expect(result.body.errors).toBeUndefined();
+    expect((result.body.data._entities as { id: string }[]).map((c) => c.id)).toEqual(refs);
+    // As many statements for 50 references as for 2 (the contents, then their versions: a fixed few).
+    const few = await ask(created.slice(0, 2));
+    expect(statements).toBe(few.statements);
+    expect(statements).toBeLessThanOrEqual(3);
+  });
+});
