@@ -6,6 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
+import { subgraphFetcher } from './subgraph-fetch.js';
 
 interface RouterContext {
   headers: IncomingHttpHeaders;
@@ -29,20 +30,10 @@ export interface RouterOptions {
 }
 
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
-/**
- * A subgraph answers 400 when it cannot coerce a variable (a scalar the router passes through
- * unchecked, such as DateTimeISO); its body holds GraphQL errors with their codes. The gateway
- * would turn any non-2xx into an internal error, so such an answer is handed on as a 200 and
- * the client sees the subgraph's BAD_USER_INPUT.
- */
-async function subgraphFetch(url: string, init: RequestInit): Promise<Response> {
-  const response = await fetch(url, init);
-  if (response.status !== 400 || !(response.headers.get('content-type') ?? '').includes('json')) return response;
-  return new Response(await response.text(), { status: 200, headers: response.headers });
-}
-
 export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
+  // One fetcher for every subgraph: identical queries in flight are sent once (subgraph-fetch.ts).
+  const subgraphFetch = subgraphFetcher();
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     experimental_approximateQueryPlanStoreMiB: 50,
