@@ -26,6 +26,21 @@ describe('subgraphFetcher', () => {
     expect(calls).toHaveLength(2);
   });
 
+  it('shares between requests that differ only in their own request id and the second of the client address\'s signature', async () => {
+    const { calls, fetchImpl } = fakeSubgraph();
+    const send = subgraphFetcher(fetchImpl);
+    const withIds = (id: string, signature: string): RequestInit => {
+      const init = post('{ a }');
+      return { ...init, headers: { ...(init.headers as Record<string, string>), 'x-request-id': id, 'x-svc-client-ip': '10.0.0.1', 'x-svc-client-ip-signature': signature } };
+    };
+    await Promise.all([send('http://cms/graphql', withIds('r1', '100.aa')), send('http://cms/graphql', withIds('r2', '101.bb'))]);
+    expect(calls).toHaveLength(1);
+    // Another client address is another caller.
+    const other = withIds('r3', '101.bb');
+    await Promise.all([send('http://cms/graphql', withIds('r4', '101.bb')), send('http://cms/graphql', { ...other, headers: { ...(other.headers as Record<string, string>), 'x-svc-client-ip': '10.0.0.2' } })]);
+    expect(calls).toHaveLength(3);
+  });
+
   it('never shares across callers, variables, documents or subgraphs, and never a mutation', async () => {
     const { calls, fetchImpl } = fakeSubgraph();
     const send = subgraphFetcher(fetchImpl);

@@ -6,10 +6,12 @@
  *   would turn any non-2xx into an internal error, so such an answer is handed on as a 200 and
  *   the client sees the subgraph's BAD_USER_INPUT.
  * - Identical queries in flight at once are sent once and their answer shared: the same URL,
- *   document, variables and every header (so the same caller, tenant, site and client address;
- *   never across callers). Under load many clients ask the same thing (the dashboard's action
+ *   document, variables and headers (so the same caller, tenant, site and client address; never
+ *   across callers; a request's own id aside). Under load many clients ask the same thing (the dashboard's action
  *   cards, a page's delivery query) and the subgraph then works once. Mutations are never shared.
  */
+import { CLIENT_IP_SIGNATURE_HEADER } from '@svc/kit';
+
 type Fetch = (url: string, init: RequestInit) => Promise<Response>;
 
 interface Answer {
@@ -28,6 +30,13 @@ function isMutation(body: string): boolean {
   }
 }
 
+/**
+ * Headers that differ between requests without changing the answer: each request's own id (the
+ * subgraph's log then names the first request's) and the client address's signature, which
+ * changes every second (the address itself is part of the key).
+ */
+const UNSHARED_HEADERS = new Set(['x-request-id', CLIENT_IP_SIGNATURE_HEADER]);
+
 export function subgraphFetcher(fetchImpl: Fetch = fetch): Fetch {
   const direct: Fetch = async (url, init) => {
     const response = await fetchImpl(url, init);
@@ -38,7 +47,7 @@ export function subgraphFetcher(fetchImpl: Fetch = fetch): Fetch {
   return async (url, init) => {
     const body = init.body;
     if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return direct(url, init);
-    const headers = [...new Headers(init.headers)].map(([k, v]) => `${k}:${v}`).sort().join('\n');
+    const headers = [...new Headers(init.headers)].filter(([k]) => !UNSHARED_HEADERS.has(k)).map(([k, v]) => `${k}:${v}`).sort().join('\n');
     const key = `${url}\n${headers}\n${body}`;
     let shared = inFlight.get(key);
     if (!shared) {
