@@ -32,7 +32,6 @@ import { fork, spawn, spawnSync } from 'node:child_process';
 import { randomBytes, randomUUID } from 'node:crypto';
 import { existsSync, readFileSync, readdirSync } from 'node:fs';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { createRequire } from 'node:module';
@@ -41,6 +40,7 @@ import pg from 'pg';
 import { Redis } from 'ioredis';
 import { loadPlatformConfig, startPlatform, OPERATIONS_DIR } from '../cli/dist/src/index.js';
 import { createCache, createLogger, loadOperations, openDatabase } from '../subgraphs/kit/dist/src/index.js';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
@@ -134,14 +134,6 @@ function perUnit(c, n) {
 
 // ---------------------------------------------------------------------------------------------
 // Processes and services
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /**
  * Pins `gateways` (pids, all their threads) to the last CPU and `loads` to the others with

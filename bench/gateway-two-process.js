@@ -14,12 +14,12 @@ import { fork, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, request } from 'undici';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SVC = join(ROOT, 'cli/bin/svc.js');
@@ -35,14 +35,6 @@ const WORST_USD = (MAX_TOKENS * OUTPUT_PER_MTOK) / 1e6;
 const BEGIN = '<!-- two-process:begin -->';
 const END = '<!-- two-process:end -->';
 const log = (message) => process.stderr.write(`[two-process] ${message}\n`);
-
-async function freePort() {
-  const server = createServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 function startGateway(env, port) {
   const child = spawn(process.execPath, [SVC, 'llm'], { env: { ...env, SVC_LLM_PORT: String(port) }, stdio: ['ignore', 'ignore', 'pipe'] });

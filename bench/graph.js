@@ -42,10 +42,10 @@ import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { createServer as createHttpServer, request as httpRequest } from 'node:http';
 import { createRequire } from 'node:module';
-import { createServer as createNetServer } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { freePort } from './free-port.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -137,14 +137,6 @@ function runHiveChild() {
 }
 
 // ---------------------------------------------------------------- helpers
-
-async function freePort() {
-  const server = createNetServer();
-  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address();
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
 
 /** One HTTP exchange with the raw response headers kept. */
 function call({ url, method = 'GET', headers = {}, body }) {
@@ -476,13 +468,14 @@ async function main() {
 
     // ------------------------------------------------------------ workloads
     const asGraphql = (c) => Object.assign(c, { graphql: true });
-    const w1cached = {
-      key: 'W1 cached',
-      contenders: [contender('bridge', 'bridge', deliveryRequest, ['bridge', 'router', 'cms'])],
-      view: (c) => c.answer.body,
+    /** Workload 1 as it stands now (cached or not): the bridge, and a bare server (`bare`) answering its bytes. */
+    const deliveryWorkload = async (key, bare) => {
+      const workload = { key, contenders: [contender('bridge', 'bridge', deliveryRequest, ['bridge', 'router', 'cms'])], view: (c) => c.answer.body };
+      const bareUrl = await bareLike(bare);
+      workload.contenders.push(Object.assign(contender('bare node:http', bare, { ...deliveryRequest, url: `${bareUrl}/api/v1/contents/${SLUG}` }, [bare]), { compare: sameAsBridge }));
+      return workload;
     };
-    const bareCachedUrl = await bareLike('bare-cached');
-    w1cached.contenders.push(Object.assign(contender('bare node:http', 'bare-cached', { ...deliveryRequest, url: `${bareCachedUrl}/api/v1/contents/${SLUG}` }, ['bare-cached']), { compare: sameAsBridge }));
+    const w1cached = await deliveryWorkload('W1 cached', 'bare-cached');
 
     const w2 = {
       key: 'W2',
@@ -544,13 +537,7 @@ async function main() {
     const purge = await call({ url: `${url('bridge')}/api/v1/deploy/purge-cache`, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ siteKey: SITE_KEY, contentSlug: SLUG }) });
     if (purge.status !== 200) throw new Error(`purging the delivery cache failed: ${purge.status} ${purge.body}`);
     for (let i = 0; i < 5; i++) await call(deliveryRequest).catch(() => undefined); // the router's connections to the old cms
-    const w1uncached = {
-      key: 'W1 uncached',
-      contenders: [contender('bridge', 'bridge', deliveryRequest, ['bridge', 'router', 'cms'])],
-      view: (c) => c.answer.body,
-    };
-    const bareUncachedUrl = await bareLike('bare-uncached');
-    w1uncached.contenders.push(Object.assign(contender('bare node:http', 'bare-uncached', { ...deliveryRequest, url: `${bareUncachedUrl}/api/v1/contents/${SLUG}` }, ['bare-uncached']), { compare: sameAsBridge }));
+    const w1uncached = await deliveryWorkload('W1 uncached', 'bare-uncached');
     await runWorkload(w1uncached);
 
     // ------------------------------------------------------------ report
