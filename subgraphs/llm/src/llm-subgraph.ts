@@ -70,11 +70,14 @@ function parts(services?: GatewayServices): SchemaParts {
         __resolveReference: batchedReference('Agent', (r: { code: string }) => r.code, async (ctx, codes) => {
           // People and the master key by owner (agent-access.ts); an agent's key sees its own agent only.
           const readable = await services!.access.readable(ctx).catch(() => undefined);
-          const agents = await Promise.all(codes.map(async (code) => {
+          // One agent at a time: a request may name many, and each read takes a pool connection.
+          const agents = new Map<string, object>();
+          for (const code of codes) {
             const visible = readable?.(code) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, code)));
-            return [code, visible ? await services!.budgets.agent(code) : null] as const;
-          }));
-          return new Map(agents.filter((a): a is readonly [string, NonNullable<(typeof a)[1]>] => a[1] !== null));
+            const agent = visible ? await services!.budgets.agent(code) : null;
+            if (agent) agents.set(code, agent);
+          }
+          return agents;
         }),
       },
     },

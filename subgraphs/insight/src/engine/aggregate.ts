@@ -44,7 +44,7 @@ export function ratioScale(def: MetricDef): number {
   return def.unit.kind === 'percent' ? 100 : 1;
 }
 
-function sumOver(daily: Daily, period: Period): { sum: number; days: number; last?: number } {
+export function sumOver(daily: Daily, period: Period): { sum: number; days: number; last?: number } {
   let sum = 0;
   let days = 0;
   let last: number | undefined;

@@ -3,7 +3,7 @@
  * fetched (see `plan`), the tenant's events and the time → a Finding. Every stage is one of the
  * engine's modules; nothing here names a metric.
  */
-import { additiveLeaves, aggregate, dailyValues, dayRows, ratioScale } from './aggregate.js';
+import { additiveLeaves, aggregate, dailyValues, dayRows, ratioScale, sumOver } from './aggregate.js';
 import { expectedBand, type Combine } from './band.js';
 import { findCandidates } from './candidates.js';
 import { catalogOf, declaredRelatives, factorsOf, isAdditive, ratioParts, withDefaults, type CatalogEntry, type MetricDef } from './catalog.js';
@@ -144,7 +144,7 @@ function rootChain(formula: NonNullable<Finding['formula']>, change: number, def
   const lagged = shift(period, best.lagDays);
   const direction = best.driverAfter < best.driverBefore ? 'down' : 'up';
   const started = rows.length ? guarded(notes, `change-point detection on ${best.metric}`, () => changeStart(rows, addDays(lagged.from, -14), lagged.to, direction)) : undefined;
-  const part = Object.keys(best.labels).length === 0 && isAdditive(defOf(defs, best.metric)) ? chainPart(book, best.metric, best.driverAfter - best.driverBefore, lagged, shift(comparison, best.lagDays), direction, notes) : undefined;
+  const part = Object.keys(best.labels).length === 0 && isAdditive(defOf(defs, best.metric)) ? chainPart(book, best.metric, best.driverAfter - best.driverBefore, lagged, shift(comparison, best.lagDays), notes) : undefined;
   return {
     factor: { name: top.name, before: f0.value, after: f1.value, contribution: top.contribution, share: top.share },
     driver: { metric: best.metric, labels: best.labels, lagDays: best.lagDays, before: best.driverBefore, after: best.driverAfter, elasticity: best.elasticity.value, source: best.elasticity.source, shareOfFactor: best.share, ...(started ? { startedOn: started.day } : {}) },
@@ -157,20 +157,15 @@ function rootChain(formula: NonNullable<Finding['formula']>, change: number, def
  * carries the most of the driver's (at least {@link CHAIN_MIN_SHARE}, same direction), over the
  * lagged periods, with the day its move started.
  */
-function chainPart(book: SeriesBook, metric: string, driverMove: number, period: Period, comparison: Period, direction: 'up' | 'down', notes: string[]): RootChain['part'] {
+function chainPart(book: SeriesBook, metric: string, driverMove: number, period: Period, comparison: Period, notes: string[]): RootChain['part'] {
   if (driverMove === 0) return undefined;
-  const sumOf = (daily: Map<string, number>, p: Period) => {
-    let total = 0;
-    for (let day = p.from; day <= p.to; day = addDays(day, 1)) total += daily.get(day) ?? 0;
-    return total;
-  };
   const best = book.labelParts(metric)
-    .map((p) => ({ ...p, before: sumOf(p.daily, comparison), after: sumOf(p.daily, period) }))
+    .map((p) => ({ ...p, before: sumOver(p.daily, comparison).sum, after: sumOver(p.daily, period).sum }))
     .map((p) => ({ ...p, share: (p.after - p.before) / driverMove }))
     .filter((p) => p.share >= CHAIN_MIN_SHARE)
     .sort((a, b) => b.share - a.share)[0];
   if (!best) return undefined;
-  const started = guarded(notes, `change-point detection on ${metric} (${segmentName(best.labels)})`, () => changeStart(dayRows(best.daily), addDays(period.from, -14), period.to, direction));
+  const started = guarded(notes, `change-point detection on ${metric} (${segmentName(best.labels)})`, () => changeStart(dayRows(best.daily), addDays(period.from, -14), period.to, driverMove < 0 ? 'down' : 'up'));
   return { labels: best.labels, before: best.before, after: best.after, shareOfDriver: Math.min(best.share, 1), ...(started ? { startedOn: started.day } : {}) };
 }
 
@@ -302,7 +297,7 @@ export function analyse(input: AnalysisInput): Finding {
   // The largest cause a driver declared as a whole: on to the label value that moved it.
   const topDriver = unusual && ranked.causes[0]?.view === 'driver' ? drivers.find((x) => x.metric === ranked.causes[0]!.metric && !Object.keys(x.labels).length && x.additive) : undefined;
   const driverPart = topDriver
-    ? chainPart(book, topDriver.metric, topDriver.driverAfter - topDriver.driverBefore, shift(periods.period, topDriver.lagDays), shift(periods.comparison, topDriver.lagDays), topDriver.driverAfter < topDriver.driverBefore ? 'down' : 'up', notes)
+    ? chainPart(book, topDriver.metric, topDriver.driverAfter - topDriver.driverBefore, shift(periods.period, topDriver.lagDays), shift(periods.comparison, topDriver.lagDays), notes)
     : undefined;
   // Every metric the catalog's declarations connect to the subject (its factors and drivers, what
   // it is a factor, driver or ratio part of, and so on): declared relations, reported as such,

@@ -133,11 +133,11 @@ const IMPLIED_SLACK = 0.25;
  * Whether the history could turn `near` (a candidate's change point) into the subject's shift,
  * and what it implies; undefined when it could not.
  */
-function judgeShift(subject: DailyRows, other: DailyRows, subjectChange: ChangePoint, near: ChangePoint, part: boolean, seed: number): Pick<Candidate, 'implied' | 'history'> | undefined {
+function judgeShift(subject: ReadonlyMap<string, number>, other: DailyRows, subjectChange: ChangePoint, near: ChangePoint, part: boolean, seed: number): Pick<Candidate, 'implied' | 'history'> | undefined {
   const until = near.day < subjectChange.day ? near.day : subjectChange.day;
   // A candidate that shifted the day before is regressed a day ahead, as a driver declared with that lag would be.
   const lag = Math.max(0, daysBetween(near.day, subjectChange.day));
-  const estimate = estimateLaggedElasticity(new Map(subject.map((r) => [r.day, r.value])), new Map(other.map((r) => [r.day, r.value])), lag, until, seed);
+  const estimate = estimateLaggedElasticity(subject, new Map(other.map((r) => [r.day, r.value])), lag, until, seed);
   const observed = subjectChange.shift;
   if (!estimate || !(near.shift > -1)) {
     // Nothing to regress on: a total on its timing; a part must have moved at least as much as the whole it would explain.
@@ -165,6 +165,8 @@ export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | 
   // before the subject's change point when that came first): the move itself, and another
   // series' unrelated shift a few days from it, would otherwise make the lead.
   const before = addDays(subjectChange && subjectChange.day < from ? subjectChange.day : from, -1);
+  // The subject by day, once for every candidate's regression.
+  const subjectByDay = new Map(subject.map((r) => [r.day, r.value]));
   for (const o of others) {
     const part = o.labels !== undefined && Object.keys(o.labels).length > 0;
     if (subjectChange) {
@@ -172,12 +174,12 @@ export function findCandidates(subject: DailyRows, subjectChange: ChangePoint | 
       const near = detectChangePoints(o.daily, addDays(subjectChange.day, -CANDIDATES.changePointDays), addDays(subjectChange.day, 2))
         .filter((c) => Math.abs(daysBetween(subjectChange.day, c.day)) <= CANDIDATES.changePointDays)
         .sort((a, b) => Math.abs(daysBetween(subjectChange.day, a.day)) - Math.abs(daysBetween(subjectChange.day, b.day)))[0];
-      const judged = near ? judgeShift(subject, o.daily, subjectChange, near, part, seed) : undefined;
-      if (near && judged) {
-        out.push({ metric: o.name, ...(part ? { labels: o.labels } : {}), reason: 'change-point', day: near.day, shift: near.shift, ...judged, confidence: 'low', wording: 'moved at the same time' });
+      if (near) {
+        // Shifted with the subject: offered when the history could turn that shift into the subject's, and no lead is looked for either way.
+        const judged = judgeShift(subjectByDay, o.daily, subjectChange, near, part, seed);
+        if (judged) out.push({ metric: o.name, ...(part ? { labels: o.labels } : {}), reason: 'change-point', day: near.day, shift: near.shift, ...judged, confidence: 'low', wording: 'moved at the same time' });
         continue;
       }
-      if (near) continue;
     }
     if (!part && from <= to) for (const t of laggedCorrelation(subject, o.daily, before)) tested.push({ metric: o.name, ...t });
   }
