@@ -1,18 +1,20 @@
 import { describe, expect, it } from '@jest/globals';
-import { subgraphFetcher } from './subgraph-fetch.js';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { subgraphFetcher, type SubgraphRequest } from './subgraph-fetch.js';
 
 /** A subgraph that answers after a turn, counting what it was sent. */
 function fakeSubgraph(status = 200) {
   const calls: { url: string; body: string; auth: string | null }[] = [];
-  const fetchImpl = async (url: string, init: RequestInit) => {
-    calls.push({ url, body: String(init.body), auth: new Headers(init.headers).get('authorization') });
+  const fetchImpl = async (url: string, init: SubgraphRequest) => {
+    calls.push({ url, body: String(init.body), auth: init.headers?.authorization ?? null });
     await new Promise((resolve) => setTimeout(resolve, 5));
-    return new Response(JSON.stringify({ data: { n: calls.length } }), { status, headers: { 'content-type': 'application/json' } });
+    return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ data: { n: calls.length } }) };
   };
   return { calls, fetchImpl };
 }
 
-const post = (query: string, auth = 'Bearer a', variables: Record<string, unknown> = {}): RequestInit => ({ method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify({ query, variables }) });
+const post = (query: string, auth = 'Bearer a', variables: Record<string, unknown> = {}): SubgraphRequest & { headers: Record<string, string> } => ({ method: 'POST', headers: { 'content-type': 'application/json', authorization: auth }, body: JSON.stringify({ query, variables }) });
 
 describe('subgraphFetcher', () => {
   it('sends identical queries in flight once and gives each caller the whole answer', async () => {
@@ -29,15 +31,15 @@ describe('subgraphFetcher', () => {
   it('shares between requests that differ only in their own request id and the second of the client address\'s signature', async () => {
     const { calls, fetchImpl } = fakeSubgraph();
     const send = subgraphFetcher(fetchImpl);
-    const withIds = (id: string, signature: string): RequestInit => {
+    const withIds = (id: string, signature: string) => {
       const init = post('{ a }');
-      return { ...init, headers: { ...(init.headers as Record<string, string>), 'x-request-id': id, 'x-svc-client-ip': '10.0.0.1', 'x-svc-client-ip-signature': signature } };
+      return { ...init, headers: { ...init.headers, 'x-request-id': id, 'x-svc-client-ip': '10.0.0.1', 'x-svc-client-ip-signature': signature } };
     };
     await Promise.all([send('http://cms/graphql', withIds('r1', '100.aa')), send('http://cms/graphql', withIds('r2', '101.bb'))]);
     expect(calls).toHaveLength(1);
     // Another client address is another caller.
     const other = withIds('r3', '101.bb');
-    await Promise.all([send('http://cms/graphql', withIds('r4', '101.bb')), send('http://cms/graphql', { ...other, headers: { ...(other.headers as Record<string, string>), 'x-svc-client-ip': '10.0.0.2' } })]);
+    await Promise.all([send('http://cms/graphql', withIds('r4', '101.bb')), send('http://cms/graphql', { ...other, headers: { ...other.headers, 'x-svc-client-ip': '10.0.0.2' } })]);
     expect(calls).toHaveLength(3);
   });
 
@@ -63,5 +65,38 @@ describe('subgraphFetcher', () => {
     const [a, b] = await Promise.all([send('http://cms/graphql', post('{ a }')), send('http://cms/graphql', post('{ a }'))]);
     expect([a!.status, b!.status]).toEqual([200, 200]);
     expect((await send('http://cms/graphql', post('mutation { x }'))).status).toBe(200);
+  });
+
+  it('sends over kept-alive connections, the body at its length in one piece, and reads the answer whole', async () => {
+    const seen: { chunked: boolean; length: string | undefined; body: string; port: number | undefined }[] = [];
+    const server = createServer((req, res) => {
+      let body = '';
+      req.setEncoding('utf8');
+      req.on('data', (chunk: string) => (body += chunk));
+      req.on('end', () => {
+        seen.push({ chunked: req.headers['transfer-encoding'] === 'chunked', length: req.headers['content-length'], body, port: req.socket.remotePort });
+        res.writeHead(seen.length === 1 ? 200 : 400, { 'Content-Type': 'application/json' });
+        res.end(JSON.stringify({ data: { n: seen.length } }));
+      });
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const fetcher = subgraphFetcher();
+    try {
+      const first = await fetcher(url, post('{ a }', 'Bearer a'));
+      const second = await fetcher(url, post('{ b }'));
+      expect([first.status, first.ok, first.headers.get('Content-Type')]).toEqual([200, true, 'application/json']);
+      expect(await first.json()).toEqual({ data: { n: 1 } });
+      // The subgraph's 400 with JSON is handed on as a 200.
+      expect([second.status, await second.text()]).toEqual([200, '{"data":{"n":2}}']);
+      const sent = String(post('{ a }', 'Bearer a').body);
+      expect(seen[0]).toMatchObject({ chunked: false, length: String(Buffer.byteLength(sent)), body: sent });
+      // Kept alive: more requests one after another reuse the connections (undici's pool may open a second while the first finishes).
+      for (let i = 0; i < 4; i++) await (await fetcher(url, post(`{ c${i} }`))).text();
+      expect(new Set(seen.map((s) => s.port)).size).toBeLessThanOrEqual(2);
+    } finally {
+      await fetcher.close();
+      server.close();
+    }
   });
 });

@@ -1,27 +1,99 @@
 /**
- * How the router calls a subgraph. Two things on top of `fetch`:
+ * How the router calls a subgraph: the `fetcher` of every RemoteGraphQLDataSource. Three things
+ * on top of a plain `fetch`:
  *
+ * - The request goes over a keep-alive undici pool per subgraph with `request()`: the body is a
+ *   string of known length, written at once (global `fetch` streams it chunked, several writes a
+ *   request) and nothing asks for compression on loopback. What the gateway gets back is a small
+ *   response object with what RemoteGraphQLDataSource reads (status, headers, text, json).
  * - A subgraph answers 400 when it cannot coerce a variable (a scalar the router passes through
  *   unchecked, such as DateTimeISO); its body holds GraphQL errors with their codes. The gateway
  *   would turn any non-2xx into an internal error, so such an answer is handed on as a 200 and
  *   the client sees the subgraph's BAD_USER_INPUT.
  * - Identical queries in flight at once are sent once and their answer shared: the same URL,
  *   document, variables and headers (so the same caller, tenant, site and client address; never
- *   across callers; a request's own id aside). Under load many clients ask the same thing (the dashboard's action
- *   cards, a page's delivery query) and the subgraph then works once. Mutations are never shared.
+ *   across callers; a request's own id aside). Under load many clients ask the same thing (the
+ *   dashboard's action cards, a page's delivery query) and the subgraph then works once.
+ *   Mutations are never shared.
  */
+import { STATUS_CODES } from 'node:http';
+import { Pool } from 'undici';
 import { CLIENT_IP_SIGNATURE_HEADER } from '@svc/kit';
 
-type Fetch = (url: string, init: RequestInit) => Promise<Response>;
+/** What the gateway hands its fetcher: RemoteGraphQLDataSource's request, headers as a plain object. */
+export interface SubgraphRequest {
+  method?: string;
+  headers?: Record<string, string>;
+  body?: unknown;
+}
 
-interface Answer {
+/** A subgraph's answer, read whole. */
+export interface SubgraphAnswer {
   status: number;
-  headers: [string, string][];
+  /** Lower-case names. */
+  headers: Readonly<Record<string, string>>;
   body: string;
 }
 
-/** Whether a subgraph request body (`{"query": …}`) is a mutation (or cannot be read, which is treated as one: never shared). */
+/** Sends one request to a subgraph and reads its whole answer. */
+export type SubgraphTransport = (url: string, init: SubgraphRequest) => Promise<SubgraphAnswer>;
+
+/** What RemoteGraphQLDataSource reads of a response (sendRequest, parseBody, errorFromResponse, respond). */
+export interface SubgraphResponse {
+  ok: boolean;
+  status: number;
+  statusText: string;
+  url: string;
+  headers: { get(name: string): string | null };
+  text(): Promise<string>;
+  json(): Promise<unknown>;
+}
+
+export interface SubgraphFetcher {
+  (url: string, init: SubgraphRequest): Promise<SubgraphResponse>;
+  /** Closes the kept-alive connections. */
+  close(): Promise<void>;
+}
+
+/** Keep-alive undici pools, one per subgraph origin. */
+export function undiciTransport(): { send: SubgraphTransport; close(): Promise<void> } {
+  const pools = new Map<string, Pool>();
+  return {
+    async send(url, init) {
+      const target = new URL(url);
+      let pool = pools.get(target.origin);
+      if (!pool) pools.set(target.origin, (pool = new Pool(target.origin, { connections: 128, keepAliveTimeout: 30_000 })));
+      const answer = await pool.request({
+        path: `${target.pathname}${target.search}`,
+        method: (init.method ?? 'POST').toUpperCase() as 'POST',
+        headers: init.headers,
+        body: typeof init.body === 'string' ? init.body : undefined,
+      });
+      const body = await answer.body.text();
+      const headers: Record<string, string> = {};
+      for (const [name, value] of Object.entries(answer.headers)) if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
+      return { status: answer.statusCode, headers, body };
+    },
+    async close() {
+      await Promise.all([...pools.values()].map((pool) => pool.close()));
+      pools.clear();
+    },
+  };
+}
+
+const QUERY_PREFIX = '{"query":"';
+
+/**
+ * Whether a subgraph request body is a mutation (or cannot be read, which is treated as one:
+ * never shared). The gateway writes `{"query":"…` first, so the operation's kind is read from
+ * the body's start without parsing it; any other body is parsed.
+ */
 function isMutation(body: string): boolean {
+  if (body.startsWith(QUERY_PREFIX)) {
+    const rest = body.slice(QUERY_PREFIX.length, QUERY_PREFIX.length + 12);
+    if (rest.startsWith('{') || rest.startsWith('query')) return false;
+    if (rest.startsWith('mutation')) return true;
+  }
   try {
     const query = (JSON.parse(body) as { query?: unknown }).query;
     return typeof query !== 'string' || /^\s*mutation\b/.test(query);
@@ -37,27 +109,35 @@ function isMutation(body: string): boolean {
  */
 const UNSHARED_HEADERS = new Set(['x-request-id', CLIENT_IP_SIGNATURE_HEADER]);
 
-export function subgraphFetcher(fetchImpl: Fetch = fetch): Fetch {
-  const direct: Fetch = async (url, init) => {
-    const response = await fetchImpl(url, init);
-    if (response.status !== 400 || !(response.headers.get('content-type') ?? '').includes('json')) return response;
-    return new Response(await response.text(), { status: 200, headers: response.headers });
+function responseOf(url: string, answer: SubgraphAnswer): SubgraphResponse {
+  // A 400 with GraphQL errors in JSON is the subgraph refusing a variable: passed on as a 200.
+  const status = answer.status === 400 && (answer.headers['content-type'] ?? '').includes('json') ? 200 : answer.status;
+  return {
+    ok: status >= 200 && status < 300,
+    status,
+    statusText: STATUS_CODES[status] ?? '',
+    url,
+    headers: { get: (name) => answer.headers[name.toLowerCase()] ?? null },
+    text: async () => answer.body,
+    json: async () => JSON.parse(answer.body) as unknown,
   };
-  const inFlight = new Map<string, Promise<Answer>>();
-  return async (url, init) => {
+}
+
+export function subgraphFetcher(transport?: SubgraphTransport): SubgraphFetcher {
+  const own = transport ? undefined : undiciTransport();
+  const send = transport ?? own!.send;
+  const inFlight = new Map<string, Promise<SubgraphAnswer>>();
+  const fetcher = async (url: string, init: SubgraphRequest): Promise<SubgraphResponse> => {
     const body = init.body;
-    if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return direct(url, init);
-    const headers = [...new Headers(init.headers)].filter(([k]) => !UNSHARED_HEADERS.has(k)).map(([k, v]) => `${k}:${v}`).sort().join('\n');
+    if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return responseOf(url, await send(url, init));
+    const headers = Object.entries(init.headers ?? {}).filter(([k]) => !UNSHARED_HEADERS.has(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}:${v}`).sort().join('\n');
     const key = `${url}\n${headers}\n${body}`;
     let shared = inFlight.get(key);
     if (!shared) {
-      shared = direct(url, init)
-        // The body is read as text (decoded): its encoding and length no longer describe it.
-        .then(async (response) => ({ status: response.status, headers: [...response.headers].filter(([k]) => k !== 'content-encoding' && k !== 'content-length'), body: await response.text() }))
-        .finally(() => inFlight.delete(key));
+      shared = send(url, init).finally(() => inFlight.delete(key));
       inFlight.set(key, shared);
     }
-    const answer = await shared;
-    return new Response(answer.body, { status: answer.status, headers: answer.headers });
+    return responseOf(url, await shared);
   };
+  return Object.assign(fetcher, { close: async () => own?.close() });
 }
