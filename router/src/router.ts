@@ -11,6 +11,8 @@ import { subgraphFetcher } from './subgraph-fetch.js';
 interface RouterContext {
   headers: IncomingHttpHeaders;
   clientIp?: string;
+  /** The client address's signature, made once per request for every subgraph fetch of its plan. */
+  clientIpSignature?: string;
 }
 
 export interface RouterOptions {
@@ -32,7 +34,11 @@ export interface RouterOptions {
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
 export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
-  // One fetcher for every subgraph: identical queries in flight are sent once (subgraph-fetch.ts).
+  // @apollo/gateway reports usage metrics to Apollo over the internet unless told not to: a
+  // platform's router must not call out on its own (and on a machine without internet each
+  // attempt is a failed TLS connection). An operator who wants it sets the variable to false.
+  process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
+  // One fetcher for every subgraph: keep-alive pools, identical queries in flight sent once (subgraph-fetch.ts).
   const subgraphFetch = subgraphFetcher();
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
@@ -41,7 +47,6 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<RouterContext>({
         url: options.subgraphUrls[name] ?? url,
-        // undici's global fetch keeps connections alive between plan steps.
         fetcher: subgraphFetch as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
         willSendRequest({ request, context }) {
           if (!context.headers) return;
@@ -51,7 +56,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
           }
           if (context.clientIp) {
             request.http?.headers.set(CLIENT_IP_HEADER, context.clientIp);
-            if (options.clientAddressKey) request.http?.headers.set(CLIENT_IP_SIGNATURE_HEADER, signClientAddress(options.clientAddressKey, context.clientIp));
+            if (context.clientIpSignature) request.http?.headers.set(CLIENT_IP_SIGNATURE_HEADER, context.clientIpSignature);
           }
         },
       }),
@@ -84,10 +89,14 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);
-  const context = async (req: IncomingMessage): Promise<RouterContext> => ({
-    headers: req.headers,
-    clientIp: clientIp(req, isTrusted),
-  });
+  const context = async (req: IncomingMessage): Promise<RouterContext> => {
+    const address = clientIp(req, isTrusted);
+    return {
+      headers: req.headers,
+      clientIp: address,
+      clientIpSignature: address && options.clientAddressKey ? signClientAddress(options.clientAddressKey, address) : undefined,
+    };
+  };
   const server = createHttpServer({
     name: 'router',
     log,
@@ -105,6 +114,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     close: async (graceMs) => {
       await running.close(graceMs);
       await apollo.stop();
+      await subgraphFetch.close();
     },
   };
 }
