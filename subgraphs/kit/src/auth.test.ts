@@ -81,6 +81,22 @@ describe('issueToken / createTokenVerifier', () => {
     expect(error.message).toBe('Access token has expired');
   });
 
+  it('remembers a verified token until it expires, and still asks about revocation on every call', async () => {
+    let revoked = false;
+    const asked: string[] = [];
+    const remembering = createTokenVerifier({ secret: SECRET, sessions: { endSessions: async () => undefined, isRevoked: async (subject: string) => (asked.push(subject), revoked) } });
+    const token = await sign({ roles: ['editor'] }, { expires: Math.floor(Date.now() / 1000) + 1 });
+    expect((await remembering.verify(token)).subject).toBe('someone');
+    expect((await remembering.verify(token)).subject).toBe('someone');
+    revoked = true;
+    expect((await rejection(remembering.verify(token))).extensions.slug).toBe('token-revoked');
+    expect(asked).toEqual(['someone', 'someone', 'someone']);
+    revoked = false;
+    // Past its expiry the remembered token is verified again, and refused.
+    await new Promise((resolve) => setTimeout(resolve, 1100));
+    expect((await rejection(remembering.verify(token))).extensions.slug).toBe('token-expired');
+  });
+
   it('refuses a token signed with another secret with slug invalid-token', async () => {
     const token = (await issueToken(OTHER_SECRET, editor, 600)).accessToken;
     const error = await rejection(verifier.verify(token));

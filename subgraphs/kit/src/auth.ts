@@ -81,20 +81,52 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   };
 }
 
+/** How many verified tokens a process remembers, and for how long at most. */
+const VERIFIED_TOKENS = 1000;
+const VERIFIED_FOR_MS = 60_000;
+
+/**
+ * Tokens whose signature and claims were checked, so the same token on the next request (every
+ * federated request reaches several subgraphs with it) is not verified again: at most
+ * {@link VERIFIED_FOR_MS}, never past its expiry, the oldest forgotten first. Revocation is
+ * still asked on every call; a refused token is never remembered.
+ */
+function verifiedTokens() {
+  const entries = new Map<string, { payload: JWTPayload; until: number }>();
+  return {
+    get(token: string, now: number): JWTPayload | undefined {
+      const entry = entries.get(token);
+      if (!entry) return undefined;
+      if (entry.until > now) return entry.payload;
+      entries.delete(token);
+      return undefined;
+    },
+    set(token: string, payload: JWTPayload, now: number): void {
+      if (entries.size >= VERIFIED_TOKENS) entries.delete(entries.keys().next().value!);
+      entries.set(token, { payload, until: Math.min(now + VERIFIED_FOR_MS, (payload.exp ?? 0) * 1000) });
+    },
+  };
+}
+
 export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   const secret = options.secret ? new TextEncoder().encode(options.secret) : undefined;
   const jwks = options.jwksUrl ? createRemoteJWKSet(new URL(options.jwksUrl)) : undefined;
   if (!secret && !jwks) throw new Error('Token verification needs SVC_JWT_SECRET or SVC_JWKS_URL');
   const maxLifetimeSeconds = options.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
   const addressKey = options.secret ? clientAddressKey(options.secret) : undefined;
+  const verified = verifiedTokens();
   return {
     isRouterClientAddress: (address, signature) => isSignedClientAddress(addressKey, address, signature),
     async verify(token) {
       try {
-        const { payload } = jwks
-          ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
-          : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] });
-        checkLifetime(payload, maxLifetimeSeconds);
+        let payload = verified.get(token, Date.now());
+        if (!payload) {
+          payload = (jwks
+            ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
+            : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] })).payload;
+          checkLifetime(payload, maxLifetimeSeconds);
+          verified.set(token, payload, Date.now());
+        }
         const principal = principalFromClaims(payload);
         if (!jwks && options.sessions && (await options.sessions.isRevoked(principal.subject, principal.sessionVersion))) {
           throw new SvcError('UNAUTHENTICATED', 'Access token was revoked (password changed, account disabled or its grants changed); log in again', { slug: 'token-revoked' });

@@ -9,7 +9,7 @@ import { createHttpServer, listen, type Route, type RunningServer } from '../htt
 import type { Logger } from '../logger.js';
 import { FiniteNumberRule, plainMessage, useFiniteVariables } from './finite-numbers.js';
 import { BadTextRule, maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
-import { ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
+import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
 
 export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions, 'log'> {
   name: string;
@@ -40,7 +40,10 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
     formatError: (formatted, error) => plainMessage(maskError(formatted, error)),
     // The router bounds introspection too; a subgraph reached directly must not be deeper.
     validationRules: [introspectionDepthRule(), BadTextRule, FiniteNumberRule],
-    plugins: [ApolloServerPluginInlineTraceDisabled(), useFiniteVariables<SvcContext>(), useAuthGuard(options), useOperationLog(log)],
+    // No per-field hooks on the hot path: inline traces are for Apollo's usage reporting, which the
+    // router does not ask for, and no resolver sets cache hints (the delivery's caching is its own).
+    // Either would wrap every resolver of every request.
+    plugins: [ApolloServerPluginInlineTraceDisabled(), ApolloServerPluginCacheControlDisabled(), useFiniteVariables<SvcContext>(), useAuthGuard(options), useOperationLog(log)],
     logger: log,
   });
   const context = (req: IncomingMessage) => createContext(req.headers, { ...options, log }, req.socket.remoteAddress);
