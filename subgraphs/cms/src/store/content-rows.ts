@@ -1,4 +1,4 @@
-import type { ContentState, ContentVersion, VersionStatus } from '../domain/content.js';
+import { contentOf, type Content, type ContentState, type ContentVersion, type VersionStatus } from '../domain/content.js';
 import type { ContentFields, Seo } from '../domain/seo.js';
 
 /** The columns of cms.content that make up its state (the site comes separately). */
@@ -54,4 +54,48 @@ export function toVersion(row: VersionRow): ContentVersion {
     createdBy: row.createdBy ?? null,
     publishedAt: row.publishedAt ?? null,
   };
+}
+
+/** A row of cms.content joined with its site's key and one of its versions (none: a content without versions). */
+export interface ContentVersionJoin {
+  id: string;
+  slug: string;
+  latest_version: number;
+  published_version: number | null;
+  published_at: Date | null;
+  scheduled_at: Date | null;
+  scheduled_version: number | null;
+  ever_published: boolean;
+  created_at: Date;
+  updated_at: Date;
+  site_key: string;
+  version: number | null;
+  status: string | null;
+  title: string | null;
+  fields: ContentFields | null;
+  seo: Seo | null;
+  version_created_at: Date | null;
+  created_by: string | null;
+  version_published_at: Date | null;
+}
+
+/** Contents with their versions from joined rows, in the order their ids first appear. */
+export function contentsOfJoin(rows: readonly ContentVersionJoin[]): Content[] {
+  const byId = new Map<string, { state: ContentState; versions: ContentVersion[] }>();
+  for (const row of rows) {
+    let entry = byId.get(row.id);
+    if (!entry) {
+      const state = toState({
+        id: row.id, slug: row.slug, latestVersion: row.latest_version, publishedVersion: row.published_version, publishedAt: row.published_at,
+        scheduledAt: row.scheduled_at, scheduledVersion: row.scheduled_version, everPublished: row.ever_published, createdAt: row.created_at, updatedAt: row.updated_at,
+      }, row.site_key);
+      byId.set(row.id, (entry = { state, versions: [] }));
+    }
+    if (row.version === null) continue;
+    entry.versions.push(toVersion({
+      version: row.version, status: row.status!, title: row.title!, fields: row.fields ?? {}, seo: row.seo ?? {},
+      createdAt: row.version_created_at!, createdBy: row.created_by, publishedAt: row.version_published_at,
+    }));
+  }
+  return [...byId.values()].map(({ state, versions }) => contentOf(state, versions));
 }

@@ -2,7 +2,7 @@ import { LockMode, UniqueConstraintViolationException, type EntityManager, type 
 import { applyOnce, isUuid, type IdempotentCall } from '@svc/kit';
 import { contentOf, VersionStatus, type Content, type ContentState, type ContentVersion, type VersionText } from '../domain/content.js';
 import type { Site } from '../domain/site.js';
-import { toState, toVersion, type ContentRow } from './content-rows.js';
+import { contentsOfJoin, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
 import { ContentEntity, ContentVersionEntity } from './entities.js';
 import { lockedContent, type LockedContent } from './locked-content.js';
 
@@ -47,10 +47,27 @@ export function createContentStore(orm: MikroORM) {
       return views(em, await em.find(ContentEntity, { site: site.id }, { orderBy: { slug: 'asc' }, populate: ['site'] }));
     },
 
-    /** The contents found among `ids`, in no particular order; ids that are no UUIDs find nothing. */
+    /**
+     * The contents found among `ids`, in no particular order; ids that are no UUIDs find nothing.
+     * This is what federation's references read (50 action cards, one call): one statement for
+     * the contents, their sites and their versions, read as rows rather than through the ORM's
+     * entities, which cost several times the query itself.
+     */
     async byIds(ids: readonly string[]): Promise<Content[]> {
-      const em = orm.em.fork();
-      return views(em, await em.find(ContentEntity, { id: { $in: ids.filter((id) => isUuid(id)) } }, { populate: ['site'] }));
+      const valid = [...new Set(ids.filter((id) => isUuid(id)))];
+      if (!valid.length) return [];
+      const rows = await orm.em.fork().execute<ContentVersionJoin[]>(
+        `select c.id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
+                c.ever_published, c.created_at, c.updated_at, s.site_key,
+                v.version, v.status, v.title, v.fields, v.seo, v.created_at as version_created_at, v.created_by,
+                v.published_at as version_published_at
+           from cms.content c join cms.site s on s.id = c.site_id
+           left join cms.content_version v on v.content_id = c.id
+          where c.id in (${valid.map(() => '?').join(', ')})
+          order by c.id, v.version desc`,
+        valid,
+      );
+      return contentsOfJoin(rows);
     },
 
     /** A new content with a DRAFT version 1; undefined when the site has a content with that slug. */
