@@ -2,7 +2,7 @@ import { cmsConfig, startCms } from '@svc/cms';
 import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
-  bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
+  bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createPurgeChannel, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type Logger, type RunningServer, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
@@ -128,6 +128,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
           publicBaseUrl: config.SVC_PUBLIC_BASE_URL,
           streamTargets: { llm: subgraphUrls.llm!.replace(/\/graphql$/, ''), insight: subgraphUrls.insight!.replace(/\/graphql$/, '') },
           inProcess,
+          // Deliveries are kept in the bridge's memory only where it hears every purge: over Redis, or from the content service in this process.
+          purgeChannel: config.REDIS_URL || runs('cms') ? createPurgeChannel({ redisUrl: config.REDIS_URL, prefix: config.SVC_REDIS_PREFIX, log: log.child({ svc: 'bridge' }) }) : undefined,
         },
         config.SERVER_PORT,
         host,

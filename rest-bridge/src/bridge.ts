@@ -1,6 +1,7 @@
 import { CALLER_HEADERS, checkText, parseClientJson, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger } from '@svc/kit';
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
+import type { ResponseCache } from './response-cache.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
 
 export interface RestRequest {
@@ -41,10 +42,21 @@ export interface BridgeOptions {
   /** Base URLs of subgraphs that serve streamed routes, by service name. */
   streamTargets?: Record<string, string>;
   openStream?: OpenStream;
+  /** Keeps responses of routes with `cache` (response-cache.ts); none: every request calls the router. */
+  responseCache?: ResponseCache;
 }
 
 /** Sent on to the router: the caller's headers, and the client chain it turns into an address. */
 const FORWARD = [...CALLER_HEADERS, 'x-forwarded-for'];
+
+/** Headers that tell callers' answers apart, for the response cache: what is forwarded but the request's id and the client chain, and what is accepted. */
+const VARYING = [...CALLER_HEADERS.filter((name) => name !== 'x-request-id'), 'accept'];
+
+/** A 304 for a response: its headers without the body's type. */
+function notModified(response: RestResponse): RestResponse {
+  const { 'content-type': _type, ...headers } = response.headers;
+  return { status: 304, headers };
+}
 
 function fromSvcError(error: SvcError): BridgeError {
   const ext = error.extensions as Record<string, unknown>;
@@ -201,6 +213,13 @@ export function createBridge(options: BridgeOptions) {
         }
       });
       checkEdgeText(req, params);
+      // A request with a credential may see what others must not: never kept, never served from memory.
+      const cacheKey = route.cache && options.responseCache && !req.headers.authorization ? cacheKeyOf(route, req) : undefined;
+      if (cacheKey) {
+        const hit = options.responseCache!.get(cacheKey);
+        if (hit) return conditional(req, hit.response, hit.etag);
+      }
+      const since = options.responseCache?.generation() ?? 0;
       const body = route.body ? parseBody(req) : undefined;
       const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
       for (const name of FORWARD) {
@@ -218,7 +237,11 @@ export function createBridge(options: BridgeOptions) {
       // An event route's operation checks the caller and the resource; then the stream is relayed.
       if (route.events) return await relayEvents(req, route, headers, params);
       const value = result.data?.[route.result];
-      return success(req, route, value);
+      if (!route.cache || !value || typeof value !== 'object') return success(route, value);
+      const meta = cacheMeta(route, value);
+      const response = success(route, value, meta.headers);
+      if (cacheKey) options.responseCache!.put(cacheKey, since, response, meta);
+      return conditional(req, response, meta.etag);
     } catch (error) {
       if (error instanceof SvcError) return fail(req, route.style, fromSvcError(error));
       throw error;
@@ -256,31 +279,43 @@ export function createBridge(options: BridgeOptions) {
     return { status: 200, headers: relayed, stream: { chunks: response.body as unknown as AsyncIterable<Uint8Array>, abort: () => controller.abort() } };
   }
 
-  function success(req: RestRequest, route: CompiledRoute, value: unknown): RestResponse {
+  /** The cache headers of a cacheable route's result (conditional GET, surrogate keys, shared-cache lifetime). */
+  function cacheMeta(route: CompiledRoute, value: object): { headers: Record<string, string>; etag?: string; tags: string[]; maxAgeSeconds: number } {
+    const cache = route.cache!;
+    const etag = pick(value, cache.etag);
+    const keys = pick(value, cache.surrogateKeys);
+    const tags = Array.isArray(keys) ? keys.filter((k): k is string => typeof k === 'string') : [];
+    const maxAgeSeconds = Number(pick(value, cache.maxAge) ?? 0);
+    const headers: Record<string, string> = {};
+    if (typeof etag === 'string') headers.etag = etag;
+    if (tags.length) {
+      headers.xkey = tags.join(' ');
+      headers['surrogate-key'] = tags.join(' ');
+      headers['cache-tag'] = tags.join(',');
+    }
+    headers['cache-control'] = `public, max-age=0, s-maxage=${maxAgeSeconds}, must-revalidate`;
+    headers.vary = 'Accept, X-Svc-Site-Key';
+    return { headers, etag: typeof etag === 'string' ? etag : undefined, tags, maxAgeSeconds };
+  }
+
+  /** The response, or a 304 when the request's If-None-Match names its ETag. */
+  function conditional(req: RestRequest, response: RestResponse, etag: string | undefined): RestResponse {
+    const condition = req.headers['if-none-match'];
+    return etag && condition && etagMatches(condition, etag) ? notModified(response) : response;
+  }
+
+  function cacheKeyOf(route: CompiledRoute, req: RestRequest): string {
+    return [`${route.method} ${req.path}?${req.query.toString()}`, ...VARYING.map((name) => req.headers[name] ?? '')].join('\n');
+  }
+
+  function success(route: CompiledRoute, value: unknown, cacheHeaders: Record<string, string> = {}): RestResponse {
     const extra: Record<string, string> = {};
     for (const [name, path] of Object.entries(route.headers ?? {})) {
       const header = pick(value, path);
       if (header !== undefined && header !== null) extra[name] = String(header);
     }
-    if (route.cache && value && typeof value === 'object') {
-      const etag = pick(value, route.cache.etag);
-      const keys = pick(value, route.cache.surrogateKeys);
-      const maxAge = Number(pick(value, route.cache.maxAge) ?? 0);
-      if (typeof etag === 'string') extra.etag = etag;
-      if (Array.isArray(keys) && keys.length) {
-        extra.xkey = keys.join(' ');
-        extra['surrogate-key'] = keys.join(' ');
-        extra['cache-tag'] = keys.join(',');
-      }
-      extra['cache-control'] = `public, max-age=0, s-maxage=${maxAge}, must-revalidate`;
-      extra.vary = 'Accept, X-Svc-Site-Key';
-      const conditional = req.headers['if-none-match'];
-      if (typeof etag === 'string' && conditional && etagMatches(conditional, etag)) {
-        return { status: 304, headers: extra };
-      }
-    }
     const payload = pick(value, route.payload);
-    return respond(ENVELOPES[route.style].success(route.wrap ? { [route.wrap]: payload } : payload, route), extra);
+    return respond(ENVELOPES[route.style].success(route.wrap ? { [route.wrap]: payload } : payload, route), { ...extra, ...cacheHeaders });
   }
 
   return { handle, errorResponse, routes };

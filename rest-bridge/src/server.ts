@@ -1,8 +1,9 @@
-import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type PurgeChannel, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBridge, type RestRequest } from './bridge.js';
 import { createNativePass, type InProcessHandler } from './native-pass.js';
 import { openApiDocument } from './openapi.js';
+import { createResponseCache } from './response-cache.js';
 import type { RouteSpec } from './route-spec.js';
 
 export interface BridgeServerOptions {
@@ -19,6 +20,12 @@ export interface BridgeServerOptions {
   streamTargets?: Record<string, string>;
   /** Services in this process that serve their native routes themselves (no socket), by service. */
   inProcess?: Record<string, InProcessHandler>;
+  /**
+   * Where the content service announces purges. With it, responses of cacheable routes (content
+   * delivery) are kept in memory and dropped on every purge (response-cache.ts); give it only
+   * when every content service announces on it (Redis, or the content service in this process).
+   */
+  purgeChannel?: PurgeChannel;
 }
 
 /** undici's default limit on a router answer, which the bridge's calls always had. */
@@ -44,8 +51,10 @@ const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id
 export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
   const router = createRouterClient({ url: options.routerUrl, operations: options.operations, timeoutMs: ROUTER_TIMEOUT_MS });
+  const responseCache = options.purgeChannel ? createResponseCache({ channel: options.purgeChannel, log }) : undefined;
   const bridge = createBridge({
     ...options,
+    responseCache,
     execute: (request, headers) => router.raw(request.operationName, request.variables, { headers }),
     openStream: (url, init) => fetch(url, init),
   });
@@ -114,6 +123,8 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
     ...running,
     close: async (graceMs) => {
       await running.close(graceMs);
+      responseCache?.close();
+      await options.purgeChannel?.close();
       await router.close();
       await native.close();
     },

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createPurgeChannel, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
 import { ContentResolver } from './schema/content-resolver.js';
@@ -85,7 +85,9 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const outbound = createOutboundHttp({ allow: options.outboundAllow });
   const publishScheduled = createPublishScheduled(jobs.agenda, log);
   const deliverFormWebhook = createDeliverFormWebhook(jobs.agenda, stores.submissions, outbound, log, options.webhookRetryBaseMs);
-  const purge = createCachePurge({ sites: stores.sites, cache, edge: createEdgePurger(options.edgePurgeUrls, log), log });
+  // Processes that keep deliveries in memory (the REST bridge) hear of every purge (kit purge-channel.ts).
+  const announcements = createPurgeChannel({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
+  const purge = createCachePurge({ sites: stores.sites, cache, announcements, edge: createEdgePurger(options.edgePurgeUrls, log), log });
   const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
   const authoring = createAuthoring(stores);
   const publishing = createPublishing({ contents: stores.contents, purge, scheduler: publishScheduled.scheduler, log });
@@ -125,6 +127,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
       await jobs.close();
       await outbound.close();
       await cache.close();
+      await announcements.close();
       await closeDatabase(orm, log);
     },
   };

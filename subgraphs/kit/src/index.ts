@@ -22,6 +22,7 @@ export * from './subgraph/finite-numbers.js';
 export * from './subgraph/create-subgraph.js';
 export * from './subgraph/reference-loader.js';
 export * from './cache/cache.js';
+export * from './cache/purge-channel.js';
 export * from './cache/attempt-gate.js';
 export * from './cache/turn-batch.js';
 export * from './http/static-files.js';

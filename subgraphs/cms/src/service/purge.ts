@@ -1,4 +1,4 @@
-import { parseInput, SvcError, type Cache, type Logger, type Principal } from '@svc/kit';
+import { parseInput, SvcError, type Cache, type Logger, type Principal, type PurgeChannel } from '@svc/kit';
 import { purgeRequestSchema } from '../contract.js';
 import { contentSurrogateKey, deliveryKey } from '../domain/cache-keys.js';
 import type { LayerResult, PurgeReport } from '../domain/purge.js';
@@ -10,13 +10,15 @@ import { siteOrFail } from './site-key.js';
 export interface CachePurgeDeps {
   sites: SiteStore;
   cache: Cache;
+  /** Where purges are announced to processes keeping deliveries in memory (the REST bridge). */
+  announcements?: PurgeChannel;
   edge: EdgePurger;
   log: Logger;
 }
 
 /** Purging one content from the delivery cache and every edge cache: on demand, and after each publish. */
 export function createCachePurge(deps: CachePurgeDeps) {
-  const { sites, cache, edge, log } = deps;
+  const { sites, cache, announcements, edge, log } = deps;
 
   /** Each layer's result, and whether the delivery cache was unreachable (a 503 rather than a 502). */
   async function purgeLayers(siteKey: string, slug: string): Promise<{ layers: LayerResult[]; cacheDown: boolean }> {
@@ -31,8 +33,10 @@ export function createCachePurge(deps: CachePurgeDeps) {
       cacheDown = error instanceof SvcError && error.code === 'UNAVAILABLE';
       first = { layer: cache.kind, target: deliveryKey(siteKey, slug), ok: false, detail: `failed: ${(error as Error).message}`, durationMs: Math.round(performance.now() - started) };
     }
-    // Redis first, then the edges: an edge refetch after its purge must not find the old entry.
-    return { layers: [first, ...(await edge.purge([contentSurrogateKey(siteKey, slug)]))], cacheDown };
+    // Redis first, then the bridge's memory and the edges: a refetch after their purge must not find the old entry.
+    const key = contentSurrogateKey(siteKey, slug);
+    await announcements?.publish([key]).catch((error: unknown) => log.warn({ err: error, key }, 'purge announcement failed: a REST bridge that missed it serves its copy until the copy expires (s-maxage)'));
+    return { layers: [first, ...(await edge.purge([key]))], cacheDown };
   }
 
   return {
