@@ -108,6 +108,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
           trustedProxies: config.SVC_TRUSTED_PROXIES,
           clientAddressKey: jwtSecret ? clientAddressKey(jwtSecret) : undefined,
           maxBodyBytes: config.SVC_MAX_BODY_BYTES,
+          operations: await loadOperations(OPERATIONS_DIR),
+          trustedDocuments: config.SVC_TRUSTED_DOCUMENTS,
         },
         config.SVC_ROUTER_PORT,
         host,

@@ -7,6 +7,7 @@ import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
 import { subgraphFetcher } from './subgraph-fetch.js';
+import { trustedDocuments, type TrustedDocumentsMode } from './trusted-documents.js';
 
 interface RouterContext {
   headers: IncomingHttpHeaders;
@@ -29,6 +30,9 @@ export interface RouterOptions {
   limits?: { maxDepth?: number; maxAliases?: number; maxCost?: number; maxTokens?: number };
   /** GraphiQL's opening tabs. Default: schema/operations/graphiql.graphql. */
   graphiqlTabs?: GraphiqlTab[];
+  /** The platform's known operations by name (loadOperations), and whether only they run (trusted-documents.ts). Default: none known, any runs. */
+  operations?: ReadonlyMap<string, string>;
+  trustedDocuments?: TrustedDocumentsMode;
 }
 
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
@@ -71,6 +75,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     blockFieldSuggestion: { enabled: false },
   });
   const protection = armor.protect();
+  const documents = trustedDocuments<RouterContext>(options.operations ?? new Map(), options.trustedDocuments ?? 'any');
   // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
   const armorPlugins = protection.plugins as unknown as ApolloServerPlugin<RouterContext>[];
   const apollo = new ApolloServer<RouterContext>({
@@ -81,7 +86,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     includeStacktraceInErrorResponses: false,
     allowBatchedHttpRequests: false,
     logger: log,
-    plugins: [...armorPlugins, useFiniteVariables<RouterContext>(), operationResolution<RouterContext>()],
+    persistedQueries: { cache: documents.cache, ttl: null },
+    plugins: [documents.plugin, ...armorPlugins, useFiniteVariables<RouterContext>(), operationResolution<RouterContext>()],
     // Messages from the gateway's own libraries can carry terminal colour codes.
     formatError: plainMessage,
     // armor's depth limit skips __schema; introspection gets its own bound (kit graph/introspection-limit.ts).

@@ -83,6 +83,12 @@ export const platformConfig = z.object({
   LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
   /** Largest accepted request body in bytes. Default 1 MiB. */
   SVC_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(64 * 1024 * 1024).default(1024 * 1024),
+  /**
+   * Which documents the router runs: `any` (default; Apollo Studio and GraphiQL work, the
+   * platform's own documents may also be sent by hash) or `only` the platform's known documents
+   * (schema/operations/*.graphql), everything else refused with 400 PERSISTED_QUERY_NOT_IN_LIST.
+   */
+  SVC_TRUSTED_DOCUMENTS: z.enum(['any', 'only']).default('any'),
   /** Origins allowed by CORS on the router and bridge. Default Apollo Studio and localhost. */
   SVC_CORS_ORIGINS: envVar.list(['https://studio.apollographql.com', 'http://localhost:3000', 'http://127.0.0.1:3000']),
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
