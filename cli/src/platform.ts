@@ -3,7 +3,7 @@ import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
   bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createPurgeChannel, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
-  type Logger, type RunningServer, type ServiceName, type ServiceStart,
+  type InProcessGraphql, type Logger, type RunningServer, type RunningSubgraph, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
 import { startRouter } from '@svc/router';
@@ -62,9 +62,12 @@ export async function startPlatform(config: Config, service: Service, log = crea
     const start = (svc: string): ServiceStart => ({ databaseUrl: databaseUrl!, verifier, log: log.child({ svc }) });
     const host = config.SVC_HOST;
     const subgraphUrls: Record<string, string> = { insight: subgraphUrl(config, 'insight'), llm: subgraphUrl(config, 'llm'), crawl: subgraphUrl(config, 'crawl'), cms: subgraphUrl(config, 'cms') };
-    const serve = (name: ServiceName, runtime: { server: RunningServer; close(): Promise<void> }) => {
+    /** Subgraphs of this process: the router calls them without a socket. */
+    const inProcessGraphql: Record<string, InProcessGraphql> = {};
+    const serve = (name: ServiceName, runtime: { server: RunningSubgraph; close(): Promise<void> }) => {
       closers.push({ name, close: runtime.close });
       urls[name] = subgraphUrls[name] = `${runtime.server.url}/graphql`;
+      inProcessGraphql[name] = runtime.server.graphql;
     };
     // Services call each other through the router; in one process its port is known only once it listens.
     let routerGraphql = routerUrl(config);
@@ -103,6 +106,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
         {
           supergraphSdl: await readFile(SUPERGRAPH_FILE, 'utf8'),
           subgraphUrls,
+          inProcess: inProcessGraphql,
           log: log.child({ svc: 'router' }),
           corsOrigins: config.SVC_CORS_ORIGINS,
           trustedProxies: config.SVC_TRUSTED_PROXIES,

@@ -1,12 +1,12 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
-import { subgraphFetcher } from './subgraph-fetch.js';
+import { inProcessTransport, subgraphFetcher } from './subgraph-fetch.js';
 import { trustedDocuments, type TrustedDocumentsMode } from './trusted-documents.js';
 
 interface RouterContext {
@@ -20,6 +20,8 @@ export interface RouterOptions {
   supergraphSdl: string;
   /** Subgraph URL per subgraph name, overriding the URLs in the supergraph. */
   subgraphUrls: Record<string, string>;
+  /** Subgraphs running in this process (`svc all`), called without a socket, by name; the others over HTTP. */
+  inProcess?: Record<string, InProcessGraphql>;
   log: Logger;
   corsOrigins: readonly string[];
   trustedProxies: readonly string[];
@@ -42,8 +44,13 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   // platform's router must not call out on its own (and on a machine without internet each
   // attempt is a failed TLS connection). An operator who wants it sets the variable to false.
   process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
-  // One fetcher for every subgraph: keep-alive pools, identical queries in flight sent once (subgraph-fetch.ts).
+  // One fetcher for the subgraphs over HTTP (keep-alive pools), one per subgraph in this process;
+  // each sends identical queries in flight once (subgraph-fetch.ts).
   const subgraphFetch = subgraphFetcher();
+  const fetcherOf = (name: string) => {
+    const graphql = options.inProcess?.[name];
+    return graphql ? subgraphFetcher(inProcessTransport(graphql)) : subgraphFetch;
+  };
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     experimental_approximateQueryPlanStoreMiB: 50,
@@ -51,7 +58,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     buildService: ({ name, url }) =>
       new RemoteGraphQLDataSource<RouterContext>({
         url: options.subgraphUrls[name] ?? url,
-        fetcher: subgraphFetch as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
+        fetcher: fetcherOf(name) as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
         willSendRequest({ request, context }) {
           if (!context.headers) return;
           for (const name of FORWARDED_HEADERS) {

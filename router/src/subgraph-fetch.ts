@@ -18,7 +18,7 @@
  */
 import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
-import { CLIENT_IP_SIGNATURE_HEADER } from '@svc/kit';
+import { CLIENT_IP_SIGNATURE_HEADER, type InProcessGraphql } from '@svc/kit';
 
 /** What the gateway hands its fetcher: RemoteGraphQLDataSource's request, headers as a plain object. */
 export interface SubgraphRequest {
@@ -79,6 +79,11 @@ export function undiciTransport(): { send: SubgraphTransport; close(): Promise<v
       pools.clear();
     },
   };
+}
+
+/** A subgraph in this process (`svc all`), called without a socket: the same request, its answer as text. */
+export function inProcessTransport(graphql: InProcessGraphql): SubgraphTransport {
+  return (_url, init) => graphql({ method: (init.method ?? 'POST').toUpperCase(), headers: init.headers ?? {}, body: typeof init.body === 'string' ? init.body : '' });
 }
 
 const QUERY_PREFIX = '{"query":"';

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createPurgeChannel, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createPurgeChannel, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
 import { ContentResolver } from './schema/content-resolver.js';
@@ -70,7 +70,7 @@ export async function cmsSdl(): Promise<string> {
 }
 
 export interface CmsRuntime {
-  server: RunningServer;
+  server: RunningSubgraph;
   cache: Cache;
   close(): Promise<void>;
 }

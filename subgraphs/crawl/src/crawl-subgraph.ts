@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, batchedReference, loadOperations, type Logger, openDatabase, type RunningServer, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, batchedReference, loadOperations, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
@@ -139,7 +139,7 @@ export async function startCrawlWorker(options: CrawlWorkerOptions): Promise<{ c
 }
 
 /** The crawl subgraph, by default with one in-process worker. */
-export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
+export async function startCrawl(options: CrawlOptions, port: number, host: string): Promise<{ server: RunningSubgraph; close(): Promise<void> }> {
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
   if (options.seedDemo) await seedDemo(runtime.jobs, log);

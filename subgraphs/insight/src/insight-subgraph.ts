@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createJobs, createOutboundHttp, createRouterClient, createSubgraphServer, issueToken, loadOperations, type Logger, type MikroORM, nativeSql, openDatabase, type Principal, type RunningServer, type SchemaParts, type SessionRevocations, SvcError, type SvcContext, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, type Cache, closeDatabase, createJobs, createOutboundHttp, createRouterClient, createSubgraphServer, issueToken, loadOperations, type Logger, type MikroORM, nativeSql, openDatabase, type Principal, type RunningSubgraph, type SchemaParts, type SessionRevocations, SvcError, type SvcContext, type TokenVerifier } from '@svc/kit';
 import type { JobStepWriter } from './agent/run-job.js';
 import type { Job } from './domain/job-records.js';
 import { jobEventsRoute } from './http/job-events-route.js';
@@ -318,7 +318,7 @@ export async function startAnalysisWorker(options: AnalysisWorkerOptions): Promi
 }
 
 /** The analysis subgraph: accounts and login, analysis jobs, proposed actions, metrics. */
-export async function startInsight(options: InsightOptions, port: number, host: string): Promise<{ server: RunningServer; close(): Promise<void> }> {
+export async function startInsight(options: InsightOptions, port: number, host: string): Promise<{ server: RunningSubgraph; close(): Promise<void> }> {
   const { log } = options;
   const orm = await openDatabase({ url: options.databaseUrl, schema: 'insight', entities: INSIGHT_ENTITIES, migrations: INSIGHT_MIGRATIONS, poolMax: options.poolMax, log });
   const accountStore = createAccountStore(orm);

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningServer, type SchemaParts, sendJson, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, sendJson, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Price } from './domain/cost.js';
@@ -90,7 +90,7 @@ export async function llmSdl(): Promise<string> {
 
 /** The model gateway subgraph: routing, budgets, keys, cache, PII masking, metrics and the SSE route. */
 export interface LlmRuntime {
-  server: RunningServer;
+  server: RunningSubgraph;
   /** The OpenAI paths' handler, for a bridge in the same process (no socket). */
   openAi: OpenAiHandler;
   /** A fresh key for an in-process service's agent; earlier keys of that name are revoked. */

@@ -1,4 +1,4 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import { CLIENT_CODES, SvcError } from '../errors.js';
 import { parseClientJson } from '../input-guard.js';
@@ -20,6 +20,59 @@ function refusedAsClientMistake(body: string): boolean {
   }
 }
 
+/** A GraphQL answer as text: status, headers (lower-case names) and body. */
+export interface GraphqlAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * A GraphQL endpoint called in the same process, without a socket: what the router calls for a
+ * subgraph that runs beside it (`svc all`). The same Apollo Server, plugins, validation, context
+ * and masking as over HTTP; the request as the router would send it (method, headers, JSON body).
+ */
+export type InProcessGraphql = (request: { method: string; headers: Readonly<Record<string, string>>; body: string }) => Promise<GraphqlAnswer>;
+
+const JSON_TYPE = 'application/json; charset=utf-8';
+
+/** A refusal before Apollo is reached (a body that is no JSON or nests too deep): 400, in GraphQL's error shape. */
+function refusal(error: SvcError): GraphqlAnswer {
+  return { status: 400, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }) };
+}
+
+/** Runs one request whose body was read through Apollo; a refusal before execution for the client's mistake is a 400. */
+async function answerOf<C extends BaseContext>(
+  server: ApolloServer<C>,
+  context: () => Promise<C>,
+  request: { method: string; headers: HeaderMap; search: string; text: string | undefined },
+): Promise<{ status: number; headers: HeaderMap | Record<string, string>; body: string | AsyncIterable<string> }> {
+  let body: unknown;
+  if (request.method === 'POST') {
+    const isJson = (request.headers.get('content-type') ?? '').toLowerCase().includes('json');
+    if (isJson && request.text) {
+      try {
+        body = parseClientJson(request.text);
+      } catch (error) {
+        if (!(error instanceof SvcError)) throw error;
+        return refusal(error);
+      }
+    } else body = request.text;
+  }
+  const result = await server.executeHTTPGraphQLRequest({ httpGraphQLRequest: { method: request.method, headers: request.headers, search: request.search, body }, context });
+  const status = result.status ?? 200;
+  if (result.body.kind !== 'complete') return { status, headers: result.headers, body: result.body.asyncIterator };
+  return { status: status === 500 && refusedAsClientMistake(result.body.string) ? 400 : status, headers: result.headers, body: result.body.string };
+}
+
+function headerMapOf(headers: Readonly<Record<string, string | string[] | undefined>>): HeaderMap {
+  const map = new HeaderMap();
+  for (const [key, value] of Object.entries(headers)) {
+    if (value !== undefined) map.set(key.toLowerCase(), Array.isArray(value) ? value.join(', ') : value);
+  }
+  return map;
+}
+
 /** Adapts Apollo Server's transport-agnostic core to node:http. */
 export function apolloHandler<C extends BaseContext>(
   server: ApolloServer<C>,
@@ -27,43 +80,38 @@ export function apolloHandler<C extends BaseContext>(
   maxBodyBytes: number,
 ): Handler {
   return async (req, res) => {
-    const headers = new HeaderMap();
-    for (const [key, value] of Object.entries(req.headers)) {
-      if (value !== undefined) headers.set(key, Array.isArray(value) ? value.join(', ') : value);
-    }
-    let body: unknown;
+    let text: string | undefined;
     if (req.method === 'POST') {
-      let raw: Buffer;
       try {
-        raw = await readBody(req, maxBodyBytes);
+        text = (await readBody(req, maxBodyBytes)).toString('utf8');
       } catch (error) {
         if (!(error instanceof SvcError)) throw error;
         return sendJson(res, error.status, { errors: [{ message: error.message, extensions: error.extensions }] });
       }
-      const text = raw.toString('utf8');
-      const isJson = (headers.get('content-type') ?? '').toLowerCase().includes('json');
-      if (isJson && text) {
-        try {
-          body = parseClientJson(text);
-        } catch (error) {
-          if (!(error instanceof SvcError)) throw error;
-          return sendJson(res, 400, { errors: [{ message: error.message, extensions: error.extensions }] });
-        }
-      } else body = text;
     }
     const url = new URL(req.url ?? '/', 'http://localhost');
-    const result = await server.executeHTTPGraphQLRequest({
-      httpGraphQLRequest: { method: req.method ?? 'GET', headers, search: url.search, body },
-      context: () => context(req),
-    });
-    res.statusCode = result.status ?? 200;
-    for (const [key, value] of result.headers) res.setHeader(key, value);
-    if (result.body.kind === 'complete') {
-      if (res.statusCode === 500 && refusedAsClientMistake(result.body.string)) res.statusCode = 400;
-      res.end(result.body.string);
+    const answer = await answerOf(server, () => context(req), { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: url.search, text });
+    res.statusCode = answer.status;
+    for (const [key, value] of answer.headers instanceof Map ? answer.headers : Object.entries(answer.headers)) res.setHeader(key, value);
+    if (typeof answer.body === 'string') {
+      res.end(answer.body);
       return;
     }
-    for await (const chunk of result.body.asyncIterator) res.write(chunk);
+    for await (const chunk of answer.body) res.write(chunk);
     res.end();
+  };
+}
+
+/** The same endpoint for callers in this process (see {@link InProcessGraphql}); `context` gets the request's headers. */
+export function inProcessGraphql<C extends BaseContext>(server: ApolloServer<C>, context: (headers: IncomingHttpHeaders) => Promise<C>): InProcessGraphql {
+  return async ({ method, headers, body }) => {
+    const map = headerMapOf(headers);
+    const answer = await answerOf(server, () => context(Object.fromEntries(map)), { method, headers: map, search: '', text: body });
+    const out: Record<string, string> = {};
+    for (const [key, value] of answer.headers instanceof Map ? answer.headers : Object.entries(answer.headers)) out[key] = value;
+    if (typeof answer.body === 'string') return { status: answer.status, headers: out, body: answer.body };
+    let text = '';
+    for await (const chunk of answer.body) text += chunk;
+    return { status: answer.status, headers: out, body: text };
   };
 }

@@ -3,7 +3,7 @@ import type { GraphQLSchema } from 'graphql';
 import type { IncomingMessage } from 'node:http';
 import { createContext, type ContextOptions, type SvcContext } from '../context.js';
 import { introspectionDepthRule } from '../graph/introspection-limit.js';
-import { apolloHandler } from '../http/apollo-handler.js';
+import { apolloHandler, inProcessGraphql, type InProcessGraphql } from '../http/apollo-handler.js';
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
@@ -22,10 +22,15 @@ export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions
   routes?: Route[];
 }
 
+/** A listening subgraph, and its GraphQL endpoint for a router in the same process. */
+export interface RunningSubgraph extends RunningServer {
+  graphql: InProcessGraphql;
+}
+
 export interface SubgraphServer {
   apollo: ApolloServer<SvcContext>;
   /** Starts Apollo and listens; `port` 0 picks a free port. */
-  listen(port: number, host: string): Promise<RunningServer>;
+  listen(port: number, host: string): Promise<RunningSubgraph>;
 }
 
 /** One subgraph: Apollo Server over a federated schema, with auth guard, masking, health and readiness. */
@@ -61,6 +66,8 @@ export function createSubgraphServer(options: SubgraphServerOptions): SubgraphSe
       log.info({ url: `${running.url}/graphql` }, `${options.name} subgraph listening`);
       return {
         ...running,
+        // No socket: the caller's address is the router's signed one, or none.
+        graphql: inProcessGraphql(apollo, (headers) => createContext(headers, { ...options, log })),
         close: async (graceMs) => {
           await running.close(graceMs);
           await apollo.stop();
