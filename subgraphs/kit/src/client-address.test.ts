@@ -42,6 +42,15 @@ describe('createContext: the client address', () => {
     expect(replayedForOther.clientIp).toBe('10.1.2.3');
   });
 
+  it('believes a signature it checked again on the next call, for that address only, and never a stale one', async () => {
+    const signature = signClientAddress(key, '198.51.100.7');
+    for (let i = 0; i < 2; i++) expect(options.verifier.isRouterClientAddress('198.51.100.7', signature)).toBe(true);
+    expect(options.verifier.isRouterClientAddress('198.51.100.8', signature)).toBe(false);
+    expect(options.verifier.isRouterClientAddress('198.51.100.7', `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`)).toBe(false);
+    const stale = signClientAddress(key, '198.51.100.7', Date.now() - (CLIENT_ADDRESS_MAX_AGE_SECONDS + 5) * 1000);
+    expect(options.verifier.isRouterClientAddress('198.51.100.7', stale)).toBe(false);
+  });
+
   it('never believes the header without a shared secret (JWKS-only verification)', async () => {
     const jwksOnly = { ...options, verifier: createTokenVerifier({ jwksUrl: 'https://idp.example/jwks' }) };
     const context = await createContext({ 'x-svc-client-ip': '198.51.100.7', 'x-svc-client-ip-signature': signClientAddress(key, '198.51.100.7') }, jwksOnly, '10.1.2.3');
