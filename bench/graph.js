@@ -32,6 +32,13 @@
 //                                writes its section of bench/RESULTS.md
 //   BENCH_NO_WRITE=1 ...         prints only
 //   SVC_BENCH_SMOKE=1 ...        1 s per contender and concurrency, one round; writes nothing
+//   BENCH_GRAPH_ONLY=W3:router,insight ...
+//                                only the workloads named (W1 cached, W2, W3, W4; a role list after
+//                                a colon keeps only those contenders), printing their rows; writes
+//                                nothing. For looking at one lever at a time.
+//   BENCH_GRAPH_CONCURRENCY=1 ...  only these concurrencies (default 1,64)
+//   BENCH_GRAPH_PROFILE=<dir> ...  every svc process writes a V8 CPU profile (--cpu-prof) into <dir>
+//                                when it stops: open it in Chrome DevTools or speedscope.
 //
 // CPU per request: utime + stime of each process involved (/proc/<pid>/stat, 100 ticks/s) read
 // before and after each run, divided by the requests answered in it. PostgreSQL, Redis and the
@@ -51,11 +58,19 @@ const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
 const SVC = join(ROOT, 'cli/bin/svc.js');
 const SMOKE = process.env.SVC_BENCH_SMOKE === '1';
-const NO_WRITE = SMOKE || process.env.BENCH_NO_WRITE === '1';
+/** BENCH_GRAPH_ONLY: workload key → the contender roles kept (undefined: all). */
+const ONLY = process.env.BENCH_GRAPH_ONLY
+  ? new Map(process.env.BENCH_GRAPH_ONLY.split(';').map((part) => {
+    const [key, roles] = part.split(':');
+    return [key.trim(), roles ? roles.split(',').map((r) => r.trim()) : undefined];
+  }))
+  : undefined;
+const PROFILE_DIR = process.env.BENCH_GRAPH_PROFILE;
+const NO_WRITE = SMOKE || ONLY !== undefined || process.env.BENCH_NO_WRITE === '1';
 const SECONDS = SMOKE ? 1 : 10;
 const ROUNDS = SMOKE ? 1 : 2;
 const WARMUP_SECONDS = SMOKE ? 0.5 : 2;
-const CONCURRENCY = [1, 64];
+const CONCURRENCY = process.env.BENCH_GRAPH_CONCURRENCY ? process.env.BENCH_GRAPH_CONCURRENCY.split(',').map(Number) : [1, 64];
 const TICKS_PER_SECOND = 100;
 const REDIS_URL = process.env.SVC_TEST_REDIS_URL ?? 'redis://127.0.0.1:6379';
 const TENANT = 'demo';
@@ -254,12 +269,14 @@ async function main() {
   try {
     database = await createBenchDatabase(name);
     dir = await mkdtemp(join(os.tmpdir(), 'svc-graph-'));
-    const ports = { insight: await freePort(), llm: await freePort(), crawl: await freePort(), cms: await freePort(), router: await freePort(), bridge: await freePort() };
+    const ports = { insight: await freePort(), llm: await freePort(), crawl: await freePort(), cms: await freePort(), router: await freePort(), bridge: await freePort(), all: await freePort() };
     const url = (service) => `http://127.0.0.1:${ports[service]}`;
     const adminPassword = randomBytes(12).toString('base64url');
     const env = {
       PATH: process.env.PATH ?? '',
       HOME: process.env.HOME ?? os.tmpdir(),
+      // As the image runs it (docker/Dockerfile); graphql-js's development checks are off.
+      NODE_ENV: 'production',
       DATABASE_URL: database.url,
       REDIS_URL,
       SVC_REDIS_PREFIX: redisPrefix,
@@ -286,20 +303,21 @@ async function main() {
     };
 
     const startService = async (service, extra = {}) => {
-      const child = spawn(process.execPath, [SVC, service], { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
+      const args = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, SVC, service] : [SVC, service];
+      const child = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
       const entry = { child, output: '' };
       child.stderr.on('data', (c) => (entry.output = (entry.output + c).slice(-4000)));
       processes.set(service, entry);
       for (let i = 0; i < 1200; i++) {
         if (child.exitCode !== null) throw new Error(`svc ${service} exited with ${child.exitCode}: ${entry.output}`);
         // Subgraphs answer /ready once their database is; the router and the bridge have /health only.
-        if (await fetch(`${url(service)}/${service === 'router' || service === 'bridge' ? 'health' : 'ready'}`).then((r) => r.ok, () => false)) return;
+        if (await fetch(`${url(service)}/${service === 'router' || service === 'bridge' || service === 'all' ? 'health' : 'ready'}`).then((r) => r.ok, () => false)) return;
         await new Promise((r) => setTimeout(r, 100));
       }
       throw new Error(`svc ${service} was not ready within 120 s: ${entry.output}`);
     };
     const forkChild = async (role, message) => {
-      const child = fork(SELF, [`--child=${role}`], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+      const child = fork(SELF, [`--child=${role}`], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });
       const entry = { child, output: '' };
       child.stderr.on('data', (c) => (entry.output = (entry.output + c).slice(-4000)));
       const reply = await new Promise((resolve, reject) => {
@@ -319,6 +337,14 @@ async function main() {
     }
     await Promise.all([startService('router'), startService('bridge')]);
     log(`svc router :${ports.router} and svc bridge :${ports.bridge} ready`);
+    // The whole platform in one process on the same database and Redis (`svc all`, what `npm start`
+    // runs): its router calls the subgraphs of its process without a socket. Its other listeners
+    // on ports of their own; `ports.all` is its router's.
+    await startService('all', {
+      SVC_ROUTER_PORT: String(ports.all), SVC_INSIGHT_PORT: String(await freePort()), SVC_LLM_PORT: String(await freePort()), SVC_CRAWL_PORT: String(await freePort()),
+      SVC_CMS_PORT: String(await freePort()), SERVER_PORT: String(await freePort()), SVC_DASHBOARD_PORT: String(await freePort()),
+    });
+    log(`svc all (one process) ready, its router on :${ports.all}`);
 
     const login = await call({ url: `${url('bridge')}/api/v1/auth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: adminPassword }) });
     if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.body}`);
@@ -499,6 +525,7 @@ async function main() {
         asGraphql(contender('our router', 'router', gql(url('router'), ...federatedOp), ['router', ...subgraphs])),
         asGraphql(contender('Hive Gateway', 'hive', gql(hive.url, ...federatedOp), ['hive', ...subgraphs])),
         asGraphql(contender('Hive Gateway, dedupe off', 'hive-nodedupe', gql(hiveNoDedupe.url, ...federatedOp), ['hive-nodedupe', ...subgraphs])),
+        asGraphql(contender('our router, svc all (subgraphs in its process)', 'all', gql(url('all'), ...federatedOp), ['all'])),
         Object.assign(asGraphql(contender('insight root query alone (no target)', 'insight', gql(url('insight'), ...rootOp), ['insight'])), {
           // Compared with the router's answer without the target fields.
           compare: (reference, mine) => {
@@ -523,24 +550,6 @@ async function main() {
       view: (c) => c.answer.body,
     };
 
-    // Which REST routes are federated: planned over the supergraph with @apollo/query-planner.
-    const federated = await federatedRoutes(operations);
-    log(`REST routes whose query plan spans more than one subgraph: ${federated.spanning.length ? federated.spanning.join('; ') : `none of ${federated.checked}`}`);
-
-    for (const w of [w1cached, w2, w3, w4]) await runWorkload(w);
-    const actionsReturned = JSON.parse(w3.contenders[0].answer.body).data?.actionProposals?.length ?? 0;
-
-    // Workload 1 without the delivery cache: cms again, with SVC_CMS_CACHE_TTL_SECONDS=0, and the cached entry purged.
-    await stop(processes.get('cms').child);
-    processes.delete('cms');
-    await startService('cms', { SVC_CMS_CACHE_TTL_SECONDS: '0' });
-    const purge = await call({ url: `${url('bridge')}/api/v1/deploy/purge-cache`, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ siteKey: SITE_KEY, contentSlug: SLUG }) });
-    if (purge.status !== 200) throw new Error(`purging the delivery cache failed: ${purge.status} ${purge.body}`);
-    for (let i = 0; i < 5; i++) await call(deliveryRequest).catch(() => undefined); // the router's connections to the old cms
-    const w1uncached = await deliveryWorkload('W1 uncached', 'bare-uncached');
-    await runWorkload(w1uncached);
-
-    // ------------------------------------------------------------ report
     const summary = (c, connections) => {
       const runs = c.runs[connections];
       if (!runs.length) return undefined;
@@ -567,6 +576,34 @@ async function main() {
       const rounds = s.rounds.length > 1 ? ` (${s.rounds.map(fmtInt).join(', ')})` : '';
       return `| ${variant}${c.label} | ${connections} | ${fmtInt(s.rps)}${rounds} | ${fmt(s.p50)} | ${fmt(s.p99)} | ${s.cpu.map(([p, v]) => `${p} ${fmt(v, 3)}`).join(' + ')}${s.cpu.length > 1 ? ` = ${fmt(s.cpuTotal, 3)}` : ''} | ${s.failed} of ${s.requests.toLocaleString('en-US')} |`;
     });
+    // Which REST routes are federated: planned over the supergraph with @apollo/query-planner.
+    const federated = await federatedRoutes(operations);
+    log(`REST routes whose query plan spans more than one subgraph: ${federated.spanning.length ? federated.spanning.join('; ') : `none of ${federated.checked}`}`);
+
+    if (ONLY) {
+      for (const w of [w1cached, w2, w3, w4]) {
+        if (!ONLY.has(w.key)) continue;
+        const roles = ONLY.get(w.key);
+        if (roles) w.contenders = w.contenders.filter((c) => roles.includes(c.role));
+        await runWorkload(w);
+        for (const c of w.contenders) for (const line of row(`${w.key} `, c)) process.stdout.write(`${line}\n`);
+      }
+      return;
+    }
+    for (const w of [w1cached, w2, w3, w4]) await runWorkload(w);
+    const actionsReturned = JSON.parse(w3.contenders[0].answer.body).data?.actionProposals?.length ?? 0;
+
+    // Workload 1 without the delivery cache: cms again, with SVC_CMS_CACHE_TTL_SECONDS=0, and the cached entry purged.
+    await stop(processes.get('cms').child);
+    processes.delete('cms');
+    await startService('cms', { SVC_CMS_CACHE_TTL_SECONDS: '0' });
+    const purge = await call({ url: `${url('bridge')}/api/v1/deploy/purge-cache`, method: 'POST', headers: { 'content-type': 'application/json', authorization: `Bearer ${token}` }, body: JSON.stringify({ siteKey: SITE_KEY, contentSlug: SLUG }) });
+    if (purge.status !== 200) throw new Error(`purging the delivery cache failed: ${purge.status} ${purge.body}`);
+    for (let i = 0; i < 5; i++) await call(deliveryRequest).catch(() => undefined); // the router's connections to the old cms
+    const w1uncached = await deliveryWorkload('W1 uncached', 'bare-uncached');
+    await runWorkload(w1uncached);
+
+    // ------------------------------------------------------------ report
     const header = ['| contender | concurrency | req/s (rounds) | p50 ms | p99 ms | CPU ms per request, by process | failed requests |', '|---|---:|---:|---:|---:|---|---:|'];
     const checks = (w) => w.contenders.slice(1).map((c) => `${c.label}: ${c.check.ok ? c.check.how : `FAILED, ${c.check.how.replace(/\n/g, ' ')}`}`).join('; ');
     const find = (w, role) => w.contenders.find((c) => c.role === role);
@@ -586,11 +623,11 @@ async function main() {
       BEGIN,
       `Made by \`npm run bench:graph\` (\`node bench/graph.js\`${SMOKE ? ', SVC_BENCH_SMOKE=1' : ''}), ${started.toISOString()}; ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.toFixed(1)} at start; Node ${process.versions.node}; @apollo/gateway ${versionOf('@apollo/gateway')}, @graphql-hive/gateway-runtime ${versionOf('@graphql-hive/gateway-runtime')}, autocannon ${versionOf('autocannon')}.`,
       '',
-      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off; Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
+      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off, \`NODE_ENV=production\` as the image runs them (Hive Gateway too); once more the whole platform in one process (\`svc all\`, what \`npm start\` runs) on the same database and Redis, whose router calls the subgraphs of its process without a socket (a contender of workload 3); Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
       '',
       `### 1. Content delivery: \`GET /api/v1/contents/${SLUG}\` (X-Svc-Site-Key: ${SITE_KEY})`,
       '',
-      'Cached: the cms delivery cache (Redis) holds the content. Uncached: the delivery has no per-request bypass (no header or query parameter), so cms was restarted with `SVC_CMS_CACHE_TTL_SECONDS=0` and the entry purged: every request reads PostgreSQL (the answer then says maxAgeSeconds 0 and `s-maxage=0`, which the bare server repeats). The bare node:http server answers every request with the bridge\'s status, headers (in order, a fresh x-request-id each) and body.',
+      'Cached: the bridge keeps the delivery in memory for its s-maxage (its response cache, dropped on every purge announced over Redis), and the cms delivery cache (Redis) holds it too. Uncached: the delivery has no per-request bypass (no header or query parameter), so cms was restarted with `SVC_CMS_CACHE_TTL_SECONDS=0` and the entry purged: every request goes through the router to cms and reads PostgreSQL (the answer then says maxAgeSeconds 0 and `s-maxage=0`, which the bare server repeats, and which the bridge does not keep). The bare node:http server answers every request with the bridge\'s status, headers (in order, a fresh x-request-id each) and body.',
       '',
       ...header,
       ...w1cached.contenders.flatMap((c) => row('cached: ', c)),
@@ -630,7 +667,7 @@ async function main() {
       '### Ratios',
       '',
       `- Our router ÷ Hive Gateway, throughput: one subgraph ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive-nodedupe'), 'rps', c))}); federated ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive-nodedupe'), 'rps', c))}).`,
-      `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
+      `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc all\` ${perC((c) => ratio(find(w3, 'all'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
       `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
       `- Bridge ÷ bare node:http, throughput: cached delivery ${perC((c) => ratio(find(w1cached, 'bridge'), find(w1cached, 'bare-cached'), 'rps', c))}; uncached ${perC((c) => ratio(find(w1uncached, 'bridge'), find(w1uncached, 'bare-uncached'), 'rps', c))}.`,
       END,
