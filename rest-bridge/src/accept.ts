@@ -29,6 +29,20 @@ function specificity(range: MediaRange, type: string, subtype: string): number {
  */
 export function accepts(header: string | undefined, offered: readonly string[]): boolean {
   if (!header || !header.trim()) return true;
+  // Clients send a handful of distinct headers: each is judged once per offer.
+  const key = `${offered.join(',')}\n${header}`;
+  let answer = decided.get(key);
+  if (answer === undefined) {
+    if (decided.size >= DECIDED) decided.clear();
+    decided.set(key, (answer = judge(header, offered)));
+  }
+  return answer;
+}
+
+const DECIDED = 500;
+const decided = new Map<string, boolean>();
+
+function judge(header: string, offered: readonly string[]): boolean {
   const ranges = parse(header);
   return offered.some((media) => {
     const [type = '', subtype = ''] = media.toLowerCase().split('/');

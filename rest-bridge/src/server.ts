@@ -79,9 +79,9 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
       if (!(error instanceof SvcError)) throw error;
       response = bridge.errorResponse(request, error);
     }
-    res.statusCode = response.status;
-    for (const [key, value] of Object.entries(response.headers)) res.setHeader(key, value);
     if (response.stream) {
+      res.statusCode = response.status;
+      for (const [key, value] of Object.entries(response.headers)) res.setHeader(key, value);
       const { chunks, abort } = response.stream;
       res.on('close', () => {
         if (!res.writableFinished) abort();
@@ -95,7 +95,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
       res.end();
       return;
     }
-    if (response.body !== undefined) res.setHeader('content-length', Buffer.byteLength(response.body));
+    res.writeHead(response.status, response.body === undefined ? response.headers : { ...response.headers, 'content-length': Buffer.byteLength(response.body) });
     res.end(req.method === 'HEAD' ? undefined : response.body);
   }
 
