@@ -88,4 +88,16 @@ describe('hard budgets and what a request can cost', () => {
     }
     expect(await spent('untrusted')).toBe(charged);
   });
+
+  it('reads an agent\'s usage when the query asks for it, and only its budget when not', async () => {
+    const key = await agent('usage-reader');
+    upstream.set({ usage: { prompt_tokens: 10, completion_tokens: 5 } });
+    expect((await chat(key, 'Hi')).status).toBe(200);
+    await spent('usage-reader');
+    const both = await gql(platform.router, '{ agent(code: "usage-reader") { budget { agentCode } usage { agentCode requests } } }', {}, master);
+    expect(both.body.errors).toBeUndefined();
+    expect(both.body.data.agent.usage).toEqual([expect.objectContaining({ agentCode: 'usage-reader', requests: 1 })]);
+    const budgetOnly = await gql(platform.router, '{ agent(code: "usage-reader") { code budget { agentCode } } }', {}, master);
+    expect(budgetOnly.body.data.agent).toEqual({ code: 'usage-reader', budget: { agentCode: 'usage-reader' } });
+  });
 });

@@ -1,9 +1,13 @@
 import type { Budget } from './budget.js';
 import type { UsageRow } from './usage.js';
 
-/** An agent or department that spends on models: its budget, and this month's usage. */
+/**
+ * An agent or department that spends on models: its budget, and this month's usage, read only
+ * when asked for (a getter, which GraphQL reads only for a query that selects it: the 50 action
+ * cards' agents ask for the budget alone).
+ */
 export interface Agent {
   code: string;
   budget: Budget;
-  usage: UsageRow[];
+  readonly usage: Promise<UsageRow[]>;
 }

@@ -94,5 +94,5 @@ export class UsageRow implements DomainUsageRow {
 export class Agent implements DomainAgent {
   @Field(() => String) code!: string;
   @Field(() => Budget) budget!: Budget;
-  @Field(() => [UsageRow], { description: 'This month, per model and UTC day.' }) usage!: UsageRow[];
+  @Field(() => [UsageRow], { description: 'This month, per model and UTC day.' }) usage!: Promise<UsageRow[]>;
 }

@@ -54,11 +54,18 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
 
     list: (): Promise<Budget[]> => budgets.budgets(periodOf(clock())),
 
-    /** The agent with its budget and this month's usage; null when unknown. */
+    /** The agent with its budget, and this month's usage when asked for; null when unknown. */
     async agent(code: string): Promise<Agent | null> {
       const budget = await view(code);
       if (!budget) return null;
-      return { code, budget, usage: await usage.daily({ agentCode: code, from: periodBounds(periodOf(clock())).start }) };
+      const from = periodBounds(periodOf(clock())).start;
+      return {
+        code,
+        budget,
+        get usage() {
+          return usage.daily({ agentCode: code, from });
+        },
+      };
     },
 
     /**
