@@ -35,7 +35,8 @@ export function createCachePurge(deps: CachePurgeDeps) {
     }
     // Redis first, then the bridge's memory and the edges: a refetch after their purge must not find the old entry.
     const key = contentSurrogateKey(siteKey, slug);
-    await announcements?.publish([key]).catch((error: unknown) => log.warn({ err: error, key }, 'purge announcement failed: a REST bridge that missed it serves its copy until the copy expires (s-maxage)'));
+    // With Redis down the bridges' subscriptions are down too and they keep nothing: no announcement to make.
+    if (!cacheDown) await announcements?.publish([key]);
     return { layers: [first, ...(await edge.purge([key]))], cacheDown };
   }
 

@@ -9,7 +9,7 @@ import type { Logger } from '../logger.js';
  * once, before `publish` resolves; with Redis it also goes to every other process over pub/sub.
  */
 export interface PurgeChannel {
-  /** Announces that responses tagged with any of `keys` are stale. */
+  /** Announces that responses tagged with any of `keys` are stale; never rejects (a failure is logged). */
   publish(keys: readonly string[]): Promise<void>;
   /** Hears every announcement from now on; returns a function that stops listening. */
   subscribe(listener: PurgeListener): () => void;
@@ -75,14 +75,28 @@ export function createPurgeChannel(options: { redisUrl?: string; prefix: string;
     sub.connect().catch(() => undefined);
   }
 
+  /** Whether the last announcement over Redis failed: a failure is logged once, and the recovery. */
+  let failing = false;
+
   return {
+    /** Never rejects: a failure to reach Redis is logged (once until it works again). */
     async publish(keys) {
       if (!keys.length) return;
       local.emit(LOCAL_EVENT, keys);
       if (!options.redisUrl) return;
-      publisher ??= new Redis(options.redisUrl, redisOptions);
-      if (publisher.status === 'wait') await publisher.connect();
-      await publisher.publish(channel, JSON.stringify(keys));
+      try {
+        if (!publisher) {
+          publisher = new Redis(options.redisUrl, redisOptions);
+          publisher.on('error', () => undefined); // the failed command says it
+        }
+        if (publisher.status === 'wait') await publisher.connect();
+        await publisher.publish(channel, JSON.stringify(keys));
+        if (failing) log.info({ channel }, 'purge announcements: sent again');
+        failing = false;
+      } catch (error) {
+        if (!failing) log.warn({ channel, reason: (error as Error).message }, 'purge announcements: could not send; a bridge in another process may serve a purged delivery until its s-maxage ends');
+        failing = true;
+      }
     },
     subscribe(listener) {
       if (!listeners.size) local.on(LOCAL_EVENT, onLocal);
