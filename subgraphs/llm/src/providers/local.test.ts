@@ -156,11 +156,12 @@ describe('local provider: tool calls', () => {
     const found = await chat(request([user('send mail to ada.l@example.com please')], { tools: contact, tool_choice: 'required' }));
     expect(JSON.parse(found.choices[0]!.message.tool_calls![0]!.function.arguments)).toEqual({ email: 'ada.l@example.com' });
     // Linear: four times the text takes about four times as long (the old pattern took sixteen
-    // times, about 7 s at 80,000 characters). Each size's best of three runs, and their ratio, not
-    // a wall-clock bound, so a loaded machine (CI once took 3.9 s for 0.1 s of work) does not fail it.
+    // times, about 7 s at 80,000 characters). Each size's best of five runs, and their ratio under
+    // 10 (between linear's 4 and quadratic's 16), not a wall-clock bound, so a loaded machine does
+    // not fail it (CI once took 3.9 s for 0.1 s of work; another run measured 9.8 with best of three).
     const best = async (n: number) => {
       let fastest = Number.POSITIVE_INFINITY;
-      for (let i = 0; i < 3; i++) {
+      for (let i = 0; i < 5; i++) {
         const started = performance.now();
         await chat(request([user(`send mail ${'a'.repeat(n)}`)], { tools: contact, tool_choice: 'required' }));
         fastest = Math.min(fastest, performance.now() - started);
@@ -169,7 +170,7 @@ describe('local provider: tool calls', () => {
     };
     const small = await best(20_000);
     const large = await best(80_000);
-    expect(large).toBeLessThan(8 * small + 50);
+    expect(large).toBeLessThan(10 * small + 50);
   });
 
   it('fills quoted phrases, numbers, defaults, booleans and nested objects', async () => {
