@@ -619,6 +619,8 @@ async function main() {
     };
     const perC = (f) => CONCURRENCY.map((c) => `c=${c}: ${f(c)}`).join(', ');
 
+    /** A workload's rows, and how each contender's answer compared with our router's. */
+    const comparedTable = (w) => [...header, ...w.contenders.flatMap((c) => row('', c)), '', `Compared with our router's answer: ${checks(w)}.`, ''];
     const md = [
       BEGIN,
       `Made by \`npm run bench:graph\` (\`node bench/graph.js\`${SMOKE ? ', SVC_BENCH_SMOKE=1' : ''}), ${started.toISOString()}; ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.toFixed(1)} at start; Node ${process.versions.node}; @apollo/gateway ${versionOf('@apollo/gateway')}, @graphql-hive/gateway-runtime ${versionOf('@graphql-hive/gateway-runtime')}, autocannon ${versionOf('autocannon')}.`,
@@ -637,11 +639,7 @@ async function main() {
       '',
       '### 2. One subgraph: the bridge\'s `DeliverContent` operation (`schema/operations/cms.graphql`)',
       '',
-      ...header,
-      ...w2.contenders.flatMap((c) => row('', c)),
-      '',
-      `Compared with our router's answer: ${checks(w2)}.`,
-      '',
+      ...comparedTable(w2),
       `### 3. Federated: ${ACTIONS} action proposals with their targets (Content from cms, CrawlJob from crawl, Agent with its budget from llm)`,
       '',
       `The router's answer held ${actionsReturned} actions; their targets: ${targets.contents.length} contents, ${targets.crawlJobs.length} crawl jobs and ${targets.agents.length} agent(s) of tenant ${TENANT}, in turn.`,
@@ -650,11 +648,7 @@ async function main() {
       FEDERATED_QUERY,
       '```',
       '',
-      ...header,
-      ...w3.contenders.flatMap((c) => row('', c)),
-      '',
-      `Compared with our router's answer: ${checks(w3)}.`,
-      '',
+      ...comparedTable(w3),
       `### 4. REST through the bridge vs its operation through the router: \`GET /api/v1/insight/actions?first=${ACTIONS}\` (ListActions)`,
       '',
       `No REST route's operation is planned over more than one subgraph (${federated.spanning.length ? `except ${federated.spanning.join('; ')}` : `all ${federated.checked} routes checked with @apollo/query-planner`}), so this is the bridge's route for listing actions against the same operation sent to the router.`,

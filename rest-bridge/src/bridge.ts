@@ -121,9 +121,8 @@ function respond(rendered: Rendered, extra: Record<string, string> = {}): RestRe
 /** The bridge's core: a pure mapping from an HTTP-shaped request to an HTTP-shaped response. */
 export function createBridge(options: BridgeOptions) {
   const routes: CompiledRoute[] = options.routes.map(compileRoute);
-  /** Each route's path up to its first parameter: only routes whose prefix a path has are tried. */
-  const prefixes = new Map(routes.map((r) => [r, r.path.split('{')[0]!]));
-  const matching = (path: string) => routes.filter((r) => path.startsWith(prefixes.get(r)!) && r.pattern.test(path));
+  /** Only routes whose literal prefix the path has are tried against their pattern. */
+  const matching = (path: string) => routes.filter((r) => path.startsWith(r.prefix) && r.pattern.test(path));
   for (const route of routes) {
     if (!options.operations.has(route.operation)) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
   }

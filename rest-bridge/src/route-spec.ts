@@ -65,6 +65,8 @@ export interface RouteSpec {
 /** A route whose path template has been compiled for matching. */
 export interface CompiledRoute extends RouteSpec {
   pattern: RegExp;
+  /** The path up to its first parameter: a path without it cannot match. */
+  prefix: string;
   params: string[];
   /** Variables read from query parameters the query schema types as integers (sent as numbers when they are whole numbers). */
   integers: string[];
@@ -80,5 +82,5 @@ export function compileRoute(route: RouteSpec): CompiledRoute {
   );
   const queryTypes = (route.query?.properties ?? {}) as Record<string, { type?: unknown }>;
   const integers = Object.entries(route.variables).filter(([, source]) => source.startsWith('query.') && queryTypes[source.slice('query.'.length)]?.type === 'integer').map(([name]) => name);
-  return { ...route, pattern, params, integers };
+  return { ...route, pattern, prefix: route.path.split('{')[0]!, params, integers };
 }

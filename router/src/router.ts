@@ -6,7 +6,7 @@ import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
-import { inProcessTransport, subgraphFetcher } from './subgraph-fetch.js';
+import { inProcessTransport, subgraphFetcher, undiciTransport } from './subgraph-fetch.js';
 import { trustedDocuments, type TrustedDocumentsMode } from './trusted-documents.js';
 
 interface RouterContext {
@@ -46,7 +46,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   // One fetcher for the subgraphs over HTTP (keep-alive pools), one per subgraph in this process;
   // each sends identical queries in flight once (subgraph-fetch.ts).
-  const subgraphFetch = subgraphFetcher();
+  const pools = undiciTransport();
+  const subgraphFetch = subgraphFetcher(pools.send);
   const fetcherOf = (name: string) => {
     const graphql = options.inProcess?.[name];
     return graphql ? subgraphFetcher(inProcessTransport(graphql)) : subgraphFetch;
@@ -127,7 +128,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     close: async (graceMs) => {
       await running.close(graceMs);
       await apollo.stop();
-      await subgraphFetch.close();
+      await pools.close();
     },
   };
 }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { subgraphFetcher, type SubgraphRequest } from './subgraph-fetch.js';
+import { subgraphFetcher, undiciTransport, type SubgraphRequest } from './subgraph-fetch.js';
 
 /** A subgraph that answers after a turn, counting what it was sent. */
 function fakeSubgraph(status = 200) {
@@ -81,7 +81,8 @@ describe('subgraphFetcher', () => {
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
-    const fetcher = subgraphFetcher();
+    const pools = undiciTransport();
+    const fetcher = subgraphFetcher(pools.send);
     try {
       const first = await fetcher(url, post('{ a }', 'Bearer a'));
       const second = await fetcher(url, post('{ b }'));
@@ -95,7 +96,7 @@ describe('subgraphFetcher', () => {
       for (let i = 0; i < 4; i++) await (await fetcher(url, post(`{ c${i} }`))).text();
       expect(new Set(seen.map((s) => s.port)).size).toBeLessThanOrEqual(2);
     } finally {
-      await fetcher.close();
+      await pools.close();
       server.close();
     }
   });

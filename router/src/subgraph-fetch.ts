@@ -49,12 +49,6 @@ export interface SubgraphResponse {
   json(): Promise<unknown>;
 }
 
-export interface SubgraphFetcher {
-  (url: string, init: SubgraphRequest): Promise<SubgraphResponse>;
-  /** Closes the kept-alive connections. */
-  close(): Promise<void>;
-}
-
 /** Keep-alive undici pools, one per subgraph origin. */
 export function undiciTransport(): { send: SubgraphTransport; close(): Promise<void> } {
   const pools = new Map<string, Pool>();
@@ -128,11 +122,10 @@ function responseOf(url: string, answer: SubgraphAnswer): SubgraphResponse {
   };
 }
 
-export function subgraphFetcher(transport?: SubgraphTransport): SubgraphFetcher {
-  const own = transport ? undefined : undiciTransport();
-  const send = transport ?? own!.send;
+/** The fetcher over `send` (undici pools, or a subgraph in this process). */
+export function subgraphFetcher(send: SubgraphTransport): (url: string, init: SubgraphRequest) => Promise<SubgraphResponse> {
   const inFlight = new Map<string, Promise<SubgraphAnswer>>();
-  const fetcher = async (url: string, init: SubgraphRequest): Promise<SubgraphResponse> => {
+  return async (url, init) => {
     const body = init.body;
     if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return responseOf(url, await send(url, init));
     const headers = Object.entries(init.headers ?? {}).filter(([k]) => !UNSHARED_HEADERS.has(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}:${v}`).sort().join('\n');
@@ -144,5 +137,4 @@ export function subgraphFetcher(transport?: SubgraphTransport): SubgraphFetcher 
     }
     return responseOf(url, await shared);
   };
-  return Object.assign(fetcher, { close: async () => own?.close() });
 }

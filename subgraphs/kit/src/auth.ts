@@ -81,31 +81,30 @@ export function principalFromClaims(payload: JWTPayload): Principal {
   };
 }
 
-/** How many verified tokens a process remembers, and for how long at most. */
-const VERIFIED_TOKENS = 1000;
+/** How many checked tokens and client-address signatures a process remembers, each kind. */
+const REMEMBERED = 1000;
+/** How long a verified token is believed without verifying it again (never past its expiry). */
 const VERIFIED_FOR_MS = 60_000;
-/** How long a good client-address signature is believed without checking it again (well within its 300 s validity). */
+/** How long a good client-address signature is believed without checking it again (never past its 300 s validity). */
 const SIGNATURE_REUSE_MS = 10_000;
 
 /**
- * Tokens whose signature and claims were checked, so the same token on the next request (every
- * federated request reaches several subgraphs with it) is not verified again: at most
- * {@link VERIFIED_FOR_MS}, never past its expiry, the oldest forgotten first. Revocation is
- * still asked on every call; a refused token is never remembered.
+ * Credentials found good, so the same one on the next call (every federated request reaches
+ * several subgraphs with the same token and signed address) is not checked again: each until
+ * the time given when it was remembered, the oldest forgotten first. Nothing refused is kept.
  */
-function verifiedTokens() {
-  const entries = new Map<string, { payload: JWTPayload; until: number }>();
+function remembered<V>() {
+  const entries = new Map<string, { value: V; until: number }>();
   return {
-    get(token: string, now: number): JWTPayload | undefined {
-      const entry = entries.get(token);
-      if (!entry) return undefined;
-      if (entry.until > now) return entry.payload;
-      entries.delete(token);
+    get(key: string, now: number): V | undefined {
+      const entry = entries.get(key);
+      if (entry && entry.until > now) return entry.value;
+      if (entry) entries.delete(key);
       return undefined;
     },
-    set(token: string, payload: JWTPayload, now: number): void {
-      if (entries.size >= VERIFIED_TOKENS) entries.delete(entries.keys().next().value!);
-      entries.set(token, { payload, until: Math.min(now + VERIFIED_FOR_MS, (payload.exp ?? 0) * 1000) });
+    set(key: string, value: V, until: number): void {
+      if (entries.size >= REMEMBERED) entries.delete(entries.keys().next().value!);
+      entries.set(key, { value, until });
     },
   };
 }
@@ -116,21 +115,18 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
   if (!secret && !jwks) throw new Error('Token verification needs SVC_JWT_SECRET or SVC_JWKS_URL');
   const maxLifetimeSeconds = options.maxLifetimeSeconds ?? DEFAULT_MAX_TOKEN_LIFETIME_SECONDS;
   const addressKey = options.secret ? clientAddressKey(options.secret) : undefined;
-  const verified = verifiedTokens();
-  /** Client-address signatures found good, and when. */
-  const signedAddresses = new Map<string, number>();
+  const verified = remembered<JWTPayload>();
+  const signedAddresses = remembered<true>();
   return {
     isRouterClientAddress(address, signature) {
       if (!address || !signature) return false;
-      // The router signs an address once a second and every subgraph call of a request carries it:
-      // a signature already checked is not checked again while it is young enough.
       const key = `${signature} ${address}`;
-      const checkedAt = signedAddresses.get(key);
       const now = Date.now();
-      if (checkedAt !== undefined && now - checkedAt < SIGNATURE_REUSE_MS && Math.abs(now / 1000 - Number(signature.slice(0, signature.indexOf('.')))) <= CLIENT_ADDRESS_MAX_AGE_SECONDS) return true;
-      if (!isSignedClientAddress(addressKey, address, signature)) return false;
-      if (signedAddresses.size >= VERIFIED_TOKENS) signedAddresses.delete(signedAddresses.keys().next().value!);
-      signedAddresses.set(key, now);
+      if (signedAddresses.get(key, now)) return true;
+      if (!isSignedClientAddress(addressKey, address, signature, now)) return false;
+      // Good: the signed second is the part before the dot (client-address.ts).
+      const signedAtMs = Number(signature.slice(0, signature.indexOf('.'))) * 1000;
+      signedAddresses.set(key, true, Math.min(now + SIGNATURE_REUSE_MS, signedAtMs + CLIENT_ADDRESS_MAX_AGE_SECONDS * 1000));
       return true;
     },
     async verify(token) {
@@ -141,7 +137,7 @@ export function createTokenVerifier(options: AuthOptions): TokenVerifier {
             ? await jwtVerify(token, jwks, { issuer: ISSUER, algorithms: ['RS256', 'ES256'] })
             : await jwtVerify(token, secret!, { issuer: ISSUER, algorithms: ['HS256'] })).payload;
           checkLifetime(payload, maxLifetimeSeconds);
-          verified.set(token, payload, Date.now());
+          verified.set(token, payload, Math.min(Date.now() + VERIFIED_FOR_MS, (payload.exp ?? 0) * 1000));
         }
         const principal = principalFromClaims(payload);
         if (!jwks && options.sessions && (await options.sessions.isRevoked(principal.subject, principal.sessionVersion))) {

@@ -37,8 +37,8 @@ export type InProcessGraphql = (request: { method: string; headers: Readonly<Rec
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A refusal before Apollo is reached (a body that is no JSON or nests too deep): 400, in GraphQL's error shape. */
-function refusal(error: SvcError): GraphqlAnswer {
-  return { status: 400, headers: { 'content-type': JSON_TYPE }, body: JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }) };
+function refusal(error: SvcError): { status: number; headers: HeaderMap; body: string } {
+  return { status: 400, headers: new HeaderMap([['content-type', JSON_TYPE]]), body: JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }) };
 }
 
 /** Runs one request whose body was read through Apollo; a refusal before execution for the client's mistake is a 400. */
@@ -46,7 +46,7 @@ async function answerOf<C extends BaseContext>(
   server: ApolloServer<C>,
   context: () => Promise<C>,
   request: { method: string; headers: HeaderMap; search: string; text: string | undefined },
-): Promise<{ status: number; headers: HeaderMap | Record<string, string>; body: string | AsyncIterable<string> }> {
+): Promise<{ status: number; headers: HeaderMap; body: string | AsyncIterable<string> }> {
   let body: unknown;
   if (request.method === 'POST') {
     const isJson = (request.headers.get('content-type') ?? '').toLowerCase().includes('json');
@@ -92,7 +92,7 @@ export function apolloHandler<C extends BaseContext>(
     const url = new URL(req.url ?? '/', 'http://localhost');
     const answer = await answerOf(server, () => context(req), { method: req.method ?? 'GET', headers: headerMapOf(req.headers), search: url.search, text });
     res.statusCode = answer.status;
-    for (const [key, value] of answer.headers instanceof Map ? answer.headers : Object.entries(answer.headers)) res.setHeader(key, value);
+    for (const [key, value] of answer.headers) res.setHeader(key, value);
     if (typeof answer.body === 'string') {
       res.end(answer.body);
       return;
@@ -107,8 +107,7 @@ export function inProcessGraphql<C extends BaseContext>(server: ApolloServer<C>,
   return async ({ method, headers, body }) => {
     const map = headerMapOf(headers);
     const answer = await answerOf(server, () => context(Object.fromEntries(map)), { method, headers: map, search: '', text: body });
-    const out: Record<string, string> = {};
-    for (const [key, value] of answer.headers instanceof Map ? answer.headers : Object.entries(answer.headers)) out[key] = value;
+    const out = Object.fromEntries(answer.headers);
     if (typeof answer.body === 'string') return { status: answer.status, headers: out, body: answer.body };
     let text = '';
     for await (const chunk of answer.body) text += chunk;
