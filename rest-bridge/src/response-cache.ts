@@ -1,8 +1,14 @@
 import type { Logger, PurgeChannel } from '@svc/kit';
-import type { RestResponse } from './bridge.js';
+
+/** A whole response as the bridge answers it (bridge.ts's RestResponse without a stream; defined here, since bridge.ts imports this module and imports run one way). */
+export interface CachedResponse {
+  status: number;
+  headers: Record<string, string>;
+  body?: string;
+}
 
 export interface CacheEntry {
-  response: RestResponse;
+  response: CachedResponse;
   etag?: string;
   /** Surrogate keys the response is tagged with: a purge of any of them drops it. */
   tags: readonly string[];
@@ -85,7 +91,7 @@ export function createResponseCache(options: ResponseCacheOptions) {
     },
 
     /** Keeps `response` for `maxAgeSeconds` unless a purge came since `since` (a generation), or it cannot be purged (no tags). */
-    put(key: string, since: number, response: RestResponse, meta: { etag?: string; tags: readonly string[]; maxAgeSeconds: number }, now = Date.now()): boolean {
+    put(key: string, since: number, response: CachedResponse, meta: { etag?: string; tags: readonly string[]; maxAgeSeconds: number }, now = Date.now()): boolean {
       if (!heard || since !== generation || meta.maxAgeSeconds <= 0 || !meta.tags.length || response.status !== 200) return false;
       const size = key.length + (response.body?.length ?? 0) + Object.entries(response.headers).reduce((n, [k, v]) => n + k.length + v.length, 0);
       if (size > maxBytes / 16) return false;
