@@ -28,6 +28,25 @@ describe('createHostLimiter (fake timers)', () => {
     jest.useRealTimers();
   });
 
+  it('pause holds every start on that host until it ends, other hosts run, a shorter pause never shortens it', async () => {
+    const limiter = createHostLimiter({ concurrencyPerHost: 5, delayMs: 0 });
+    const log: string[] = [];
+    limiter.pause('blocked.example', 5000);
+    limiter.pause('BLOCKED.example', 1000);
+    expect(limiter.pausedFor('blocked.example')).toBe(5000);
+    const waiting = limiter.run('blocked.example', async () => log.push(`blocked@${Date.now()}`));
+    const other = limiter.run('other.example', async () => log.push(`other@${Date.now()}`));
+    await settle();
+    expect(log).toEqual(['other@0']);
+    await jest.advanceTimersByTimeAsync(4999);
+    expect(log).toEqual(['other@0']);
+    expect(limiter.pausedFor('blocked.example')).toBe(1);
+    await jest.advanceTimersByTimeAsync(1);
+    await Promise.all([waiting, other]);
+    expect(log).toEqual(['other@0', 'blocked@5000']);
+    expect(limiter.pausedFor('blocked.example')).toBe(0);
+  });
+
   it('spaces task starts on one host by delayMs, the first starting at once', async () => {
     const limiter = createHostLimiter({ concurrencyPerHost: 5, delayMs: 1000 });
     const log: string[] = [];

@@ -17,6 +17,8 @@ import { SvcError } from '@svc/kit';
  * - Tasks on one host start in the order `run` was called (FIFO). A task that throws or
  *   rejects frees its slot, and `run` rejects with the same error.
  * - Waiting tasks cannot be cancelled here; a cancelled job should make its tasks return early.
+ * - `pause(host, ms)` holds every start on a host until then (a site that answered with a block
+ *   page or a Retry-After); a later, shorter pause never shortens one in force.
  * - Idle hosts whose delay has passed are forgotten once many hosts are tracked, so long crawls
  *   do not accumulate state; crawl-delays set with `setDelay` are kept.
  */
@@ -37,6 +39,10 @@ export interface HostLimiter {
   run<T>(host: string, task: () => Promise<T>): Promise<T>;
   /** Raises the delay for one host (e.g. robots.txt crawl-delay); below the default it resets to the default. */
   setDelay(host: string, ms: number): void;
+  /** Starts nothing on `host` for `ms` milliseconds from now (a longer pause in force stays). */
+  pause(host: string, ms: number): void;
+  /** Milliseconds until `host` may start a request again because of a pause (0 when none). */
+  pausedFor(host: string): number;
   /** The delay in force for `host`, in milliseconds. */
   delayFor(host: string): number;
   /** Tasks running and waiting for `host`. */
@@ -73,6 +79,7 @@ export function createHostLimiter(options: HostLimiterOptions): HostLimiter {
   const sleep = options.sleep ?? defaultSleep;
   const states = new Map<string, HostState>();
   const delays = new Map<string, number>();
+  const pausedUntil = new Map<string, number>();
 
   const keyOf = (host: string) => host.trim().toLowerCase();
   const delayOf = (key: string) => Math.max(delayMs, delays.get(key) ?? 0);
@@ -80,6 +87,7 @@ export function createHostLimiter(options: HostLimiterOptions): HostLimiter {
   function prune(): void {
     if (states.size < PRUNE_AT) return;
     const t = now();
+    for (const [key, until] of pausedUntil) if (until <= t) pausedUntil.delete(key);
     for (const [key, state] of states) {
       const idle = state.active === 0 && state.queue.length === 0 && !state.sleeping;
       if (idle && (state.lastStart === undefined || t - state.lastStart >= delayOf(key))) states.delete(key);
@@ -89,7 +97,8 @@ export function createHostLimiter(options: HostLimiterOptions): HostLimiter {
   function pump(key: string, state: HostState): void {
     if (state.sleeping) return;
     while (state.queue.length > 0 && state.active < concurrencyPerHost) {
-      const wait = state.lastStart === undefined ? 0 : state.lastStart + delayOf(key) - now();
+      const t = now();
+      const wait = Math.max(state.lastStart === undefined ? 0 : state.lastStart + delayOf(key) - t, (pausedUntil.get(key) ?? 0) - t);
       if (wait > 0) {
         state.sleeping = true;
         const wake = () => {
@@ -139,6 +148,13 @@ export function createHostLimiter(options: HostLimiterOptions): HostLimiter {
       if (Number.isFinite(ms) && ms > delayMs) delays.set(key, ms);
       else delays.delete(key);
     },
+    pause(host, ms) {
+      if (!Number.isFinite(ms) || ms <= 0) return;
+      const key = keyOf(host);
+      const until = now() + ms;
+      if (until > (pausedUntil.get(key) ?? 0)) pausedUntil.set(key, until);
+    },
+    pausedFor: (host) => Math.max(0, (pausedUntil.get(keyOf(host)) ?? 0) - now()),
     delayFor: (host) => delayOf(keyOf(host)),
     load(host) {
       const state = states.get(keyOf(host));

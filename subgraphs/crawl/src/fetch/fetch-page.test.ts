@@ -239,13 +239,14 @@ describe('fetchPage: retries and timeouts', () => {
     expect(hitsOf('/broken')).toHaveLength(3);
   });
 
-  it('does not wait for a Retry-After beyond the cap, and passes it on', async () => {
+  it('does not wait for a Retry-After beyond the cap, and passes it on (a 429 is a rate-limit block)', async () => {
     route('/later', (_req, res) => {
       res.writeHead(429, { 'retry-after': '120' });
       res.end();
     });
     const started = Date.now();
-    const error = await failure(fetcher().fetchPage(at('/later')), 'UPSTREAM_ERROR', 'upstream-status');
+    const error = await failure(fetcher().fetchPage(at('/later')), 'UPSTREAM_ERROR', 'blocked-page');
+    expect(error.extensions.details).toMatchObject({ status: 429, block: { kind: 'rate-limited' }, pausedMs: 120_000 });
     expect(Date.now() - started).toBeLessThan(1000);
     expect(error.extensions.retryAfter).toBe(120);
     expect(hitsOf('/later')).toHaveLength(1);

@@ -8,6 +8,7 @@ import { ROBOTS_MAX_BYTES, SVC_USER_AGENT, productToken, robotsPolicyFromFetch, 
 import type { HostLimiter } from '../domain/host-politeness.js';
 import { type Answer, type BodyPlan, exchange, firstHeader, upstream } from './exchange.js';
 import { backoffDelay, parseRetryAfter, RETRY_ERROR_CODES, RETRY_STATUSES } from './retry-policy.js';
+import { detectBlock, type BlockVerdict } from './block-page.js';
 import { createRobotsCache, type RobotsCacheEntry } from './robots-cache.js';
 
 /**
@@ -68,6 +69,14 @@ import { createRobotsCache, type RobotsCacheEntry } from './robots-cache.js';
  *   the limiter's default). `robots: 'ignore'` skips all of it.
  * - Headers: `user-agent` (default SVC_USER_AGENT) and `accept: text/html,application/xhtml+xml;q=0.9,*\/*;q=0.1`
  *   on every page request; robots.txt asks for `text/plain,*\/*;q=0.1`.
+ * - Block pages (block-page.ts): every 2xx page, and the first 64 KiB of every 4xx/5xx answer,
+ *   is judged by the block-page rules. A block page is UPSTREAM_ERROR `blocked-page` with
+ *   `details.block` = {kind, rule, reason} and is never returned as content. The host is then
+ *   paused in the limiter: for the answer's Retry-After when it has one (at most
+ *   `maxBlockPauseMs`, default 1 h), else for `blockBackoffMs` (default 5 s) doubling with each
+ *   block in a row from that host (at most 5 min); a page of the site's own resets the doubling.
+ *   `pausedFor(url)` tells a caller how long the host is paused, so a long crawl can leave the
+ *   rest of that site for its next run rather than wait.
  * - Errors are SvcError: BAD_USER_INPUT (`invalid-url`) for a URL that does not parse,
  *   FORBIDDEN from the guard (`address-not-allowed`) and robots.txt (`robots-disallowed`),
  *   UPSTREAM_ERROR for everything the site did: `upstream-status` (non-2xx final answer; message
@@ -98,6 +107,10 @@ export interface PageFetcherOptions {
   robots?: 'respect' | 'ignore';
   /** How long a robots.txt policy is cached, in milliseconds; default 1 h. */
   robotsTtlMs?: number;
+  /** First pause of a host after a block page without Retry-After, doubling per block in a row; default 5,000. */
+  blockBackoffMs?: number;
+  /** Longest pause of a host after a block page (a Retry-After beyond it is cut to it); default 1 h. */
+  maxBlockPauseMs?: number;
 }
 
 export interface FetchedPage {
@@ -119,6 +132,8 @@ export interface FetchedPage {
 
 export interface PageFetcher {
   fetchPage(url: string): Promise<FetchedPage>;
+  /** Milliseconds until the host of `url` may be asked again after a block page (0 when it may now). */
+  pausedFor(url: string): number;
   /** Closes idle keep-alive connections; the fetcher must not be used afterwards. */
   close(): void;
 }
@@ -128,6 +143,11 @@ export const DEFAULT_RETRIES = 2;
 export const DEFAULT_MAX_BYTES = 5 * 1024 * 1024;
 export const DEFAULT_MAX_REDIRECTS = 5;
 export const DEFAULT_MAX_RETRY_AFTER_MS = 30_000;
+export const DEFAULT_BLOCK_BACKOFF_MS = 5_000;
+export const DEFAULT_MAX_BLOCK_PAUSE_MS = 3_600_000;
+const MAX_BLOCK_BACKOFF_MS = 300_000;
+/** Bytes of a 4xx/5xx body read for the block-page rules. */
+const ERROR_BODY_BYTES = 64 * 1024;
 export const PAGE_ACCEPT = 'text/html,application/xhtml+xml;q=0.9,*/*;q=0.1';
 const ROBOTS_ACCEPT = 'text/plain,*/*;q=0.1';
 const ROBOTS_MAX_REDIRECTS = 5;
@@ -158,6 +178,10 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
   const maxBytes = setting('maxBytes', options.maxBytes ?? DEFAULT_MAX_BYTES, 1, true);
   const maxRedirects = setting('maxRedirects', options.maxRedirects ?? DEFAULT_MAX_REDIRECTS, 0, true);
   const respectRobots = (options.robots ?? 'respect') === 'respect';
+  const blockBackoffMs = setting('blockBackoffMs', options.blockBackoffMs ?? DEFAULT_BLOCK_BACKOFF_MS, 0);
+  const maxBlockPauseMs = setting('maxBlockPauseMs', options.maxBlockPauseMs ?? DEFAULT_MAX_BLOCK_PAUSE_MS, 0);
+  /** Blocks in a row per host (a page of the site's own deletes the entry). */
+  const blockStreaks = new Map<string, number>();
 
   const agents = {
     http: new HttpAgent({ keepAlive: true, lookup: guard.lookup }),
@@ -233,6 +257,7 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
     accept: PAGE_ACCEPT,
     limit: maxBytes,
     truncate: false,
+    errorLimit: ERROR_BODY_BYTES,
     vet(url, headers) {
       const { type } = parseContentType(firstHeader(headers['content-type']));
       if (ACCEPTED_TYPES.has(type)) return undefined;
@@ -287,6 +312,23 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
     });
   }
 
+  /** The page's block verdict as an error, with the host paused (see the module comment). */
+  function blocked(answer: Answer, verdict: BlockVerdict): SvcError {
+    const host = answer.url.host.toLowerCase();
+    const streak = (blockStreaks.get(host) ?? 0) + 1;
+    if (blockStreaks.size > 10_000) blockStreaks.clear();
+    blockStreaks.set(host, streak);
+    const asked = parseRetryAfter(firstHeader(answer.headers['retry-after']));
+    const pauseMs = Math.min(asked ?? Math.min(blockBackoffMs * 2 ** (streak - 1), MAX_BLOCK_BACKOFF_MS), maxBlockPauseMs);
+    limiter?.pause(host, pauseMs);
+    return upstream(
+      `${answer.url.href} answered a block page instead of its content (${verdict.kind}: ${verdict.reason})`,
+      'blocked-page',
+      { url: answer.url.href, status: answer.status, block: verdict, pausedMs: pauseMs },
+      asked !== undefined ? { retryAfter: Math.ceil(asked / 1000) } : {},
+    );
+  }
+
   async function fetchPage(input: string): Promise<FetchedPage> {
     const started = performance.now();
     let url = (await guard.checkUrl(input)).url;
@@ -315,9 +357,13 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
         url = next;
         continue;
       }
-      if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer);
       const { type, charset } = parseContentType(firstHeader(answer.headers['content-type']));
       const decoded = decodeBody(answer.body, type, charset);
+      const verdict = detectBlock({ url: url.href, status: answer.status, headers: answer.headers, html: decoded.text });
+      if (verdict && answer.status >= 200 && answer.status < 500) throw blocked(answer, verdict);
+      if (verdict?.kind === 'challenge' || verdict?.kind === 'captcha') throw blocked(answer, verdict);
+      if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer);
+      blockStreaks.delete(url.host.toLowerCase());
       return {
         url: url.href,
         status: answer.status,
@@ -333,6 +379,13 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
 
   return {
     fetchPage,
+    pausedFor: (url) => {
+      try {
+        return limiter?.pausedFor(new URL(url).host) ?? 0;
+      } catch {
+        return 0;
+      }
+    },
     close() {
       agents.http.destroy();
       agents.https.destroy();
