@@ -216,6 +216,8 @@ describe('crawl API shapes (spec examples)', () => {
         totalCount: 7,
         elapsedTimeMs: expect.any(Number),
         selfHealingOccurred: false,
+        blockedCount: 0,
+        blockedPages: [],
         items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null, vectorSyncError: null })),
       },
     });

@@ -23,6 +23,8 @@ export const crawlConfig = defineConfigSlice({
     SVC_CRAWL_GATEWAY_KEY: z.string().min(16).optional(),
     /** Crawl runs one worker process executes at the same time. Default 4. */
     SVC_CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
+    /** First pause of a site after a block page without Retry-After, ms, doubling per block in a row (at most 5 min). Default 5000. */
+    SVC_CRAWL_BLOCK_BACKOFF_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
     /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
     SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   }),
@@ -42,6 +44,7 @@ export const crawlConfig = defineConfigSlice({
     lockLifetimeMs: config.SVC_CRAWL_LOCK_LIFETIME_MS,
     inProcessWorker: config.SVC_CRAWL_WORKER,
     concurrency: config.SVC_CRAWL_CONCURRENCY,
+    blockBackoffMs: config.SVC_CRAWL_BLOCK_BACKOFF_MS,
     routerUrl: start.routerUrl,
     gatewayKey: () => config.SVC_CRAWL_GATEWAY_KEY ?? start.issuedGatewayKey(),
     seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),

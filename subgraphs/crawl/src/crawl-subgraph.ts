@@ -32,6 +32,8 @@ export interface CrawlOptions {
   inProcessWorker?: boolean;
   /** Runs this process executes at once (SVC_CRAWL_CONCURRENCY). */
   concurrency: number;
+  /** First pause of a site after a block page without Retry-After, doubling per block in a row (SVC_CRAWL_BLOCK_BACKOFF_MS). */
+  blockBackoffMs?: number;
   /** The router's GraphQL URL (the gateway is reached through it); read when needed. */
   routerUrl: () => string;
   /** The crawl service's model gateway key (SVC_CRAWL_GATEWAY_KEY); read when needed. */
@@ -41,7 +43,7 @@ export interface CrawlOptions {
 }
 
 /** What a crawl worker needs: the database, and how to fetch. */
-export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency' | 'routerUrl' | 'gatewayKey'>;
+export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency' | 'routerUrl' | 'gatewayKey' | 'blockBackoffMs'>;
 
 interface CrawlRuntime {
   jobs: JobStore;
@@ -67,8 +69,8 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   const guard = createSsrfGuard({ allow: options.allowPrivateHosts });
   const limiter = createHostLimiter({ concurrencyPerHost: 2, delayMs: 250 });
   const fetchers = {
-    respect: createPageFetcher({ guard, limiter, robots: 'respect' }),
-    ignore: createPageFetcher({ guard, limiter, robots: 'ignore' }),
+    respect: createPageFetcher({ guard, limiter, robots: 'respect', ...(options.blockBackoffMs !== undefined ? { blockBackoffMs: options.blockBackoffMs } : {}) }),
+    ignore: createPageFetcher({ guard, limiter, robots: 'ignore', ...(options.blockBackoffMs !== undefined ? { blockBackoffMs: options.blockBackoffMs } : {}) }),
   };
   const agendaJobs = await createJobs({ url: options.databaseUrl, name: options.workerName, log, lockLifetimeMs: options.lockLifetimeMs });
   const knowledge = createKnowledgeStore(orm);

@@ -42,6 +42,8 @@ export interface PageSpec {
   delayMs?: number;
   /** Answer with this status (default 200). */
   status?: number;
+  /** More response headers. */
+  headers?: Record<string, string>;
 }
 
 export interface FixtureRequest {
@@ -110,7 +112,7 @@ export async function startFixtureSite(): Promise<FixtureSite> {
     const spec = pages.get(path);
     if (!spec) return answer(res, 404, 'text/html; charset=utf-8', '<!doctype html><title>Not found</title>');
     const html = typeof spec.content === 'string' ? fixtureHtml(spec.content) : spec.content.html;
-    const send = () => answer(res, spec.status ?? 200, 'text/html; charset=utf-8', html);
+    const send = () => answer(res, spec.status ?? 200, 'text/html; charset=utf-8', html, spec.headers);
     if (!spec.delayMs) return send();
     const timer = setTimeout(() => {
       timers.delete(timer);

@@ -1,6 +1,7 @@
 // An item a crawl collected, as stored (store/item-store.ts returns them), and its knowledge-base sync state.
 
-export const VECTOR_SYNC_STATUSES = ['NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED'] as const;
+/** BLOCKED: the detail page answered a block page (the reason in vectorSyncError); chunks of an earlier good fetch stay. */
+export const VECTOR_SYNC_STATUSES = ['NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED', 'BLOCKED'] as const;
 export type VectorSyncStatus = (typeof VECTOR_SYNC_STATUSES)[number];
 
 export interface StoredItem {

@@ -4,7 +4,21 @@ import type { StoredFingerprints } from './fingerprint.js';
 // A crawl job and its executions as stored (store/job-store.ts returns them).
 
 export type JobStatus = 'SCHEDULED' | 'PAUSED' | 'DELETED' | 'COMPLETED';
-export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED';
+/** BLOCKED: the list page answered a block page; nothing was extracted and the job's items stay as they were. */
+export type ExecutionStatus = 'QUEUED' | 'RUNNING' | 'COMPLETED' | 'FAILED' | 'BLOCKED';
+
+/** A page an execution found blocked (fetch/block-page.ts), as its execution keeps it. */
+export interface BlockedPage {
+  url: string;
+  status: number;
+  /** challenge, captcha, access-denied, login-wall, rate-limited, javascript-required, soft-404, consent, refresh-loop or repeated-shell */
+  kind: string;
+  rule: string;
+  reason: string;
+}
+
+/** An execution keeps at most this many blocked pages (its count goes on). */
+export const MAX_BLOCKED_PAGES_KEPT = 50;
 
 export interface JobRow {
   id: string;
@@ -39,8 +53,12 @@ export interface ItemDay {
   newItems: number;
   /** Completed runs that day. */
   executions: number;
-  /** Failed runs that day. */
+  /** Failed runs that day, blocked ones included. */
   failedRuns: number;
+  /** Runs that day whose list page was a block page. */
+  blockedRuns: number;
+  /** Pages the day's runs found blocked (list and detail pages). */
+  blockedPages: number;
 }
 
 /** One selector set a job has used: version 1 as created, then each healing or change. */
@@ -65,4 +83,8 @@ export interface ExecutionRow {
   totalCount: number;
   selfHealingOccurred: boolean;
   error: string | null;
+  /** Pages this execution found blocked (list and detail pages). */
+  blockedCount: number;
+  /** The first MAX_BLOCKED_PAGES_KEPT of them. */
+  blockedPages: BlockedPage[];
 }

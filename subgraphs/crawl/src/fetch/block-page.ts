@@ -1,6 +1,8 @@
 import { createHash } from 'node:crypto';
 import type { IncomingHttpHeaders } from 'node:http';
 import { Parser } from 'htmlparser2';
+import { SvcError } from '@svc/kit';
+import type { BlockedPage } from '../domain/crawl-job.js';
 
 /**
  * Block and challenge pages: a page a site answers instead of itself (a bot challenge, a
@@ -340,4 +342,11 @@ export function createShellTracker() {
       return { kind: 'repeated-shell', rule: 'repeated-shell', reason: `${urls.size} pages of ${safeHost(url)} answered the same ${text.length}-character text` };
     },
   };
+}
+
+/** The blocked page a fetch failure stands for (the fetcher's `blocked-page` error), else undefined. */
+export function blockedPageOf(error: unknown): BlockedPage | undefined {
+  if (!(error instanceof SvcError) || error.extensions.slug !== 'blocked-page') return undefined;
+  const details = error.extensions.details as { url: string; status: number; block: BlockVerdict };
+  return { url: details.url, status: details.status, kind: details.block.kind, rule: details.block.rule, reason: details.block.reason };
 }

@@ -36,7 +36,15 @@ export class CrawlResolver {
   @Query(() => CrawlResult, { description: 'Items of a COMPLETED execution (409 while it is not).' })
   async crawlResult(@Arg('executionId', () => ID) executionId: string, @Ctx() ctx: SvcContext): Promise<CrawlResult> {
     const { execution, items } = await this.crawl.result(ctx, executionId);
-    return { executionId: execution.id, totalCount: items.length, elapsedTimeMs: execution.elapsedMs ?? 0, selfHealingOccurred: execution.selfHealingOccurred, items: items.map(itemView) };
+    return {
+      executionId: execution.id,
+      totalCount: items.length,
+      elapsedTimeMs: execution.elapsedMs ?? 0,
+      selfHealingOccurred: execution.selfHealingOccurred,
+      blockedCount: execution.blockedCount,
+      blockedPages: execution.blockedPages.map((b) => ({ ...b })),
+      items: items.map(itemView),
+    };
   }
 
   @Query(() => [KnowledgeHit], { description: 'Semantic search in the tenant\'s knowledge base (chunks of synced crawl items).' })

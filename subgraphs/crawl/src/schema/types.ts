@@ -17,18 +17,29 @@ export class CrawlJob {
   @Field(() => GraphQLJSONObject, { nullable: true }) ragConfig!: Record<string, unknown> | null;
 }
 
+@ObjectType({ description: 'A page a crawl run found to be a block page (a bot challenge, captcha, login wall, rate limit, JavaScript shell, soft 404, consent interstitial or self-refresh) instead of the site\'s content; never extracted, stored or embedded.' })
+export class CrawlBlockedPage {
+  @Field(() => String) url!: string;
+  @Field(() => Int, { description: 'The HTTP status it answered with (block pages often come with 200).' }) status!: number;
+  @Field(() => String, { description: 'challenge, captcha, access-denied, login-wall, rate-limited, javascript-required, soft-404, consent, refresh-loop or repeated-shell' }) kind!: string;
+  @Field(() => String, { description: 'The detector rule that matched.' }) rule!: string;
+  @Field(() => String, { description: 'What was seen, in one sentence.' }) reason!: string;
+}
+
 @Directive('@key(fields: "executionId")')
 @ObjectType({ description: 'One run of a crawl job on a worker.' })
 export class CrawlExecution {
   @Field(() => ID) executionId!: string;
   @Field(() => String) jobId!: string;
-  @Field(() => String, { description: 'QUEUED, RUNNING, COMPLETED or FAILED' }) status!: string;
+  @Field(() => String, { description: 'QUEUED, RUNNING, COMPLETED, FAILED, or BLOCKED (the list page was a block page; the job\'s items are left as they were)' }) status!: string;
   @Field(() => String, { nullable: true, description: 'The worker that runs it.' }) allocatedAgent!: string | null;
   @Field(() => String, { nullable: true, description: 'ISO 8601 UTC' }) startedAt!: string | null;
   @Field(() => String, { nullable: true }) finishedAt!: string | null;
   @Field(() => Int) totalCount!: number;
   @Field(() => Boolean) selfHealingOccurred!: boolean;
-  @Field(() => String, { nullable: true, description: 'Why it FAILED.' }) error!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why it FAILED or was BLOCKED.' }) error!: string | null;
+  @Field(() => Int, { description: 'Pages this run found blocked (list and detail pages).' }) blockedCount!: number;
+  @Field(() => [CrawlBlockedPage], { description: 'The first 50 of them.' }) blockedPages!: CrawlBlockedPage[];
 }
 
 @ObjectType({ description: 'One selector set a crawl job has used: version 1 as created, then each healing or change.' })
@@ -46,9 +57,9 @@ export class CrawlItem {
   @Field(() => String) title!: string;
   @Field(() => String, { nullable: true, description: 'YYYY-MM-DD' }) publishedAt!: string | null;
   @Field(() => String) detailUrl!: string;
-  @Field(() => String, { description: 'NOT_REQUESTED, PENDING, INDEXED or FAILED' }) vectorSyncStatus!: string;
+  @Field(() => String, { description: 'NOT_REQUESTED, PENDING, INDEXED, FAILED, or BLOCKED (its page was a block page; chunks of an earlier good fetch stay)' }) vectorSyncStatus!: string;
   @Field(() => String, { nullable: true }) vectorId!: string | null;
-  @Field(() => String, { nullable: true, description: 'Why the knowledge sync of this item FAILED (null otherwise).' }) vectorSyncError!: string | null;
+  @Field(() => String, { nullable: true, description: 'Why the knowledge sync of this item FAILED or was BLOCKED (null otherwise).' }) vectorSyncError!: string | null;
 }
 
 @ObjectType({ description: 'What a completed execution collected.' })
@@ -57,6 +68,8 @@ export class CrawlResult {
   @Field(() => Int) totalCount!: number;
   @Field(() => Int) elapsedTimeMs!: number;
   @Field(() => Boolean) selfHealingOccurred!: boolean;
+  @Field(() => Int, { description: 'Pages this run found blocked: detail pages whose items were not indexed.' }) blockedCount!: number;
+  @Field(() => [CrawlBlockedPage], { description: 'The first 50 of them.' }) blockedPages!: CrawlBlockedPage[];
   @Field(() => [CrawlItem]) items!: CrawlItem[];
 }
 
@@ -80,5 +93,7 @@ export class CrawlItemDay {
   @Field(() => Int, { description: 'Items the day\'s completed runs collected (each run counts its whole list).' }) items!: number;
   @Field(() => Int, { description: 'Items seen for the first time that day.' }) newItems!: number;
   @Field(() => Int, { description: 'Completed runs that day.' }) executions!: number;
-  @Field(() => Int, { description: 'Failed runs that day.' }) failedRuns!: number;
+  @Field(() => Int, { description: 'Failed runs that day (blocked runs included).' }) failedRuns!: number;
+  @Field(() => Int, { description: 'Runs that day whose list page was a block page.' }) blockedRuns!: number;
+  @Field(() => Int, { description: 'Pages the day\'s runs found blocked (list and detail pages).' }) blockedPages!: number;
 }

@@ -26,6 +26,8 @@ export const executionView = (e: ExecutionRow): CrawlExecution => ({
   totalCount: e.totalCount,
   selfHealingOccurred: e.selfHealingOccurred,
   error: e.error,
+  blockedCount: e.blockedCount,
+  blockedPages: e.blockedPages.map((b) => ({ ...b })),
 });
 
 export const itemView = (i: ExecutionItem): CrawlItem => ({

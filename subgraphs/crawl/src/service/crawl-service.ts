@@ -186,7 +186,7 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (execution.status !== 'COMPLETED') {
         throw new SvcError('CONFLICT', `Crawl execution ${executionId} is ${execution.status}${execution.error ? `: ${execution.error}` : ''}; results exist once it is COMPLETED`, {
           slug: 'execution-not-completed',
-          details: { status: execution.status },
+          details: { status: execution.status, ...(execution.blockedCount ? { blockedPages: execution.blockedPages } : {}) },
         });
       }
       const collected = await items.itemsOfExecution(tenantId, executionId);

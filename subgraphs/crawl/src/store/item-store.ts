@@ -251,7 +251,7 @@ export function createItemStore(orm: MikroORM) {
       }
       if (!isUuid(itemId)) throw new SvcError('NOT_FOUND', `Crawl item ${itemId} not found`);
       const setVectorId = options.vectorId !== undefined;
-      const error = status === 'FAILED' ? (options.error || 'vector sync failed').slice(0, MAX_ERROR_CHARS) : null;
+      const error = status === 'FAILED' || status === 'BLOCKED' ? (options.error || `vector sync ${status.toLowerCase()}`).slice(0, MAX_ERROR_CHARS) : null;
       const rows = await em().execute<Row[]>(
         `update crawl.crawl_item ci
             set vector_sync_status = ?, vector_sync_error = ?,

@@ -4,7 +4,7 @@ import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit'
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
 import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
-import type { ExecutionRow, ExecutionStatus, ItemDay, JobRow, JobStatus, SelectorVersionRow } from '../domain/crawl-job.js';
+import { MAX_BLOCKED_PAGES_KEPT, type BlockedPage, type ExecutionRow, type ExecutionStatus, type ItemDay, type JobRow, type JobStatus, type SelectorVersionRow } from '../domain/crawl-job.js';
 
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
@@ -46,6 +46,8 @@ function toExecution(r: Row): ExecutionRow {
     totalCount: Number(r.total_count ?? 0),
     selfHealingOccurred: r.self_healing_occurred === true,
     error: (r.error as string | null) ?? null,
+    blockedCount: Number(r.blocked_count ?? 0),
+    blockedPages: r.blocked ? json<BlockedPage[]>(r.blocked) : [],
   };
 }
 
@@ -236,7 +238,7 @@ export function createJobStore(orm: MikroORM) {
 
     /**
      * Per job and UTC day in [from, to): items of completed runs, items first seen, completed and
-     * failed runs; a day whose runs all failed collected 0 items (a day without runs has no row);
+     * failed runs (blocked ones too, also counted apart), pages found blocked; a day whose runs all failed collected 0 items (a day without runs has no row);
      * `tenants` '*' for all.
      */
     async dailyItems(tenants: readonly string[] | '*', window: { from: Date; to: Date; jobId?: string | undefined }): Promise<ItemDay[]> {
@@ -246,9 +248,11 @@ export function createJobStore(orm: MikroORM) {
            select tenant_id, job_id, to_char(finished_at at time zone 'UTC', 'YYYY-MM-DD') as day,
                   (sum(total_count) filter (where status = 'COMPLETED'))::int as items,
                   (count(*) filter (where status = 'COMPLETED'))::int as executions,
-                  (count(*) filter (where status = 'FAILED'))::int as failed
+                  (count(*) filter (where status in ('FAILED', 'BLOCKED')))::int as failed,
+                  (count(*) filter (where status = 'BLOCKED'))::int as blocked_runs,
+                  sum(blocked_count)::int as blocked_pages
              from crawl.crawl_execution
-            where status in ('COMPLETED', 'FAILED') and finished_at >= ? and finished_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
+            where status in ('COMPLETED', 'FAILED', 'BLOCKED') and finished_at >= ? and finished_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
             group by 1, 2, 3),
          fresh as (
            select tenant_id, job_id, to_char(created_at at time zone 'UTC', 'YYYY-MM-DD') as day, count(*)::int as new_items
@@ -256,7 +260,8 @@ export function createJobStore(orm: MikroORM) {
             where created_at >= ? and created_at < ? and (?::boolean or tenant_id in (select jsonb_array_elements_text(?::jsonb))) and (?::uuid is null or job_id = ?)
             group by 1, 2, 3)
          select coalesce(r.tenant_id, f.tenant_id) as tenant_id, coalesce(r.job_id, f.job_id) as job_id, j.job_name, coalesce(r.day, f.day) as day,
-                coalesce(r.items, 0) as items, coalesce(f.new_items, 0) as new_items, coalesce(r.executions, 0) as executions, coalesce(r.failed, 0) as failed
+                coalesce(r.items, 0) as items, coalesce(f.new_items, 0) as new_items, coalesce(r.executions, 0) as executions, coalesce(r.failed, 0) as failed,
+                coalesce(r.blocked_runs, 0) as blocked_runs, coalesce(r.blocked_pages, 0) as blocked_pages
            from runs r full join fresh f on f.tenant_id = r.tenant_id and f.job_id = r.job_id and f.day = r.day
            join crawl.crawl_job j on j.tenant_id = coalesce(r.tenant_id, f.tenant_id) and j.id = coalesce(r.job_id, f.job_id)
           order by 4, 1, 2`,
@@ -271,6 +276,8 @@ export function createJobStore(orm: MikroORM) {
         newItems: Number(r.new_items),
         executions: Number(r.executions),
         failedRuns: Number(r.failed),
+        blockedRuns: Number(r.blocked_runs),
+        blockedPages: Number(r.blocked_pages),
       }));
     },
 
@@ -284,11 +291,16 @@ export function createJobStore(orm: MikroORM) {
       return rows[0] ? toExecution(rows[0]) : undefined;
     },
 
-    async finish(tenantId: string, executionId: string, outcome: { status: 'COMPLETED' | 'FAILED'; totalCount: number; selfHealingOccurred: boolean; error?: string }): Promise<void> {
+    async finish(
+      tenantId: string,
+      executionId: string,
+      outcome: { status: 'COMPLETED' | 'FAILED' | 'BLOCKED'; totalCount: number; selfHealingOccurred: boolean; error?: string; blocked?: readonly BlockedPage[] },
+    ): Promise<void> {
+      const blocked = outcome.blocked ?? [];
       await em().execute(
         `update crawl.crawl_execution set status = ?, finished_at = now(), elapsed_ms = greatest(0, (extract(epoch from now() - coalesce(started_at, queued_at)) * 1000)::int),
-           total_count = ?, self_healing_occurred = ?, error = ? where tenant_id = ? and id = ?`,
-        [outcome.status, outcome.totalCount, outcome.selfHealingOccurred, outcome.error ?? null, tenantId, executionId],
+           total_count = ?, self_healing_occurred = ?, error = ?, blocked_count = ?, blocked = ?::jsonb where tenant_id = ? and id = ?`,
+        [outcome.status, outcome.totalCount, outcome.selfHealingOccurred, outcome.error ?? null, blocked.length, JSON.stringify(blocked.slice(0, MAX_BLOCKED_PAGES_KEPT)), tenantId, executionId],
       );
     },
   };

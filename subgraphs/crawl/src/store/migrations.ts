@@ -157,7 +157,24 @@ ${hnswIndexes}
   }
 }
 
+/** Block pages (fetch/block-page.ts): a run whose list page was one is BLOCKED, an item whose detail page was one is BLOCKED, and each execution keeps its blocked pages. */
+class BlockedPages extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table crawl.crawl_execution drop constraint crawl_execution_status_check;
+alter table crawl.crawl_execution add constraint crawl_execution_status_check check (status in ('QUEUED', 'RUNNING', 'COMPLETED', 'FAILED', 'BLOCKED'));
+alter table crawl.crawl_execution
+  add column blocked_count int not null default 0 check (blocked_count >= 0),
+  add column blocked jsonb not null default '[]'::jsonb;
+alter table crawl.crawl_item drop constraint crawl_item_vector_sync_status_check;
+alter table crawl.crawl_item add constraint crawl_item_vector_sync_status_check
+  check (vector_sync_status in ('NOT_REQUESTED', 'PENDING', 'INDEXED', 'FAILED', 'BLOCKED'));
+`);
+  }
+}
+
 export const CRAWL_MIGRATIONS = [
   { name: '0001_crawl', class: Crawl },
   idempotentChangeMigration('0002_idempotent_change', 'crawl'),
+  { name: '0003_blocked_pages', class: BlockedPages },
 ];

@@ -6,7 +6,9 @@ import { normalizePublishedDate } from '../domain/published-date.js';
 import { extractItems } from '../domain/extract-items.js';
 import { fingerprintSelectors, withFillHistory } from '../domain/fingerprint.js';
 import { healSelectors } from '../domain/heal.js';
+import { blockedPageOf } from '../fetch/block-page.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
+import type { BlockedPage } from '../domain/crawl-job.js';
 import type { ItemStore } from '../store/item-store.js';
 import type { JobStore } from '../store/job-store.js';
 import { syncItems, type RagSyncDeps } from '../service/rag-sync.js';
@@ -29,6 +31,8 @@ const contentHash = (title: string, publishedAt: string | null, detailUrl: strin
 /**
  * Runs one execution on this worker: fetch, heal the selectors if the page changed, extract,
  * store the items (deduplicated per job by detailUrl), remember what the selectors matched.
+ * A list page that is a block page (fetch/block-page.ts) ends the run BLOCKED with the reason,
+ * the job's items untouched; blocked detail pages are counted on the execution.
  * Safe to run again for the same execution after a crash (the item upsert is idempotent).
  * `heartbeat` extends the job lock between phases.
  */
@@ -71,17 +75,25 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
     });
     const stored = await items.upsertItems(tenantId, job.id, executionId, collected);
     await heartbeat();
+    let blocked: BlockedPage[] = [];
     if (job.enableRagSync) {
       const synced = await syncItems(deps.rag, deps.fetchers[job.robotsTxt], tenantId, job, stored.rows, heartbeat);
-      runLog.info(synced, 'knowledge sync done');
+      blocked = synced.blocked;
+      runLog.info({ indexed: synced.indexed, failed: synced.failed, blocked: synced.blocked.length, deferred: synced.deferred, blockKinds: [...new Set(synced.blocked.map((b) => b.kind))] }, 'knowledge sync done');
     }
     if (collected.length) {
       const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
-    await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed });
-    runLog.info({ items: stored.rows.length, inserted: stored.inserted, updated: stored.updated, healed, elapsedMs: page.elapsedMs }, 'crawl execution completed');
+    await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked });
+    runLog.info({ items: stored.rows.length, inserted: stored.inserted, updated: stored.updated, healed, blocked: blocked.length, elapsedMs: page.elapsedMs }, 'crawl execution completed');
   } catch (error) {
+    const block = blockedPageOf(error);
+    if (block) {
+      runLog.warn({ url: block.url, status: block.status, kind: block.kind, rule: block.rule }, 'crawl execution blocked: the list page is a block page');
+      await jobs.finish(tenantId, executionId, { status: 'BLOCKED', totalCount: 0, selfHealingOccurred: false, error: (error as SvcError).message, blocked: [block] });
+      return;
+    }
     const message = error instanceof SvcError ? error.message : 'Internal error while crawling';
     if (!(error instanceof SvcError)) runLog.error({ err: error }, 'crawl execution failed');
     else runLog.warn({ err: error.message }, 'crawl execution failed');

@@ -61,6 +61,23 @@ describe('the platform\'s events', () => {
     ]);
   });
 
+  it('makes a streak of runs the site blocked one crawl_blocked event, apart from failures', async () => {
+    const run = (id: string, day: string, status: string, error: string | null) => ({ executionId: id, status, startedAt: `${day}T06:00:00Z`, finishedAt: `${day}T06:00:01Z`, selfHealingOccurred: false, error, blockedCount: status === 'BLOCKED' ? 1 : 0 });
+    const challenge = 'https://competitor.example/prices answered a block page instead of its content (challenge: Cloudflare challenge (cf-mitigated: challenge))';
+    const { call } = routerOf({
+      InsightContentVersions: () => ({ contents: [] }),
+      InsightCrawlRunJobs: () => ({ crawlJobs: [{ jobId: 'j1', jobName: 'Competitor prices' }] }),
+      InsightCrawlRuns: () => ({
+        crawlExecutions: [run('r5', '2026-11-07', 'FAILED', 'HTTP 500'), run('r4', '2026-11-06', 'BLOCKED', challenge), run('r3', '2026-11-05', 'BLOCKED', challenge), run('r2', '2026-11-04', 'COMPLETED', null)],
+      }),
+    });
+    const events = await platformEvents({ call, headers }).between(caller({}), FROM, TO);
+    expect(events.map(({ kind, ref, title }) => ({ kind, ref, title }))).toEqual([
+      { kind: 'crawl_blocked', ref: 'crawl-job:j1:execution:r3', title: `Crawl job "Competitor prices" runs started being blocked by the site (2 in a row): ${challenge.slice(0, 160)}` },
+      { kind: 'crawl_failed', ref: 'crawl-job:j1:execution:r5', title: 'Crawl job "Competitor prices" run failed: HTTP 500' },
+    ]);
+  });
+
   it('reads, for a token that grants every site, only the site named like the tenant', async () => {
     const all = routerOf({
       InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'acme' }, { siteKey: 'blog' }] }),

@@ -21,7 +21,14 @@ interface RunRow {
   finishedAt: string | null;
   selfHealingOccurred: boolean;
   error: string | null;
+  blockedCount: number;
 }
+
+/** Run statuses that are events, and how they read: a streak of either is one event, at its first run. */
+const RUN_TROUBLE: Record<string, { kind: string; one: string; streak: string }> = {
+  FAILED: { kind: 'crawl_failed', one: 'run failed', streak: 'runs started failing' },
+  BLOCKED: { kind: 'crawl_blocked', one: 'run was blocked by the site', streak: 'runs started being blocked by the site' },
+};
 
 /** Sites and crawl jobs read per call, at most: an analysis window is read in a few router calls. */
 export const PLATFORM_EVENT_LIMITS = { sites: 20, crawlJobs: 100, runsPerJob: 200, errorText: 160 } as const;
@@ -36,7 +43,9 @@ const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : N
  * (the analysis service reads no other schema): content versions published on the tenant's
  * sites (`sitesOf`: the token's named sites, or for an all-sites token the site named like the tenant; cms `contents`, each version's `publishedAt`; `ref` = `content:<siteKey>:<id>:v<version>`), and
  * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
- * `crawl-job:<jobId>:execution:<executionId>`; failures in a row are one event, at the first) and the runs whose selectors healed
+ * `crawl-job:<jobId>:execution:<executionId>`; failures in a row are one event, at the first), the
+ * runs BLOCKED by the site (a bot challenge, login wall or rate limit on the list page:
+ * `crawl_blocked`, a streak likewise one event) and the runs whose selectors healed
  * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
  * model gateway, so they are not among them. A family the caller may not read (contents need
  * role editor) is skipped; any other failure is thrown.
@@ -93,15 +102,16 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
       const finished = runs.map((run) => ({ run, at: timeOf(run.finishedAt ?? run.startedAt) })).filter((r) => Number.isFinite(r.at)).sort((a, b) => a.at - b.at);
       for (const [i, { run, at }] of finished.entries()) {
         if (!(at >= from && at < to)) continue;
-        if (run.status === 'FAILED') {
+        const trouble = RUN_TROUBLE[run.status];
+        if (trouble) {
           // Runs that fail one after another are one event, when the failing started: each later
           // failure would otherwise line up with whatever else moved on its day.
-          if (finished[i - 1]?.run.status === 'FAILED') continue;
+          if (finished[i - 1]?.run.status === run.status) continue;
           let streak = 1;
-          while (finished[i + streak]?.run.status === 'FAILED') streak++;
+          while (finished[i + streak]?.run.status === run.status) streak++;
           const why = run.error ? `: ${run.error.slice(0, PLATFORM_EVENT_LIMITS.errorText)}` : '';
-          const title = streak > 1 ? `Crawl job "${job.jobName}" runs started failing (${streak} in a row)${why}` : `Crawl job "${job.jobName}" run failed${why}`;
-          out.push({ id: `crawl-run:${run.executionId}`, at, kind: 'crawl_failed', title, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
+          const title = streak > 1 ? `Crawl job "${job.jobName}" ${trouble.streak} (${streak} in a row)${why}` : `Crawl job "${job.jobName}" ${trouble.one}${why}`;
+          out.push({ id: `crawl-run:${run.executionId}`, at, kind: trouble.kind, title, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
         } else if (run.selfHealingOccurred) {
           out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: crawlJobRef(job.jobId), source: 'platform' });
         }

@@ -41,6 +41,8 @@ interface ItemRow {
   newItems: number;
   executions: number;
   failedRuns: number;
+  blockedRuns: number;
+  blockedPages: number;
 }
 
 const DAY = 86_400_000;
@@ -84,7 +86,9 @@ const crawlItems: Family<ItemRow> = {
     'crawl.items': { unit: 'items', description: 'Items collected by crawl runs per job per day (0 on a day whose runs all failed)', synonyms: ['crawled items'], value: (r) => r.items },
     'crawl.new_items': { unit: 'items', description: 'Items seen for the first time per crawl job per day', synonyms: ['new items'], value: (r) => r.newItems },
     'crawl.runs': { unit: 'runs', description: 'Completed crawl runs per job per day', synonyms: ['crawl runs'], value: (r) => r.executions },
-    'crawl.failed_runs': { unit: 'runs', description: 'Failed crawl runs per job per day', synonyms: ['failed crawls', 'crawl failures'], value: (r) => r.failedRuns },
+    'crawl.failed_runs': { unit: 'runs', description: 'Failed crawl runs per job per day (blocked runs included)', synonyms: ['failed crawls', 'crawl failures'], value: (r) => r.failedRuns },
+    'crawl.blocked_runs': { unit: 'runs', description: 'Crawl runs per job per day whose list page was a block page (bot challenge, captcha, login wall, rate limit)', synonyms: ['blocked crawls', 'crawl blocks'], value: (r) => r.blockedRuns },
+    'crawl.blocked_pages': { unit: 'pages', description: 'Pages per crawl job per day found to be block pages instead of content', synonyms: ['blocked pages', 'bot challenges'], value: (r) => r.blockedPages },
   },
 };
 
