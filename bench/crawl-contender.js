@@ -10,9 +10,10 @@
 // Every contender crawls the warm-up URLs first (same number for all, not measured), then the
 // measured URLs, and extracts the same fields from every page:
 //   svc      the platform's crawler parts: createPageFetcher (SSRF guard allow-listing 127.0.0.1,
-//            robots.txt respected, per-host limiter at `concurrency`, delay 0) + `new JSDOM(html,
-//            { url })` + extractItems, exactly as worker/run-crawl-execution.ts does per page, driven by a pool of
-//            `concurrency` workers over the URL list.
+//            robots.txt respected, per-host limiter at `concurrency`, delay 0; every page judged
+//            by the block-page rules) + parseHtml (one long-lived window's DOMParser) +
+//            extractItems, exactly as worker/run-crawl-execution.ts does per page, driven by a pool
+//            of `concurrency` workers over the URL list.
 //   jsdom    Crawlee JSDOMCrawler (min = max concurrency = `concurrency`), extracting with the
 //            platform's extractItems over Crawlee's window.document (same extraction code).
 //   cheerio  Crawlee CheerioCrawler (same concurrency), extracting the same fields with cheerio
@@ -100,8 +101,7 @@ function collector() {
 
 /** The platform's parts; returns crawl(urls) -> { elapsedMs, errors, firstError, ...summary }. */
 async function svcContender(concurrency, selectors) {
-  const { JSDOM } = await import('jsdom');
-  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems } = await loadSvcParts();
+  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems, parseHtml } = await loadSvcParts();
   const guard = createSsrfGuard({ allow: ['127.0.0.1'] });
   const limiter = createHostLimiter({ concurrencyPerHost: concurrency, delayMs: 0 });
   const fetcher = createPageFetcher({ guard, limiter, robots: 'respect' });
@@ -117,8 +117,7 @@ async function svcContender(concurrency, selectors) {
           const url = urls[next++];
           try {
             const page = await fetcher.fetchPage(url);
-            const document = new JSDOM(page.html, { url: page.url }).window.document;
-            const { rows, items } = extractItems(document, page.url, selectors);
+            const { rows, items } = extractItems(parseHtml(page.html), page.url, selectors);
             out.page(items, rows.length);
           } catch (error) {
             errors++;
@@ -232,7 +231,7 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   const { Agent, get } = await import('node:http');
   const { createRequire } = await import('node:module');
   const { JSDOM } = await import('jsdom');
-  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems } = await loadSvcParts();
+  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems, parseHtml, detectBlock } = await loadSvcParts();
   const crawleeRequire = createRequire(createRequire(import.meta.url).resolve('@crawlee/jsdom'));
   const { JSDOM: CrawleeJSDOM } = crawleeRequire('jsdom');
   const crawleeJsdomVersion = crawleeRequire('jsdom/package.json').version;
@@ -267,12 +266,15 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   agent.destroy();
 
   const sample = await Promise.all(urls.slice(0, 150).map(async (url) => ({ url, html: await rawGet(url) })));
-  const svcParse = perCallMs(sample, ({ url, html }) => extractItems(new JSDOM(html, { url }).window.document, url, selectors));
-  const svcParseOnly = perCallMs(sample, ({ url, html }) => new JSDOM(html, { url }).window.document);
+  // The platform's way: one long-lived window's DOMParser (extract/parse-html.ts).
+  const svcParse = perCallMs(sample, ({ url, html }) => extractItems(parseHtml(html), url, selectors));
+  const svcParseOnly = perCallMs(sample, ({ html }) => parseHtml(html));
+  // The way until issue #34: a new jsdom window per page.
+  const svcWindowParse = perCallMs(sample, ({ url, html }) => extractItems(new JSDOM(html, { url }).window.document, url, selectors));
   const svcEmptyWindow = perCallMs(sample, ({ url }) => new JSDOM('', { url }).window.document);
-  // One long-lived window, a new Document per page from its DOMParser (no new Window per page).
-  const parser = new (new JSDOM('', { url: urls[0] }).window.DOMParser)();
-  const svcDomParser = perCallMs(sample, ({ url, html }) => extractItems(parser.parseFromString(html, 'text/html'), url, selectors));
+  // The block-page rules the fetcher applies to every page (fetch/block-page.ts).
+  const detect = perCallMs(sample, ({ url, html }) => detectBlock({ url, status: 200, headers: { 'content-type': 'text/html' }, html }));
+  const detectedNone = sample.every(({ url, html }) => detectBlock({ url, status: 200, headers: {}, html }) === null);
   const crawleeJsdomParse = perCallMs(sample, ({ url, html }) => {
     // As Crawlee's JSDOMCrawler._parseHTML builds it (a Buffer body, pretendToBeVisual), then closed as it does.
     const { window } = new CrawleeJSDOM(Buffer.from(html), { url, contentType: 'text/html', pretendToBeVisual: true });
@@ -287,10 +289,10 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
       r.find('.date').first().text();
     });
   });
-  // The DOMParser variant must extract the same items as the platform's way.
-  const same = sample.every(({ url, html }) => JSON.stringify(extractItems(parser.parseFromString(html, 'text/html'), url, selectors).items)
+  // The platform's parse must extract the same items as a window per page did.
+  const same = sample.every(({ url, html }) => JSON.stringify(extractItems(parseHtml(html), url, selectors).items)
     === JSON.stringify(extractItems(new JSDOM(html, { url }).window.document, url, selectors).items));
-  return { fetchOnly, rawOnly, svcParse, svcParseOnly, svcEmptyWindow, svcDomParser, svcDomParserSame: same, crawleeJsdomParse, crawleeJsdomVersion, cheerioParse };
+  return { fetchOnly, rawOnly, svcParse, svcParseOnly, svcWindowParse, svcEmptyWindow, svcSameAsWindow: same, detect, detectedNone, crawleeJsdomParse, crawleeJsdomVersion, cheerioParse };
 }
 
 process.on('message', async (message) => {

@@ -6,6 +6,8 @@ export const SVC_MODULES = {
   createSsrfGuard: 'subgraphs/kit/dist/src/outbound/ssrf-guard.js',
   createHostLimiter: 'subgraphs/crawl/dist/src/domain/host-politeness.js',
   extractItems: 'subgraphs/crawl/dist/src/domain/extract-items.js',
+  parseHtml: 'subgraphs/crawl/dist/src/extract/parse-html.js',
+  detectBlock: 'subgraphs/crawl/dist/src/fetch/block-page.js',
 };
 
 /** Each part, imported from its compiled file. */

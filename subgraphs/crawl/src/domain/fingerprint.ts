@@ -221,17 +221,18 @@ export function fingerprintElement(el: Element, options: { root?: Element } = {}
  * yielded an item (a title or a link; all rows when none did), with absolute paths, and for each
  * field its element in the first SAMPLE_ROWS rows where it matched with a non-empty value (paths
  * relative to the row). Fields whose selector is absent or matched nothing are left out (there is
- * nothing to recognise them by). Links are resolved against `document.URL`.
+ * nothing to recognise them by). Links are resolved against `pageUrl` (default `document.URL`;
+ * a document parsed by extract/parse-html.ts has none of its own).
  */
 export function fingerprintSelectors(
   document: Document,
   rows: readonly Element[],
   selectors: ListSelectors,
+  pageUrl: string = document.URL,
 ): StoredFingerprints {
   if (rows.some((row) => row.ownerDocument !== document)) {
     throw new Error('fingerprintSelectors: the rows must belong to the given document');
   }
-  const pageUrl = document.URL;
   // Rows sampled: the first ones that yielded an item (a title or a link), so that ads and
   // separators sharing the row selector do not become what a row is recognised by.
   const parsedFields = FIELD_NAMES.flatMap((field) => {

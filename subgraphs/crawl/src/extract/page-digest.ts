@@ -141,7 +141,7 @@ export function digestPage(page: { url: string; finalUrl: string; contentType: s
   const document = new JSDOM(page.html, { url: page.finalUrl, virtualConsole: new VirtualConsole() }).window.document;
   const tables = tablesOf(document);
   const fields = fieldsOf(document, selectors);
-  const text = capText(mainText(page.html, page.finalUrl), LIMITS.textChars);
+  const text = capText(mainText(page.html), LIMITS.textChars);
   return {
     url: page.url,
     finalUrl: page.finalUrl,

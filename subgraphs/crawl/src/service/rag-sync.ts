@@ -80,7 +80,7 @@ export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantI
     }
     await settle(item, async () => {
       const page = await fetcher.fetchPage(item.detailUrl);
-      const text = mainText(page.html, page.url);
+      const text = mainText(page.html);
       if (!text) throw new SvcError('UPSTREAM_ERROR', `The detail page ${item.detailUrl} has no readable text`);
       if (text.length >= SMALL_TEXT) return index(item, text);
       shells.add(page.url, text);

@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
-import { JSDOM } from 'jsdom';
 import { type Agenda, SvcError, type Logger } from '@svc/kit';
 import type { CrawlSelectors } from '../domain/crawl-job-input.js';
 import { normalizePublishedDate } from '../domain/published-date.js';
 import { extractItems } from '../domain/extract-items.js';
 import { fingerprintSelectors, withFillHistory } from '../domain/fingerprint.js';
 import { healSelectors } from '../domain/heal.js';
+import { parseHtml } from '../extract/parse-html.js';
 import { blockedPageOf } from '../fetch/block-page.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { BlockedPage } from '../domain/crawl-job.js';
@@ -49,7 +49,7 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
   try {
     const page = await deps.fetchers[job.robotsTxt].fetchPage(job.targetUrl);
     await heartbeat();
-    const document = new JSDOM(page.html, { url: page.url }).window.document;
+    const document = parseHtml(page.html);
     let selectors: CrawlSelectors = job.selectors;
     let healed = false;
     if (job.fingerprints) {
@@ -82,7 +82,7 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
       runLog.info({ indexed: synced.indexed, failed: synced.failed, blocked: synced.blocked.length, deferred: synced.deferred, blockKinds: [...new Set(synced.blocked.map((b) => b.kind))] }, 'knowledge sync done');
     }
     if (collected.length) {
-      const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors), job.fingerprints);
+      const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors, page.url), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
     await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked });
