@@ -127,7 +127,8 @@ interface CrawlResult {
   totalCount: number;
   elapsedTimeMs: number;
   selfHealingOccurred: boolean;
-  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null; vectorSyncError: string | null }[];
+  changes: { new: number; changed: number; unchanged: number; gone: number };
+  items: { id: string; title: string; publishedAt: string | null; detailUrl: string; vectorSyncStatus: string; vectorId: string | null; vectorSyncError: string | null; change: string | null; diff: unknown }[];
 }
 
 /** Polls GET /results until 200; fails at once when the execution FAILED. */
@@ -170,6 +171,8 @@ async function getJob(jobId: string, options: RestOptions = {}) {
 }
 
 const strip = (items: CrawlResult['items']) => items.map(({ title, publishedAt, detailUrl }) => ({ title, publishedAt, detailUrl }));
+/** Items as stored, without what one run found them to be (new, changed, unchanged). */
+const stored = (items: CrawlResult['items']) => items.map(({ change: _change, diff: _diff, ...item }) => item);
 
 /** The next 09:00:00 UTC strictly after `from`. */
 function nextNineUtc(from: Date): string {
@@ -218,7 +221,9 @@ describe('crawl API shapes (spec examples)', () => {
         selfHealingOccurred: false,
         blockedCount: 0,
         blockedPages: [],
-        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null, vectorSyncError: null })),
+        changes: { new: 7, changed: 0, unchanged: 0, gone: 0 },
+        goneItems: [],
+        items: v1Items(site, '/spec/').map((item) => ({ id: expect.any(String), ...item, vectorSyncStatus: 'NOT_REQUESTED', vectorId: null, vectorSyncError: null, change: 'new', diff: null })),
       },
     });
     expect(Number.isInteger(res.body.data.elapsedTimeMs)).toBe(true);
@@ -271,7 +276,8 @@ describe('re-runs deduplicate items per job', () => {
     const first = await result((await trigger(job.jobId)).executionId);
     const second = await result((await trigger(job.jobId)).executionId);
     expect(second.executionId).not.toBe(first.executionId);
-    expect(second.items).toEqual(first.items);
+    expect(stored(second.items)).toEqual(stored(first.items));
+    expect(second.items.map((i) => i.change)).toEqual(Array(7).fill('unchanged'));
     expect(second.totalCount).toBe(7);
     expect(new Set(second.items.map((i) => i.id)).size).toBe(7);
 
@@ -279,7 +285,8 @@ describe('re-runs deduplicate items per job', () => {
     const third = await result((await trigger(job.jobId)).executionId);
     expect(third.totalCount).toBe(8);
     expect(strip(third.items)).toEqual([{ title: 'Harbour festival draws record crowds', publishedAt: '2026-11-22', detailUrl: `${site.origin}/n/9` }, ...v1Items(site, '/dedupe/')]);
-    expect(third.items.slice(1)).toEqual(first.items);
+    expect(stored(third.items.slice(1))).toEqual(stored(first.items));
+    expect(third.changes).toEqual({ new: 1, changed: 0, unchanged: 7, gone: 0 });
     expect(first.items.map((i) => i.id)).not.toContain(third.items[0]!.id);
   });
 });
@@ -463,7 +470,7 @@ describe('self-healing through the API', () => {
     expect(strip(healed.items)).toEqual(v2Items(site, '/heal/'));
     expect(healed.totalCount).toBe(7);
     // The five items still listed keep their ids.
-    expect(healed.items.slice(2)).toEqual(first.items.slice(0, 5));
+    expect(stored(healed.items.slice(2))).toEqual(stored(first.items.slice(0, 5)));
 
     const record = await getJob(job.jobId);
     expect(record.status).toBe(200);
@@ -476,7 +483,7 @@ describe('self-healing through the API', () => {
     // A further run on v2 needs no healing.
     const again = await result((await trigger(job.jobId)).executionId);
     expect(again.selfHealingOccurred).toBe(false);
-    expect(again.items).toEqual(healed.items);
+    expect(stored(again.items)).toEqual(stored(healed.items));
     expect((await getJob(job.jobId)).body.data.selectorVersion).toBe(2);
   });
 });

@@ -2,10 +2,11 @@ import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, create
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
-import { executionView, jobView } from './schema/views.js';
+import { executionView, itemView, jobView } from './schema/views.js';
 import { createCrawlService, type CrawlQueue, type CrawlService } from './service/crawl-service.js';
 import { seedDemo } from './service/seed-demo.js';
 import { tenantOf } from './service/tenancy.js';
+import { createChangeStore } from './store/change-store.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
 import { createKnowledgeStore, type KnowledgeStore } from './store/knowledge-store.js';
@@ -78,7 +79,8 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   const embedder = createGatewayEmbedder({ router, apiKey: options.gatewayKey });
   const queue = createCrawlQueue(agendaJobs.agenda, log);
   if (work) {
-    const runner = { jobs, items, fetchers, rag: { items, knowledge, embedder, log }, log };
+    const changes = createChangeStore(orm);
+    const runner = { jobs, items, changes, fetchers, rag: { items, changes, knowledge, embedder, log }, log };
     const settings = { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency };
     defineRunCrawlExecution(agendaJobs.agenda, runner, settings);
     defineRunScheduledCrawl(agendaJobs.agenda, jobs, runner, settings, log);
@@ -116,7 +118,7 @@ function parts(crawl?: CrawlService, jobs?: JobStore, items?: ItemStore): Schema
       CrawlItem: {
         __resolveReference: batchedReference('CrawlItem', (r: { id: string }) => r.id, async (ctx, ids) => {
           const found = await items!.itemsByIds(tenantOf(ctx), ids);
-          return new Map([...found].map(([id, item]) => [id, { id: item.id, title: item.title, publishedAt: item.publishedAt, detailUrl: item.detailUrl, vectorSyncStatus: item.vectorSyncStatus, vectorId: item.vectorId, vectorSyncError: item.vectorSyncError }]));
+          return new Map([...found].map(([id, item]) => [id, itemView(item)]));
         }),
       },
       CrawlExecution: {

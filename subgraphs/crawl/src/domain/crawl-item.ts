@@ -20,7 +20,23 @@ export interface StoredItem {
   updatedAt: Date;
 }
 
+/** What an execution found an item to be: first seen, changed (its list row or its page's main content), or neither. */
+export type ItemChange = 'new' | 'changed' | 'unchanged';
+
+/** What changed in an item, sentence by sentence (extract/content-change.ts). */
+export interface ItemDiff {
+  added: string[];
+  removed: string[];
+  /** Sentences changed beyond the ones listed. */
+  more: number;
+  /** Changed too much to list. */
+  rewritten: boolean;
+}
+
 /** An item of an execution, with its place in the page order. */
 export interface ExecutionItem extends StoredItem {
   position: number;
+  /** null for executions from before change tracking. */
+  change: ItemChange | null;
+  diff: ItemDiff | null;
 }

@@ -1,3 +1,4 @@
+import type { ItemDiff } from './crawl-item.js';
 import type { CrawlSelectors, RagConfig } from './crawl-job-input.js';
 import type { StoredFingerprints } from './fingerprint.js';
 
@@ -16,6 +17,31 @@ export interface BlockedPage {
   rule: string;
   reason: string;
 }
+
+/** A changed item as its execution keeps it (the first MAX_CHANGED_KEPT). */
+export interface ChangedItem {
+  itemId: string;
+  title: string;
+  detailUrl: string;
+  diff: ItemDiff | null;
+}
+
+/** An item the job's previous completed run listed and this one did not. */
+export interface GoneItem {
+  itemId: string;
+  title: string;
+  detailUrl: string;
+}
+
+export interface ChangeCounts {
+  new: number;
+  changed: number;
+  unchanged: number;
+  gone: number;
+}
+
+export const MAX_CHANGED_KEPT = 20;
+export const MAX_GONE_KEPT = 50;
 
 /** An execution keeps at most this many blocked pages (its count goes on). */
 export const MAX_BLOCKED_PAGES_KEPT = 50;
@@ -87,4 +113,10 @@ export interface ExecutionRow {
   blockedCount: number;
   /** The first MAX_BLOCKED_PAGES_KEPT of them. */
   blockedPages: BlockedPage[];
+  /** Items new, changed and unchanged in this run, and gone since the job's previous completed run (all 0 before change tracking). */
+  changes: ChangeCounts;
+  /** The first MAX_CHANGED_KEPT changed items with their diffs. */
+  changedItems: ChangedItem[];
+  /** The first MAX_GONE_KEPT gone items. */
+  goneItems: GoneItem[];
 }

@@ -43,6 +43,8 @@ export class CrawlResolver {
       selfHealingOccurred: execution.selfHealingOccurred,
       blockedCount: execution.blockedCount,
       blockedPages: execution.blockedPages.map((b) => ({ ...b })),
+      changes: { ...execution.changes },
+      goneItems: execution.goneItems.map((g) => ({ ...g })),
       items: items.map(itemView),
     };
   }

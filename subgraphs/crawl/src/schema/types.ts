@@ -26,6 +26,37 @@ export class CrawlBlockedPage {
   @Field(() => String, { description: 'What was seen, in one sentence.' }) reason!: string;
 }
 
+@ObjectType({ description: 'What changed in an item: the sentences of its page\'s main content (or its list row) removed and added. Dates, times, counters and the like do not count as changes.' })
+export class CrawlItemDiff {
+  @Field(() => [String], { description: 'At most 5, each at most 200 characters.' }) added!: string[];
+  @Field(() => [String], { description: 'At most 5, each at most 200 characters.' }) removed!: string[];
+  @Field(() => Int, { description: 'Sentences changed beyond the ones listed.' }) more!: number;
+  @Field(() => Boolean, { description: 'The page changed too much to list its sentences.' }) rewritten!: boolean;
+}
+
+@ObjectType({ description: 'What a run found: items first seen, changed and unchanged, and items the job\'s previous completed run listed that this one did not.' })
+export class CrawlChanges {
+  @Field(() => Int) new!: number;
+  @Field(() => Int) changed!: number;
+  @Field(() => Int) unchanged!: number;
+  @Field(() => Int) gone!: number;
+}
+
+@ObjectType({ description: 'An item a run found changed, with what changed.' })
+export class CrawlChangedItem {
+  @Field(() => ID) itemId!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String) detailUrl!: string;
+  @Field(() => CrawlItemDiff, { nullable: true, description: 'Null when the earlier text was not kept.' }) diff!: CrawlItemDiff | null;
+}
+
+@ObjectType({ description: 'An item the job\'s previous completed run listed and this run did not.' })
+export class CrawlGoneItem {
+  @Field(() => ID) itemId!: string;
+  @Field(() => String) title!: string;
+  @Field(() => String) detailUrl!: string;
+}
+
 @Directive('@key(fields: "executionId")')
 @ObjectType({ description: 'One run of a crawl job on a worker.' })
 export class CrawlExecution {
@@ -40,6 +71,9 @@ export class CrawlExecution {
   @Field(() => String, { nullable: true, description: 'Why it FAILED or was BLOCKED.' }) error!: string | null;
   @Field(() => Int, { description: 'Pages this run found blocked (list and detail pages).' }) blockedCount!: number;
   @Field(() => [CrawlBlockedPage], { description: 'The first 50 of them.' }) blockedPages!: CrawlBlockedPage[];
+  @Field(() => CrawlChanges, { description: 'Items new, changed, unchanged and gone (all 0 for runs from before change tracking and for runs that did not complete).' }) changes!: CrawlChanges;
+  @Field(() => [CrawlChangedItem], { description: 'The first 20 changed items, with what changed.' }) changedItems!: CrawlChangedItem[];
+  @Field(() => [CrawlGoneItem], { description: 'The first 50 gone items.' }) goneItems!: CrawlGoneItem[];
 }
 
 @ObjectType({ description: 'One selector set a crawl job has used: version 1 as created, then each healing or change.' })
@@ -60,6 +94,8 @@ export class CrawlItem {
   @Field(() => String, { description: 'NOT_REQUESTED, PENDING, INDEXED, FAILED, or BLOCKED (its page was a block page; chunks of an earlier good fetch stay)' }) vectorSyncStatus!: string;
   @Field(() => String, { nullable: true }) vectorId!: string | null;
   @Field(() => String, { nullable: true, description: 'Why the knowledge sync of this item FAILED or was BLOCKED (null otherwise).' }) vectorSyncError!: string | null;
+  @Field(() => String, { nullable: true, description: 'In an execution\'s result: new, changed or unchanged in that run (null elsewhere, and for runs from before change tracking).' }) change!: string | null;
+  @Field(() => CrawlItemDiff, { nullable: true, description: 'In an execution\'s result, for a changed item: what changed.' }) diff!: CrawlItemDiff | null;
 }
 
 @ObjectType({ description: 'What a completed execution collected.' })
@@ -70,6 +106,8 @@ export class CrawlResult {
   @Field(() => Boolean) selfHealingOccurred!: boolean;
   @Field(() => Int, { description: 'Pages this run found blocked: detail pages whose items were not indexed.' }) blockedCount!: number;
   @Field(() => [CrawlBlockedPage], { description: 'The first 50 of them.' }) blockedPages!: CrawlBlockedPage[];
+  @Field(() => CrawlChanges, { description: 'Items new, changed and unchanged in this run (each item says which, changed ones with their diff), and gone since the previous completed run.' }) changes!: CrawlChanges;
+  @Field(() => [CrawlGoneItem], { description: 'The first 50 gone items.' }) goneItems!: CrawlGoneItem[];
   @Field(() => [CrawlItem]) items!: CrawlItem[];
 }
 

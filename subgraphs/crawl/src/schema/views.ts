@@ -1,4 +1,4 @@
-import type { ExecutionItem } from '../domain/crawl-item.js';
+import type { ExecutionItem, StoredItem } from '../domain/crawl-item.js';
 import type { ExecutionRow, JobRow } from '../domain/crawl-job.js';
 import type { CrawlExecution, CrawlItem, CrawlJob } from './types.js';
 
@@ -28,9 +28,12 @@ export const executionView = (e: ExecutionRow): CrawlExecution => ({
   error: e.error,
   blockedCount: e.blockedCount,
   blockedPages: e.blockedPages.map((b) => ({ ...b })),
+  changes: { ...e.changes },
+  changedItems: e.changedItems.map((c) => ({ ...c, diff: c.diff ? { ...c.diff } : null })),
+  goneItems: e.goneItems.map((g) => ({ ...g })),
 });
 
-export const itemView = (i: ExecutionItem): CrawlItem => ({
+export const itemView = (i: StoredItem | ExecutionItem): CrawlItem => ({
   id: i.id,
   title: i.title,
   publishedAt: i.publishedAt,
@@ -38,4 +41,6 @@ export const itemView = (i: ExecutionItem): CrawlItem => ({
   vectorSyncStatus: i.vectorSyncStatus,
   vectorId: i.vectorId,
   vectorSyncError: i.vectorSyncError,
+  change: 'change' in i ? i.change : null,
+  diff: 'diff' in i && i.diff ? { ...i.diff } : null,
 });

@@ -1,16 +1,20 @@
 import { SvcError, type Logger } from '@svc/kit';
 import { chunkText } from '../domain/chunking.js';
 import { RAG_DEFAULTS } from '../domain/crawl-job-input.js';
+import type { ItemDiff } from '../domain/crawl-item.js';
 import type { BlockedPage, JobRow } from '../domain/crawl-job.js';
+import { contentFingerprint, textDiff } from '../extract/content-change.js';
 import { mainText } from '../extract/main-text.js';
 import { blockedPageOf, createShellTracker, SMALL_TEXT } from '../fetch/block-page.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
+import type { ChangeStore } from '../store/change-store.js';
 import type { ItemStore, UpsertedItem } from '../store/item-store.js';
 import type { KnowledgeStore } from '../store/knowledge-store.js';
 import type { Embedder } from './gateway-embedder.js';
 
 export interface RagSyncDeps {
   items: ItemStore;
+  changes: ChangeStore;
   knowledge: KnowledgeStore;
   embedder: Embedder;
   log: Logger;
@@ -18,6 +22,10 @@ export interface RagSyncDeps {
 
 export interface SyncOutcome {
   indexed: number;
+  /** Items whose page's main content was as before: not embedded again. */
+  unchanged: number;
+  /** Items whose page's main content changed in this execution, with what changed (null: not known). */
+  contentChanged: Map<string, ItemDiff | null>;
   failed: number;
   /** Detail pages that were block pages: their items are BLOCKED, earlier chunks kept. */
   blocked: BlockedPage[];
@@ -29,17 +37,28 @@ export interface SyncOutcome {
 export const MAX_WAIT_MS = 30_000;
 
 /**
- * Indexes new, changed, failed and blocked items of a job into the knowledge base: detail page →
- * main text → token chunks → embeddings through the gateway → pgvector, replacing the item's
- * old chunks. Each item ends INDEXED (with vectorId = its first chunk), FAILED with the reason,
+ * Reads the detail page of every item of a run and indexes what is new or changed into the
+ * knowledge base: detail page → main text → fingerprint (extract/content-change.ts) → token
+ * chunks → embeddings through the gateway → pgvector, replacing the item's old chunks. An item
+ * whose main content has the fingerprint it had and that is INDEXED is not embedded again; one
+ * whose content changed is, and the change is kept with its diff against the text stored last
+ * time (a retried execution finds the change its crashed attempt stored). Each item ends INDEXED (with vectorId = its first chunk), FAILED with the reason,
  * or BLOCKED when its page was a block page (fetch/block-page.ts; its chunks from an earlier
  * good fetch stay). Pages with little text are held to the end and checked together: the same
  * small text at SHELL_REPEATS or more URLs of one site is a shell, not content. The category of
  * the chunks is the job's name.
  */
-export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantId: string, job: JobRow, rows: readonly UpsertedItem[], heartbeat: () => Promise<void>): Promise<SyncOutcome> {
+export async function syncItems(
+  deps: RagSyncDeps,
+  fetcher: PageFetcher,
+  run: { tenantId: string; executionId: string; job: JobRow },
+  rows: readonly UpsertedItem[],
+  heartbeat: () => Promise<void>,
+): Promise<SyncOutcome> {
+  const { tenantId, executionId, job } = run;
   const config = job.ragConfig ?? RAG_DEFAULTS;
-  const outcome: SyncOutcome = { indexed: 0, failed: 0, blocked: [], deferred: 0 };
+  const outcome: SyncOutcome = { indexed: 0, unchanged: 0, contentChanged: new Map(), failed: 0, blocked: [], deferred: 0 };
+  const stored = await deps.changes.contentOf(tenantId, rows.map((r) => r.id));
   const shells = createShellTracker();
   const held: { item: UpsertedItem; url: string; text: string }[] = [];
 
@@ -54,6 +73,26 @@ export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantI
     );
     await deps.items.setVectorStatus(tenantId, item.id, 'INDEXED', { vectorId });
     outcome.indexed++;
+  }
+
+  /** A page's text is the item's content: note a change, keep the text, index when needed. */
+  async function accept(item: UpsertedItem, text: string): Promise<void> {
+    const fingerprint = contentFingerprint(text);
+    const before = stored.get(item.id);
+    let diff: ItemDiff | null | undefined;
+    let changedIn: string | null = null;
+    if (before?.changedExecution === executionId) diff = before.diff;
+    else if (before?.fingerprint && before.fingerprint !== fingerprint) {
+      diff = before.text ? textDiff(before.text, text) : null;
+      changedIn = executionId;
+    }
+    if (diff !== undefined) outcome.contentChanged.set(item.id, diff);
+    await deps.changes.setContent(tenantId, item.id, { fingerprint, text, changedIn, diff: diff ?? null });
+    if (item.vectorSyncStatus === 'INDEXED' && !item.changed && diff === undefined) {
+      outcome.unchanged++;
+      return;
+    }
+    await index(item, text);
   }
 
   async function settle(item: UpsertedItem, work: () => Promise<void>): Promise<void> {
@@ -73,7 +112,7 @@ export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantI
     }
   }
 
-  for (const item of rows.filter((r) => r.vectorSyncStatus === 'PENDING' || r.vectorSyncStatus === 'FAILED' || r.vectorSyncStatus === 'BLOCKED')) {
+  for (const item of rows.filter((r) => r.vectorSyncStatus !== 'NOT_REQUESTED')) {
     if (fetcher.pausedFor(item.detailUrl) > MAX_WAIT_MS) {
       outcome.deferred++;
       continue;
@@ -82,7 +121,7 @@ export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantI
       const page = await fetcher.fetchPage(item.detailUrl);
       const text = mainText(page.html);
       if (!text) throw new SvcError('UPSTREAM_ERROR', `The detail page ${item.detailUrl} has no readable text`);
-      if (text.length >= SMALL_TEXT) return index(item, text);
+      if (text.length >= SMALL_TEXT) return accept(item, text);
       shells.add(page.url, text);
       held.push({ item, url: page.url, text });
     });
@@ -92,7 +131,7 @@ export async function syncItems(deps: RagSyncDeps, fetcher: PageFetcher, tenantI
     const shell = shells.verdict(url, text);
     await settle(item, async () => {
       if (shell) throw new SvcError('UPSTREAM_ERROR', `${url} answered a block page`, { slug: 'blocked-page', details: { url, status: 200, block: shell } });
-      await index(item, text);
+      await accept(item, text);
     });
     await heartbeat();
   }

@@ -1,5 +1,5 @@
 import { SvcError, validationError, type FieldProblem, type MikroORM, isUuid } from '@svc/kit';
-import { type ExecutionItem, type StoredItem, VECTOR_SYNC_STATUSES, type VectorSyncStatus } from '../domain/crawl-item.js';
+import { type ExecutionItem, type ItemChange, type ItemDiff, type StoredItem, VECTOR_SYNC_STATUSES, type VectorSyncStatus } from '../domain/crawl-item.js';
 
 /** One item as extracted from a list page. */
 export interface ItemInput {
@@ -11,11 +11,14 @@ export interface ItemInput {
   contentHash: string;
 }
 
-export interface UpsertedItem extends ExecutionItem {
+export interface UpsertedItem extends StoredItem {
+  position: number;
   /** First collected by this execution. */
   inserted: boolean;
   /** Inserted, or its content changed, in this execution: its chunks need (re)building. */
   changed: boolean;
+  /** Its list row before this execution changed it (null when it did not, or on a retry). */
+  previous: { title: string; publishedAt: string | null } | null;
 }
 
 export interface UpsertResult {
@@ -106,6 +109,11 @@ input as (
   select x.detail_url, x.title, x.published_at, x.content_hash, x.position
     from jsonb_to_recordset(?::jsonb) as x(detail_url text, title text, published_at date, content_hash text, position int)
 ),
+previous as (
+  select ci.detail_url, ci.title, ci.published_at::text as published_at, ci.content_hash
+    from crawl.crawl_item ci join input i on i.detail_url = ci.detail_url
+   where ci.tenant_id = ? and ci.job_id = ?::uuid
+),
 upserted as (
   insert into crawl.crawl_item as ci
          (id, tenant_id, job_id, detail_url, title, published_at, content_hash,
@@ -146,7 +154,8 @@ stale as (
    where k.tenant_id = ? and k.item_id = u.id
      and u.changed_execution = ?::uuid and u.first_seen_execution <> ?::uuid and u.vector_sync_status = 'NOT_REQUESTED'
 )
-select u.*, i.position from upserted u join input i on i.detail_url = u.detail_url
+select u.*, i.position, p.title as previous_title, p.published_at as previous_published_at, p.content_hash as previous_hash
+  from upserted u join input i on i.detail_url = u.detail_url left join previous p on p.detail_url = u.detail_url
  order by i.position`;
 
 /** Storage of crawled items: deduplicated per job by detailUrl, listed per execution. */
@@ -184,6 +193,7 @@ export function createItemStore(orm: MikroORM) {
       const rows = await em().execute<Row[]>(UPSERT_SQL, [
         tenantId, jobId, executionId,
         payload,
+        tenantId, jobId,
         tenantId, jobId, executionId, executionId, executionId,
         tenantId, executionId,
         tenantId, executionId,
@@ -201,7 +211,9 @@ export function createItemStore(orm: MikroORM) {
         if (inserted) result.inserted++;
         else if (changed) result.updated++;
         else result.unchanged++;
-        result.rows.push({ ...toItem(row), position: Number(row.position), inserted, changed });
+        const rowChanged = row.previous_hash != null && row.previous_hash !== row.content_hash;
+        const previous = rowChanged ? { title: String(row.previous_title), publishedAt: (row.previous_published_at as string | null) ?? null } : null;
+        result.rows.push({ ...toItem(row), position: Number(row.position), inserted, changed, previous });
       }
       return result;
     },
@@ -210,14 +222,19 @@ export function createItemStore(orm: MikroORM) {
     async itemsOfExecution(tenantId: string, executionId: string): Promise<ExecutionItem[]> {
       if (!isUuid(executionId)) return [];
       const rows = await em().execute<Row[]>(
-        `select ${ITEM_COLUMNS}, ei.position
+        `select ${ITEM_COLUMNS}, ei.position, ei.change, ei.diff
            from crawl.execution_item ei
            join crawl.crawl_item ci on ci.id = ei.item_id and ci.tenant_id = ei.tenant_id
           where ei.tenant_id = ? and ei.execution_id = ?
           order by ei.position`,
         [tenantId, executionId],
       );
-      return rows.map((row) => ({ ...toItem(row), position: Number(row.position) }));
+      return rows.map((row) => ({
+        ...toItem(row),
+        position: Number(row.position),
+        change: (row.change as ItemChange | null) ?? null,
+        diff: row.diff ? ((typeof row.diff === 'string' ? JSON.parse(row.diff) : row.diff) as ItemDiff) : null,
+      }));
     },
 
     /** One item of the tenant, or undefined. */

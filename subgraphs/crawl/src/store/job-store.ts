@@ -4,7 +4,7 @@ import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit'
 import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
 import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
-import { MAX_BLOCKED_PAGES_KEPT, type BlockedPage, type ExecutionRow, type ExecutionStatus, type ItemDay, type JobRow, type JobStatus, type SelectorVersionRow } from '../domain/crawl-job.js';
+import { MAX_BLOCKED_PAGES_KEPT, type BlockedPage, type ChangedItem, type GoneItem, type ExecutionRow, type ExecutionStatus, type ItemDay, type JobRow, type JobStatus, type SelectorVersionRow } from '../domain/crawl-job.js';
 
 type Row = Record<string, unknown>;
 const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
@@ -48,6 +48,9 @@ function toExecution(r: Row): ExecutionRow {
     error: (r.error as string | null) ?? null,
     blockedCount: Number(r.blocked_count ?? 0),
     blockedPages: r.blocked ? json<BlockedPage[]>(r.blocked) : [],
+    changes: { new: Number(r.new_count ?? 0), changed: Number(r.changed_count ?? 0), unchanged: Number(r.unchanged_count ?? 0), gone: Number(r.gone_count ?? 0) },
+    changedItems: r.changed_sample ? json<ChangedItem[]>(r.changed_sample) : [],
+    goneItems: r.gone ? json<GoneItem[]>(r.gone) : [],
   };
 }
 

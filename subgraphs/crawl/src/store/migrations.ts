@@ -173,8 +173,36 @@ alter table crawl.crawl_item add constraint crawl_item_vector_sync_status_check
   }
 }
 
+/**
+ * Change tracking (extract/content-change.ts): an item keeps the fingerprint and text of its
+ * detail page's main content, and the execution that last changed it with the diff; each
+ * execution keeps what it found new, changed, unchanged and gone.
+ */
+class ContentChanges extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table crawl.crawl_item
+  add column content_fingerprint text,
+  add column content_text text,
+  add column content_changed_execution uuid,
+  add column content_diff jsonb;
+alter table crawl.execution_item
+  add column change text check (change in ('new', 'changed', 'unchanged')),
+  add column diff jsonb;
+alter table crawl.crawl_execution
+  add column new_count int not null default 0 check (new_count >= 0),
+  add column changed_count int not null default 0 check (changed_count >= 0),
+  add column unchanged_count int not null default 0 check (unchanged_count >= 0),
+  add column gone_count int not null default 0 check (gone_count >= 0),
+  add column changed_sample jsonb not null default '[]'::jsonb,
+  add column gone jsonb not null default '[]'::jsonb;
+`);
+  }
+}
+
 export const CRAWL_MIGRATIONS = [
   { name: '0001_crawl', class: Crawl },
   idempotentChangeMigration('0002_idempotent_change', 'crawl'),
   { name: '0003_blocked_pages', class: BlockedPages },
+  { name: '0004_content_changes', class: ContentChanges },
 ];

@@ -9,7 +9,9 @@ import { parseHtml } from '../extract/parse-html.js';
 import { blockedPageOf } from '../fetch/block-page.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { BlockedPage } from '../domain/crawl-job.js';
-import type { ItemStore } from '../store/item-store.js';
+import type { ChangeStore, ItemChangeInput } from '../store/change-store.js';
+import type { ItemStore, UpsertedItem } from '../store/item-store.js';
+import type { ItemDiff } from '../domain/crawl-item.js';
 import type { JobStore } from '../store/job-store.js';
 import { syncItems, type RagSyncDeps } from '../service/rag-sync.js';
 import { RUN_CRAWL_EXECUTION, type WorkerSettings } from './crawl-queue.js';
@@ -18,6 +20,7 @@ import { type AgendaJob, withHeartbeat } from './heartbeat.js';
 export interface RunnerDeps {
   jobs: JobStore;
   items: ItemStore;
+  changes: ChangeStore;
   /** One fetcher per robots.txt policy; both share the SSRF guard and the per-host limiter. */
   fetchers: { respect: PageFetcher; ignore: PageFetcher };
   /** Knowledge-base sync of jobs with enableRagSync. */
@@ -28,11 +31,24 @@ export interface RunnerDeps {
 const contentHash = (title: string, publishedAt: string | null, detailUrl: string) =>
   createHash('sha256').update(`${title}\u0000${publishedAt ?? ''}\u0000${detailUrl}`).digest('base64url');
 
+/** What an item was in a run: new, changed (its page's content, else its list row) or unchanged. */
+function changeOf(row: UpsertedItem, contentChanged: ReadonlyMap<string, ItemDiff | null>): ItemChangeInput {
+  const base = { itemId: row.id, title: row.title, detailUrl: row.detailUrl };
+  if (row.inserted) return { ...base, change: 'new', diff: null };
+  const content = contentChanged.get(row.id);
+  if (content !== undefined) return { ...base, change: 'changed', diff: content };
+  if (!row.changed) return { ...base, change: 'unchanged', diff: null };
+  const removed = row.previous ? [`${row.previous.title}${row.previous.publishedAt ? ` (${row.previous.publishedAt})` : ''}`] : [];
+  return { ...base, change: 'changed', diff: { added: [`${row.title}${row.publishedAt ? ` (${row.publishedAt})` : ''}`], removed, more: 0, rewritten: false } };
+}
+
 /**
  * Runs one execution on this worker: fetch, heal the selectors if the page changed, extract,
  * store the items (deduplicated per job by detailUrl), remember what the selectors matched.
  * A list page that is a block page (fetch/block-page.ts) ends the run BLOCKED with the reason,
- * the job's items untouched; blocked detail pages are counted on the execution.
+ * the job's items untouched; blocked detail pages are counted on the execution. Each item is
+ * recorded as new, changed (with what changed) or unchanged, and the items the previous
+ * completed run listed and this one did not as gone.
  * Safe to run again for the same execution after a crash (the item upsert is idempotent).
  * `heartbeat` extends the job lock between phases.
  */
@@ -76,17 +92,20 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
     const stored = await items.upsertItems(tenantId, job.id, executionId, collected);
     await heartbeat();
     let blocked: BlockedPage[] = [];
+    let contentChanged: ReadonlyMap<string, ItemDiff | null> = new Map();
     if (job.enableRagSync) {
-      const synced = await syncItems(deps.rag, deps.fetchers[job.robotsTxt], tenantId, job, stored.rows, heartbeat);
+      const synced = await syncItems(deps.rag, deps.fetchers[job.robotsTxt], { tenantId, executionId, job }, stored.rows, heartbeat);
       blocked = synced.blocked;
-      runLog.info({ indexed: synced.indexed, failed: synced.failed, blocked: synced.blocked.length, deferred: synced.deferred, blockKinds: [...new Set(synced.blocked.map((b) => b.kind))] }, 'knowledge sync done');
+      contentChanged = synced.contentChanged;
+      runLog.info({ indexed: synced.indexed, unchanged: synced.unchanged, failed: synced.failed, blocked: synced.blocked.length, deferred: synced.deferred, blockKinds: [...new Set(synced.blocked.map((b) => b.kind))] }, 'knowledge sync done');
     }
+    const recorded = await deps.changes.record(tenantId, job.id, executionId, stored.rows.map((row) => changeOf(row, contentChanged)));
     if (collected.length) {
       const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors, page.url), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
     await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked });
-    runLog.info({ items: stored.rows.length, inserted: stored.inserted, updated: stored.updated, healed, blocked: blocked.length, elapsedMs: page.elapsedMs }, 'crawl execution completed');
+    runLog.info({ items: stored.rows.length, ...recorded.counts, healed, blocked: blocked.length, elapsedMs: page.elapsedMs }, 'crawl execution completed');
   } catch (error) {
     const block = blockedPageOf(error);
     if (block) {

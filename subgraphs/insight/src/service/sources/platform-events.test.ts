@@ -78,6 +78,20 @@ describe('the platform\'s events', () => {
     ]);
   });
 
+  it('makes a completed run that found pages changed a page_changed event naming the first page and what changed in it', async () => {
+    const run = (id: string, day: string, changed: number, changedItems: unknown[]) => ({ executionId: id, status: 'COMPLETED', startedAt: `${day}T06:00:00Z`, finishedAt: `${day}T06:00:01Z`, selfHealingOccurred: false, error: null, blockedCount: 0, changes: { changed }, changedItems });
+    const pricing = { title: 'Pricing', detailUrl: 'https://competitor.example/pricing', diff: { added: ['Pro plan: 49 EUR a month.'], removed: ['Pro plan: 39 EUR a month.'], more: 0, rewritten: false } };
+    const { call } = routerOf({
+      InsightContentVersions: () => ({ contents: [] }),
+      InsightCrawlRunJobs: () => ({ crawlJobs: [{ jobId: 'j1', jobName: 'Competitor pages' }] }),
+      InsightCrawlRuns: () => ({ crawlExecutions: [run('r3', '2026-11-14', 2, [pricing, { title: 'About', detailUrl: 'https://competitor.example/about', diff: null }]), run('r2', '2026-11-13', 0, [])] }),
+    });
+    const events = await platformEvents({ call, headers }).between(caller({}), FROM, TO);
+    expect(events.map(({ kind, ref, at, title }) => ({ kind, ref, at: new Date(at).toISOString(), title }))).toEqual([
+      { kind: 'page_changed', ref: 'crawl-job:j1:execution:r3', at: '2026-11-14T06:00:01.000Z', title: 'Crawl job "Competitor pages": 2 pages changed, "Pricing" (added "Pro plan: 49 EUR a month."; removed "Pro plan: 39 EUR a month.") and more' },
+    ]);
+  });
+
   it('reads, for a token that grants every site, only the site named like the tenant', async () => {
     const all = routerOf({
       InsightSites: () => ({ sites: [{ siteKey: 'shop' }, { siteKey: 'acme' }, { siteKey: 'blog' }] }),

@@ -22,6 +22,19 @@ interface RunRow {
   selfHealingOccurred: boolean;
   error: string | null;
   blockedCount: number;
+  changes: { changed: number };
+  changedItems: { title: string; detailUrl: string; diff: { added: string[]; removed: string[]; more: number; rewritten: boolean } | null }[];
+}
+
+/** A changed page in a title: its title and the first sentence added and removed. */
+function changeNote(item: RunRow['changedItems'][number]): string {
+  const limit = PLATFORM_EVENT_LIMITS.errorText / 2;
+  const short = (text: string) => (text.length > limit ? `${text.slice(0, limit - 1)}…` : text);
+  const d = item.diff;
+  if (!d) return `"${short(item.title)}"`;
+  if (d.rewritten) return `"${short(item.title)}" (rewritten)`;
+  const parts = [d.added[0] ? `added "${short(d.added[0])}"` : '', d.removed[0] ? `removed "${short(d.removed[0])}"` : ''].filter(Boolean);
+  return `"${short(item.title)}"${parts.length ? ` (${parts.join('; ')})` : ''}`;
 }
 
 /** Run statuses that are events, and how they read: a streak of either is one event, at its first run. */
@@ -45,7 +58,8 @@ const timeOf = (text: string | null | undefined) => (text ? Date.parse(text) : N
  * for the tenant's crawl jobs the runs that FAILED (`crawl_failed`, `ref` =
  * `crawl-job:<jobId>:execution:<executionId>`; failures in a row are one event, at the first), the
  * runs BLOCKED by the site (a bot challenge, login wall or rate limit on the list page:
- * `crawl_blocked`, a streak likewise one event) and the runs whose selectors healed
+ * `crawl_blocked`, a streak likewise one event), the completed runs that found pages changed
+ * (`page_changed`, with the first changed page and what changed in it) and the runs whose selectors healed
  * (`selector_healed`, `ref` = `crawl-job:<jobId>`). Budget changes are not recorded by the
  * model gateway, so they are not among them. A family the caller may not read (contents need
  * role editor) is skipped; any other failure is thrown.
@@ -112,6 +126,12 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
           const why = run.error ? `: ${run.error.slice(0, PLATFORM_EVENT_LIMITS.errorText)}` : '';
           const title = streak > 1 ? `Crawl job "${job.jobName}" ${trouble.streak} (${streak} in a row)${why}` : `Crawl job "${job.jobName}" ${trouble.one}${why}`;
           out.push({ id: `crawl-run:${run.executionId}`, at, kind: trouble.kind, title, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
+        } else if (run.status === 'COMPLETED' && run.changes?.changed > 0) {
+          const n = run.changes.changed;
+          const first = run.changedItems[0];
+          const title = `Crawl job "${job.jobName}": ${n === 1 ? 'a page changed' : `${n} pages changed`}${first ? `, ${changeNote(first)}${n > 1 ? ' and more' : ''}` : ''}`;
+          out.push({ id: `crawl-change:${run.executionId}`, at, kind: 'page_changed', title, ref: crawlJobRef(job.jobId, run.executionId), source: 'platform' });
+          if (run.selfHealingOccurred) out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: crawlJobRef(job.jobId), source: 'platform' });
         } else if (run.selfHealingOccurred) {
           out.push({ id: `crawl-heal:${run.executionId}`, at, kind: 'selector_healed', title: `Crawl job "${job.jobName}" healed its selectors`, ref: crawlJobRef(job.jobId), source: 'platform' });
         }
