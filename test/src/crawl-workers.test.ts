@@ -6,6 +6,7 @@ import { startFixtureSite, type FixtureSite } from './support/fixture-site.js';
 import { call } from './support/http.js';
 import { startTestPlatform, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 import { eventually } from './support/eventually.js';
+import { startWebhookReceiver } from './support/webhook-receiver.js';
 
 /**
  * Crawl runs on separate `svc worker` processes: concurrent runs spread over both; a worker
@@ -44,6 +45,9 @@ async function startWorker(name: string): Promise<ChildProcess> {
       SVC_CRAWL_CONCURRENCY: '1',
       SVC_ROUTER_URL: platform.router,
       SVC_CRAWL_GATEWAY_KEY: gatewayKey,
+      SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1',
+      SVC_CRAWL_WEBHOOK_RETRY_MS: '1500',
+      SVC_CRAWL_WEBHOOK_SWEEP_MS: '300',
       LOG_LEVEL: 'info',
     },
     stdio: ['ignore', 'ignore', 'pipe'],
@@ -83,7 +87,7 @@ async function completed(executionId: string, timeoutMs = 60_000) {
 beforeAll(async () => {
   site = await startFixtureSite();
   // The crawl service only enqueues here; the two `svc worker` processes run everything.
-  platform = await startTestPlatform({ SVC_CRAWL_WORKER: 'false', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_CRAWL_LOCK_LIFETIME_MS: String(LOCK_MS), SVC_CRAWL_TRIGGER_WAIT_MS: '15000' });
+  platform = await startTestPlatform({ SVC_CRAWL_WORKER: 'false', SVC_CRAWL_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1', SVC_CRAWL_LOCK_LIFETIME_MS: String(LOCK_MS), SVC_CRAWL_TRIGGER_WAIT_MS: '15000' });
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   token = await platform.token({ roles: ['crawler'], tenants: ['acme'] });
@@ -187,6 +191,42 @@ describe('crawl runs on separate worker processes', () => {
       expect(listed).toEqual({ n: 7, places: 7 });
     } finally {
       await holder.end();
+    }
+  }, 90_000);
+
+  it('delivers an execution\'s webhook once although the worker that ended the execution is killed before it could deliver it', async () => {
+    // One worker only, so the run and its first delivery attempt are surely the victim's.
+    for (const [name, child] of workers) if (child.exitCode === null && name !== 'worker-a') child.kill('SIGKILL');
+    if (workers.get('worker-a')!.exitCode !== null || workers.get('worker-a')!.signalCode !== null) await startWorker('worker-a');
+    const receiver = await startWebhookReceiver([503]);
+    try {
+      site.serve('/hooked', 'v1.html');
+      const reply = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
+        headers: headers(),
+        json: { jobName: 'workers hooked', targetUrl: site.url('/hooked'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: SELECTORS, webhook: { url: receiver.url, secret: 'workers-webhook-secret-42', events: ['completed'] } },
+      });
+      expect(reply.status).toBe(201);
+      const run = await trigger(reply.body.data.jobId);
+      expect(run.allocatedAgent).toBe('worker-a');
+      // The run ended and its delivery was tried once and refused: it waits for its retry.
+      await eventually(async () => {
+        const { rows } = await db.query(`select status, attempts from crawl.webhook_delivery where execution_id = $1`, [run.executionId]);
+        return rows[0]?.attempts === 1 && rows[0].status === 'PENDING';
+      }, 20_000, 'the first refused attempt');
+      workers.get('worker-a')!.kill('SIGKILL');
+      await startWorker('worker-b');
+      await eventually(async () => {
+        const { rows } = await db.query(`select status from crawl.webhook_delivery where execution_id = $1`, [run.executionId]);
+        return rows[0]?.status === 'DELIVERED';
+      }, 30_000, 'the other worker to deliver it');
+      await new Promise((r) => setTimeout(r, 2000));
+      const posts = receiver.received.filter((r) => r.body.executionId === run.executionId);
+      expect(posts.map((r) => String(r.headers['x-svc-delivery']).split(':')[1])).toEqual(['1', '2']);
+      expect(new Set(posts.map((r) => String(r.headers['x-svc-delivery']).split(':')[0])).size).toBe(1);
+      const { rows: [row] } = await db.query(`select status, attempts, count(*) over ()::int as n from crawl.webhook_delivery where execution_id = $1`, [run.executionId]);
+      expect(row).toEqual({ status: 'DELIVERED', attempts: 2, n: 1 });
+    } finally {
+      await receiver.close();
     }
   }, 90_000);
 });

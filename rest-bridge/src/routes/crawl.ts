@@ -1,4 +1,4 @@
-import { crawlExecutionRecordSchema, crawlJobRecordSchema, crawlJobRequestSchema, crawlResultSchema } from '@svc/crawl/contract';
+import { crawlExecutionRecordSchema, crawlJobRecordSchema, crawlJobRequestSchema, crawlResultSchema, crawlWebhookDeliverySchema } from '@svc/crawl/contract';
 import { jsonSchemaOf } from '@svc/kit';
 import type { RouteSpec } from '../route-spec.js';
 
@@ -58,5 +58,20 @@ export const crawlRoutes: RouteSpec[] = [
   { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/pause', style: 'crawl', operation: 'PauseCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'pauseCrawlJob', status: 200, summary: 'Pause a job\'s schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors: { ...errors, 409: 'The job is a finished one-time job' } },
   { method: 'POST', path: '/api/v1/crawl/jobs/{jobId}/resume', style: 'crawl', operation: 'ResumeCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'resumeCrawlJob', status: 200, summary: 'Resume a paused job', tag: 'crawling', security: 'bearer', response: jobRecord, errors: { ...errors, 409: 'The job is not PAUSED' } },
   { method: 'DELETE', path: '/api/v1/crawl/jobs/{jobId}', style: 'crawl', operation: 'DeleteCrawlJob', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'deleteCrawlJob', status: 200, summary: 'Delete a job and its schedule', tag: 'crawling', security: 'bearer', response: jobRecord, errors },
+  {
+    method: 'GET',
+    path: '/api/v1/crawl/jobs/{jobId}/webhook-deliveries',
+    style: 'crawl',
+    operation: 'ListCrawlWebhookDeliveries',
+    variables: { jobId: 'path.jobId', status: 'query.status', limit: 'query.limit', ...tenantHeader },
+    result: 'crawlWebhookDeliveries',
+    status: 200,
+    summary: 'A job\'s webhook deliveries, newest first; ?status=FAILED lists the dead letters',
+    tag: 'crawling',
+    security: 'bearer',
+    query: { type: 'object', properties: { status: { type: 'string', enum: ['PENDING', 'DELIVERED', 'FAILED'] }, limit: { type: 'integer', minimum: 1, maximum: 500, default: 50 } } },
+    response: { type: 'array', items: jsonSchemaOf(crawlWebhookDeliverySchema, 'output') },
+    errors: { ...errors, 400: 'status is not PENDING, DELIVERED or FAILED' },
+  },
   { method: 'GET', path: '/api/v1/crawl/jobs/{jobId}/executions', style: 'crawl', operation: 'ListCrawlExecutions', variables: { jobId: 'path.jobId', ...tenantHeader }, result: 'crawlExecutions', status: 200, summary: 'A job\'s executions, newest first', tag: 'crawling', security: 'bearer', response: { type: 'array', items: executionRecord }, errors },
 ];

@@ -25,6 +25,12 @@ export const crawlConfig = defineConfigSlice({
     SVC_CRAWL_CONCURRENCY: z.coerce.number().int().min(1).max(64).default(4),
     /** First pause of a site after a block page without Retry-After, ms, doubling per block in a row (at most 5 min). Default 5000. */
     SVC_CRAWL_BLOCK_BACKOFF_MS: z.coerce.number().int().min(0).max(300_000).default(5_000),
+    /** First retry delay of a failed execution webhook, ms; each further one doubles. Default 5000. */
+    SVC_CRAWL_WEBHOOK_RETRY_MS: z.coerce.number().int().min(10).max(3_600_000).default(5_000),
+    /** Attempts of an execution webhook before it is dead-lettered (FAILED). Default 6. */
+    SVC_CRAWL_WEBHOOK_ATTEMPTS: z.coerce.number().int().min(1).max(20).default(6),
+    /** How often each crawl worker sweeps the webhook outbox for due deliveries, ms. Default 30000. */
+    SVC_CRAWL_WEBHOOK_SWEEP_MS: z.coerce.number().int().min(100).max(3_600_000).default(30_000),
     /** Crawl job lock lifetime, ms: a dead worker's run is taken over after it. Default 30000. */
     SVC_CRAWL_LOCK_LIFETIME_MS: z.coerce.number().int().min(1000).max(600_000).default(30_000),
   }),
@@ -45,6 +51,8 @@ export const crawlConfig = defineConfigSlice({
     inProcessWorker: config.SVC_CRAWL_WORKER,
     concurrency: config.SVC_CRAWL_CONCURRENCY,
     blockBackoffMs: config.SVC_CRAWL_BLOCK_BACKOFF_MS,
+    outboundAllow: config.SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS,
+    webhooks: { retryBaseMs: config.SVC_CRAWL_WEBHOOK_RETRY_MS, maxAttempts: config.SVC_CRAWL_WEBHOOK_ATTEMPTS, sweepMs: config.SVC_CRAWL_WEBHOOK_SWEEP_MS },
     routerUrl: start.routerUrl,
     gatewayKey: () => config.SVC_CRAWL_GATEWAY_KEY ?? start.issuedGatewayKey(),
     seedDemo: config.SVC_SEED_DEMO ?? isEmbedded(config),

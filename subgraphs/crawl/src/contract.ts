@@ -38,6 +38,17 @@ export const ragConfigSchema = z
   })
   .strict();
 
+/** What a crawl job's webhook may be told, once per execution. */
+export const WEBHOOK_EVENTS = ['completed', 'failed', 'blocked', 'changed'] as const;
+
+export const crawlWebhookSchema = z
+  .object({
+    url: z.string().trim().min(1, 'is required').max(2048, 'must be at most 2048 characters').meta({ format: 'uri', description: 'http(s) URL the events are posted to; its address must be public (SSRF guard; SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS opens others)' }),
+    events: z.array(z.enum(WEBHOOK_EVENTS, { error: `must be one of ${WEBHOOK_EVENTS.join(', ')}` })).min(1, 'must name at least one event').nullish().meta({ default: [...WEBHOOK_EVENTS], description: 'completed (a run completed), failed (a run failed), blocked (a run was blocked or found blocked pages), changed (a run found items changed or gone, or new ones after the first run)' }),
+    secret: z.string().min(16, 'must be at least 16 characters').max(256, 'must be at most 256 characters').meta({ description: 'HMAC-SHA256 key of X-Svc-Signature (sha256=<hex of "<timestamp>.<body>">, timestamp in X-Svc-Timestamp); never returned' }),
+  })
+  .strict();
+
 /** POST /api/v1/crawl/jobs. `null` counts as absent for optional members. */
 export const crawlJobRequestSchema = z
   .object({
@@ -50,6 +61,7 @@ export const crawlJobRequestSchema = z
     ragConfig: ragConfigSchema.nullish(),
     robotsTxt: z.enum(ROBOTS_TXT_POLICIES, { error: `must be one of ${ROBOTS_TXT_POLICIES.join(', ')}` }).nullish().meta({ default: 'respect' }),
     dayFirst: z.boolean().nullish().meta({ default: true }),
+    webhook: crawlWebhookSchema.nullish().meta({ description: 'Per-execution events posted to a URL of yours, signed, retried, dead-lettered' }),
   })
   .strict()
   .meta({
@@ -62,9 +74,18 @@ const time = z.string().meta({ format: 'date-time' });
 
 export const crawlJobRecordSchema = z.object({ jobId: z.string(), jobName: z.string(), status: z.string(), nextRunAt: time.nullable(), createdAt: time }).loose();
 export const crawlExecutionRecordSchema = z.object({ executionId: z.string(), jobId: z.string(), status: z.string(), allocatedAgent: z.string().nullable(), startedAt: time.nullable() }).loose();
+const itemDiffSchema = z.object({ added: z.array(z.string()), removed: z.array(z.string()), more: z.number().int(), rewritten: z.boolean() });
 export const crawlResultSchema = z
   .object({
     executionId: z.string(), totalCount: z.number().int(), elapsedTimeMs: z.number().int(), selfHealingOccurred: z.boolean(),
-    items: z.array(z.object({ id: z.string(), title: z.string(), publishedAt: z.string().meta({ format: 'date' }).nullable(), detailUrl: z.string(), vectorSyncStatus: z.string(), vectorId: z.string().nullable(), vectorSyncError: z.string().nullable() }).loose()),
+    blockedCount: z.number().int(),
+    blockedPages: z.array(z.object({ url: z.string(), status: z.number().int(), kind: z.string(), reason: z.string() }).loose()),
+    changes: z.object({ new: z.number().int(), changed: z.number().int(), unchanged: z.number().int(), gone: z.number().int() }),
+    goneItems: z.array(z.object({ itemId: z.string(), title: z.string(), detailUrl: z.string() })),
+    items: z.array(z.object({ id: z.string(), title: z.string(), publishedAt: z.string().meta({ format: 'date' }).nullable(), detailUrl: z.string(), vectorSyncStatus: z.string(), vectorId: z.string().nullable(), vectorSyncError: z.string().nullable(), change: z.string().nullable(), diff: itemDiffSchema.nullable() }).loose()),
   })
   .loose();
+export const crawlWebhookDeliverySchema = z.object({
+  deliveryId: z.string(), executionId: z.string(), event: z.enum(WEBHOOK_EVENTS), status: z.enum(['PENDING', 'DELIVERED', 'FAILED']), attempts: z.number().int(),
+  lastError: z.string().nullable(), nextAttemptAt: time.nullable(), deliveredAt: time.nullable(), createdAt: time,
+}).loose();

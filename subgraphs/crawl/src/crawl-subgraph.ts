@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createJobs, createRouterClient, createSsrfGuard, createSubgraphServer, batchedReference, loadOperations, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, createJobs, createOutboundHttp, createRouterClient, type OutboundHttp, createSsrfGuard, createSubgraphServer, batchedReference, loadOperations, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { createHostLimiter } from './domain/host-politeness.js';
 import { createPageFetcher } from './fetch/fetch-page.js';
 import { CrawlResolver } from './schema/crawl-resolver.js';
@@ -8,6 +8,8 @@ import { seedDemo } from './service/seed-demo.js';
 import { tenantOf } from './service/tenancy.js';
 import { createChangeStore } from './store/change-store.js';
 import { createItemStore, type ItemStore } from './store/item-store.js';
+import { createWebhookStore, type WebhookStore } from './store/webhook-store.js';
+import { createExecutionWebhooks } from './worker/execution-webhooks.js';
 import { createJobStore, type JobStore } from './store/job-store.js';
 import { createKnowledgeStore, type KnowledgeStore } from './store/knowledge-store.js';
 import { createGatewayEmbedder, type Embedder } from './service/gateway-embedder.js';
@@ -35,6 +37,10 @@ export interface CrawlOptions {
   concurrency: number;
   /** First pause of a site after a block page without Retry-After, doubling per block in a row (SVC_CRAWL_BLOCK_BACKOFF_MS). */
   blockBackoffMs?: number;
+  /** Non-public hosts jobs' webhook URLs may reach (SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS). */
+  outboundAllow?: readonly string[];
+  /** Execution webhooks: first retry delay, attempts before the dead letter, outbox sweep period (SVC_CRAWL_WEBHOOK_*). */
+  webhooks?: { retryBaseMs: number; maxAttempts: number; sweepMs: number };
   /** The router's GraphQL URL (the gateway is reached through it); read when needed. */
   routerUrl: () => string;
   /** The crawl service's model gateway key (SVC_CRAWL_GATEWAY_KEY); read when needed. */
@@ -44,7 +50,9 @@ export interface CrawlOptions {
 }
 
 /** What a crawl worker needs: the database, and how to fetch. */
-export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency' | 'routerUrl' | 'gatewayKey' | 'blockBackoffMs'>;
+export type CrawlWorkerOptions = Pick<CrawlOptions, 'databaseUrl' | 'log' | 'allowPrivateHosts' | 'lockLifetimeMs' | 'poolMax' | 'workerName' | 'concurrency' | 'routerUrl' | 'gatewayKey' | 'blockBackoffMs' | 'outboundAllow' | 'webhooks'>;
+
+const WEBHOOK_DEFAULTS = { retryBaseMs: 5_000, maxAttempts: 6, sweepMs: 30_000 };
 
 interface CrawlRuntime {
   jobs: JobStore;
@@ -52,6 +60,8 @@ interface CrawlRuntime {
   knowledge: KnowledgeStore;
   embedder: Embedder;
   queue: CrawlQueue;
+  webhooks: WebhookStore;
+  outbound: OutboundHttp;
   ready(): Promise<void>;
   close(): Promise<void>;
 }
@@ -78,13 +88,23 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
   const router = createRouterClient({ url: options.routerUrl, operations });
   const embedder = createGatewayEmbedder({ router, apiKey: options.gatewayKey });
   const queue = createCrawlQueue(agendaJobs.agenda, log);
+  const webhooks = createWebhookStore(orm);
+  const outbound = createOutboundHttp({ allow: options.outboundAllow ?? [] });
+  let sweeper: NodeJS.Timeout | undefined;
   if (work) {
     const changes = createChangeStore(orm);
-    const runner = { jobs, items, changes, fetchers, rag: { items, changes, knowledge, embedder, log }, log };
+    const hookSettings = options.webhooks ?? WEBHOOK_DEFAULTS;
+    const delivery = createExecutionWebhooks(agendaJobs.agenda, webhooks, outbound, hookSettings, log);
+    const runner = { jobs, items, changes, fetchers, rag: { items, changes, knowledge, embedder, log }, webhooks: delivery, log };
     const settings = { workerName: options.workerName, lockLifetimeMs: options.lockLifetimeMs, concurrency: options.concurrency };
     defineRunCrawlExecution(agendaJobs.agenda, runner, settings);
     defineRunScheduledCrawl(agendaJobs.agenda, jobs, runner, settings, log);
+    delivery.define();
     await agendaJobs.agenda.start();
+    const sweep = () => delivery.sweep().catch((error: unknown) => log.error({ err: error }, 'crawl webhook outbox sweep failed'));
+    void sweep();
+    sweeper = setInterval(sweep, hookSettings.sweepMs);
+    sweeper.unref();
   }
   return {
     jobs,
@@ -92,8 +112,11 @@ async function openCrawlRuntime(options: CrawlWorkerOptions, work: boolean): Pro
     knowledge,
     embedder,
     queue,
+    webhooks,
+    outbound,
     ready: async () => void (await orm.em.fork().execute('select 1')),
     async close() {
+      if (sweeper) clearInterval(sweeper);
       await agendaJobs.close();
       fetchers.respect.close();
       fetchers.ignore.close();
@@ -147,7 +170,10 @@ export async function startCrawl(options: CrawlOptions, port: number, host: stri
   const { log } = options;
   const runtime = await openCrawlRuntime(options, options.inProcessWorker ?? true);
   if (options.seedDemo) await seedDemo(runtime.jobs, log);
-  const crawl = createCrawlService({ jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, queue: runtime.queue, triggerWaitMs: options.triggerWaitMs, log });
+  const crawl = createCrawlService({
+    jobs: runtime.jobs, items: runtime.items, knowledge: runtime.knowledge, embedder: runtime.embedder, queue: runtime.queue,
+    webhooks: runtime.webhooks, outbound: runtime.outbound, triggerWaitMs: options.triggerWaitMs, log,
+  });
   const { schema } = await buildSubgraphSdl(parts(crawl, runtime.jobs, runtime.items));
   const server = await createSubgraphServer({
     name: 'crawl',

@@ -9,7 +9,7 @@ export interface Received {
 
 /**
  * A local webhook endpoint standing for the outside world. For each distinct delivery (a
- * form's `submissionId`, an EXTERNAL action's `actionId`, an analysis
+ * form's `submissionId`, an EXTERNAL action's `actionId`, a crawl execution's event, an analysis
  * job's `jobId`) it answers `statuses` in turn, then 200.
  */
 export async function startWebhookReceiver(statuses: number[] = []) {
@@ -19,7 +19,7 @@ export async function startWebhookReceiver(statuses: number[] = []) {
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
       const body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
-      const subject = (b: any) => b?.submissionId ?? b?.actionId ?? b?.jobId;
+      const subject = (b: any) => b?.submissionId ?? b?.actionId ?? (b?.executionId ? `${b.executionId} ${b.event}` : b?.jobId);
       const earlier = received.filter((r) => subject(r.body) === subject(body)).length;
       received.push({ headers: req.headers, body, at: Date.now() });
       res.statusCode = statuses[earlier] ?? 200;

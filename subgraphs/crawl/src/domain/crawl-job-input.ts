@@ -27,7 +27,7 @@
  */
 import { pointerOf, SvcError, validationError, valueAt, type FieldProblem } from '@svc/kit';
 import type { z } from 'zod';
-import { crawlJobRequestSchema, ROBOTS_TXT_POLICIES, VECTOR_DBS } from '../contract.js';
+import { crawlJobRequestSchema, ROBOTS_TXT_POLICIES, VECTOR_DBS, WEBHOOK_EVENTS } from '../contract.js';
 import { chunkingProblems } from './chunking.js';
 import { nextRunAt, parseCron } from './cron.js';
 import { parseRunAt } from './run-at.js';
@@ -76,6 +76,30 @@ export interface CrawlJobInput {
   robotsTxt: RobotsTxtPolicy;
   /** Order of numeric dates such as 01/02/2026: true means day first. */
   dayFirst: boolean;
+  /** Per-execution events posted to a URL (its address is checked by the service before the job is stored). */
+  webhook?: CrawlWebhookInput;
+}
+
+export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
+
+export interface CrawlWebhookInput {
+  url: string;
+  events: WebhookEvent[];
+  secret: string;
+}
+
+/** An absolute http(s) URL without credentials, normalised; or the problem with it. */
+function httpUrl(name: string, text: string): { url: string } | { problem: string } {
+  let parsed: URL;
+  try {
+    parsed = new URL(text);
+  } catch {
+    return { problem: `${name} must be an absolute http or https URL; got ${show(text)}` };
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return { problem: `${name} must use http or https; got ${show(parsed.protocol.slice(0, -1))}` };
+  if (parsed.hostname === '') return { problem: `${name} must name a host; got ${show(text)}` };
+  if (parsed.username !== '' || parsed.password !== '') return { problem: `${name} must not contain credentials (user:password@)` };
+  return { url: parsed.href };
 }
 
 export interface ParseCrawlJobOptions {
@@ -155,7 +179,7 @@ export function parseCrawlSelectors(selectors: unknown): CrawlSelectors {
 }
 
 const TYPE_WORDS: Record<string, string> = { string: 'a string', boolean: 'a boolean', number: 'a number', object: 'an object' };
-const MEMBER_KINDS: Record<string, string> = { '': 'field', selectors: 'selector', ragConfig: 'ragConfig field' };
+const MEMBER_KINDS: Record<string, string> = { '': 'field', selectors: 'selector', ragConfig: 'ragConfig field', webhook: 'webhook field' };
 /** Members whose rules are reported by a later check in its own words (chunking.ts, the tier-2 vector database refusal). */
 const CHECKED_LATER = new Set(['/ragConfig/chunkSize', '/ragConfig/chunkOverlap', '/ragConfig/targetVectorDb']);
 const FIELD_ORDER = Object.keys(crawlJobRequestSchema.shape);
@@ -242,24 +266,19 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
 
   const name = (jobName ?? '').trim();
   let url = '';
-  const urlText = (targetUrl ?? '').trim();
   if (!ruled('/targetUrl')) {
-    let parsed: URL | null = null;
-    try {
-      parsed = new URL(urlText);
-    } catch {
-      fail('/targetUrl', `targetUrl must be an absolute http or https URL; got ${show(urlText)}`);
-    }
-    if (parsed) {
-      if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') {
-        fail('/targetUrl', `targetUrl must use http or https; got ${show(parsed.protocol.slice(0, -1))}`);
-      } else if (parsed.hostname === '') {
-        fail('/targetUrl', `targetUrl must name a host; got ${show(urlText)}`);
-      } else if (parsed.username !== '' || parsed.password !== '') {
-        fail('/targetUrl', 'targetUrl must not contain credentials (user:password@)');
-      } else {
-        url = parsed.href;
-      }
+    const checked = httpUrl('targetUrl', (targetUrl ?? '').trim());
+    if ('problem' in checked) fail('/targetUrl', checked.problem);
+    else url = checked.url;
+  }
+
+  let webhook: CrawlWebhookInput | undefined;
+  const hook = isObject(body.webhook) ? (body.webhook as { url?: string; events?: WebhookEvent[] | null; secret?: string }) : undefined;
+  if (hook) {
+    const checked = ruled('/webhook/url') ? undefined : httpUrl('webhook.url', (hook.url ?? '').trim());
+    if (checked && 'problem' in checked) fail('/webhook/url', checked.problem);
+    if (checked && 'url' in checked && typeof hook.secret === 'string' && !ruled('/webhook/secret') && !ruled('/webhook/events')) {
+      webhook = { url: checked.url, events: [...new Set(hook.events ?? WEBHOOK_EVENTS)], secret: hook.secret };
     }
   }
 
@@ -305,6 +324,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     ...(ragConfig !== undefined ? { ragConfig } : {}),
     robotsTxt: robotsTxt as RobotsTxtPolicy,
     dayFirst: (body.dayFirst as boolean | null | undefined) ?? true,
+    ...(webhook !== undefined ? { webhook } : {}),
   };
 }
 

@@ -1,5 +1,5 @@
 import type { ItemDiff } from './crawl-item.js';
-import type { CrawlSelectors, RagConfig } from './crawl-job-input.js';
+import type { CrawlSelectors, RagConfig, WebhookEvent } from './crawl-job-input.js';
 import type { StoredFingerprints } from './fingerprint.js';
 
 // A crawl job and its executions as stored (store/job-store.ts returns them).
@@ -60,6 +60,8 @@ export interface JobRow {
   ragConfig: RagConfig | null;
   robotsTxt: 'respect' | 'ignore';
   dayFirst: boolean;
+  /** Per-execution events and where they go (the signing secret is never read into a row). */
+  webhook: { url: string; events: WebhookEvent[] } | null;
   status: JobStatus;
   nextRunAt: Date | null;
   createdAt: Date;

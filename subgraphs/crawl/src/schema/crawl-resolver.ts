@@ -2,8 +2,8 @@ import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { GraphQLJSONObject } from 'graphql-scalars';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { CrawlService } from '../service/crawl-service.js';
-import { CrawlExecution, CrawlItemDay, CrawlJob, CrawlResult, CrawlSelectorVersion, KnowledgeHit } from './types.js';
-import { executionView, itemView, jobView } from './views.js';
+import { CrawlExecution, CrawlItemDay, CrawlJob, CrawlResult, CrawlSelectorVersion, CrawlWebhookDelivery, KnowledgeHit } from './types.js';
+import { deliveryView, executionView, itemView, jobView } from './views.js';
 
 @Resolver()
 export class CrawlResolver {
@@ -84,6 +84,16 @@ export class CrawlResolver {
   @Query(() => [CrawlSelectorVersion], { description: 'The selector sets a job has used, newest first: what a healing replaced stays readable, to change it back.' })
   async crawlSelectorVersions(@Arg('jobId', () => ID) jobId: string, @Arg('limit', () => Int, { defaultValue: 20, description: 'At most 100.' }) limit: number, @Ctx() ctx: SvcContext): Promise<CrawlSelectorVersion[]> {
     return (await this.crawl.selectorVersions(ctx, jobId, limit)).map((v) => ({ version: v.version, selectors: { ...v.selectors }, reason: v.reason, createdAt: v.createdAt.toISOString() }));
+  }
+
+  @Query(() => [CrawlWebhookDelivery], { description: 'A job\'s webhook deliveries, newest first; status FAILED lists its dead letters (deliveries that failed every attempt).' })
+  async crawlWebhookDeliveries(
+    @Arg('jobId', () => ID) jobId: string,
+    @Arg('status', () => String, { nullable: true, description: 'PENDING, DELIVERED or FAILED; all when absent.' }) status: string | null,
+    @Arg('limit', () => Int, { defaultValue: 50, description: 'At most 500.' }) limit: number,
+    @Ctx() ctx: SvcContext,
+  ): Promise<CrawlWebhookDelivery[]> {
+    return (await this.crawl.webhookDeliveries(ctx, jobId, status ?? null, limit)).map(deliveryView);
   }
 
   @Query(() => [CrawlItemDay], {

@@ -15,6 +15,26 @@ export class CrawlJob {
   @Field(() => Int, { description: 'Raised each time self-healing adopts new selectors or changeCrawlSelectors replaces them.' }) selectorVersion!: number;
   @Field(() => Boolean) enableRagSync!: boolean;
   @Field(() => GraphQLJSONObject, { nullable: true }) ragConfig!: Record<string, unknown> | null;
+  @Field(() => CrawlWebhook, { nullable: true, description: 'Where per-execution events go (its secret is never returned).' }) webhook!: CrawlWebhook | null;
+}
+
+@ObjectType({ description: 'A crawl job\'s webhook: the URL and the events posted to it once per execution, signed with the job\'s secret.' })
+export class CrawlWebhook {
+  @Field(() => String) url!: string;
+  @Field(() => [String], { description: 'completed, failed, blocked, changed' }) events!: string[];
+}
+
+@ObjectType({ description: 'One webhook delivery of an execution\'s event: PENDING while attempts go on, DELIVERED, or FAILED after the last attempt (a dead letter).' })
+export class CrawlWebhookDelivery {
+  @Field(() => ID) deliveryId!: string;
+  @Field(() => String) executionId!: string;
+  @Field(() => String, { description: 'completed, failed, blocked or changed' }) event!: string;
+  @Field(() => String, { description: 'PENDING, DELIVERED or FAILED' }) status!: string;
+  @Field(() => Int) attempts!: number;
+  @Field(() => String, { nullable: true, description: 'Why the last attempt failed.' }) lastError!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 UTC; when PENDING.' }) nextAttemptAt!: string | null;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 UTC' }) deliveredAt!: string | null;
+  @Field(() => String, { description: 'ISO 8601 UTC' }) createdAt!: string;
 }
 
 @ObjectType({ description: 'A page a crawl run found to be a block page (a bot challenge, captcha, login wall, rate limit, JavaScript shell, soft 404, consent interstitial or self-refresh) instead of the site\'s content; never extracted, stored or embedded.' })

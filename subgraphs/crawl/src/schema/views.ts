@@ -1,6 +1,7 @@
 import type { ExecutionItem, StoredItem } from '../domain/crawl-item.js';
 import type { ExecutionRow, JobRow } from '../domain/crawl-job.js';
-import type { CrawlExecution, CrawlItem, CrawlJob } from './types.js';
+import type { WebhookDelivery } from '../store/webhook-store.js';
+import type { CrawlExecution, CrawlItem, CrawlJob, CrawlWebhookDelivery } from './types.js';
 
 export const jobView = (j: JobRow): CrawlJob => ({
   jobId: j.id,
@@ -14,6 +15,19 @@ export const jobView = (j: JobRow): CrawlJob => ({
   selectorVersion: j.selectorVersion,
   enableRagSync: j.enableRagSync,
   ragConfig: j.ragConfig ? { ...j.ragConfig } : null,
+  webhook: j.webhook ? { url: j.webhook.url, events: [...j.webhook.events] } : null,
+});
+
+export const deliveryView = (d: WebhookDelivery): CrawlWebhookDelivery => ({
+  deliveryId: d.id,
+  executionId: d.executionId,
+  event: d.event,
+  status: d.status,
+  attempts: d.attempts,
+  lastError: d.lastError,
+  nextAttemptAt: d.nextAttemptAt?.toISOString() ?? null,
+  deliveredAt: d.deliveredAt?.toISOString() ?? null,
+  createdAt: d.createdAt.toISOString(),
 });
 
 export const executionView = (e: ExecutionRow): CrawlExecution => ({

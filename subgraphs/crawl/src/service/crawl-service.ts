@@ -1,4 +1,5 @@
-import { checkIdempotencyKey, checkWindow, isUuid, requirePrincipal, SvcError, type IdempotentCall, type Logger, type SvcContext } from '@svc/kit';
+import { checkIdempotencyKey, checkWindow, isUuid, requirePrincipal, SvcError, validationError, type IdempotentCall, type Logger, type OutboundHttp, type SvcContext } from '@svc/kit';
+import { DELIVERY_STATUSES, type DeliveryStatus, type WebhookDelivery, type WebhookStore } from '../store/webhook-store.js';
 import { firstRunAt, parseCrawlJobInput, parseCrawlSelectors } from '../domain/crawl-job-input.js';
 import { nextRunAt } from '../domain/cron.js';
 import type { ItemStore } from '../store/item-store.js';
@@ -24,6 +25,10 @@ export interface CrawlServiceDeps {
   knowledge: KnowledgeStore;
   embedder: Embedder;
   queue: CrawlQueue;
+  /** Jobs' webhook deliveries (the outbox). */
+  webhooks: WebhookStore;
+  /** Judges a job's webhook URL before it is stored (SSRF guard). */
+  outbound: Pick<OutboundHttp, 'refusal'>;
   /** How long a trigger waits for a worker to lock the run before answering 503. */
   triggerWaitMs: number;
   log: Logger;
@@ -49,6 +54,8 @@ export function createCrawlService(deps: CrawlServiceDeps) {
     async create(ctx: SvcContext, body: unknown): Promise<JobRow> {
       const tenantId = writerTenant(ctx);
       const input = parseCrawlJobInput(body);
+      const refused = input.webhook ? await deps.outbound.refusal(input.webhook.url) : undefined;
+      if (refused) throw validationError([{ pointer: '/webhook/url', detail: `webhook.url is not allowed: ${refused}` }]);
       if (input.ragConfig) await checkEmbeddingModel(deps.embedder, input.ragConfig.embeddingModel);
       const job = await jobs.insertJob(tenantId, input, firstRunAt(input));
       await queue.schedule(tenantId, job.id, input.cronExpression ?? null, input.runAt ?? null);
@@ -133,6 +140,18 @@ export function createCrawlService(deps: CrawlServiceDeps) {
       if (!changed) throw notFound('crawl job', jobId);
       log.info({ tenantId, jobId, selectorVersion: changed.selectorVersion, idempotencyKey: key }, 'crawl selectors changed');
       return changed;
+    },
+
+    /**
+     * A job's webhook deliveries, newest first (status FAILED: its dead letters, which were
+     * attempted SVC_CRAWL_WEBHOOK_ATTEMPTS times). limit 1-500, default 50.
+     */
+    async webhookDeliveries(ctx: SvcContext, jobId: string, status: string | null, limit: number): Promise<WebhookDelivery[]> {
+      const { tenantId } = await jobOf(ctx, jobId);
+      if (status !== null && !(DELIVERY_STATUSES as readonly string[]).includes(status)) {
+        throw new SvcError('BAD_USER_INPUT', `status must be one of ${DELIVERY_STATUSES.join(', ')}; got ${JSON.stringify(status)}`);
+      }
+      return deps.webhooks.ofJob(tenantId, jobId, status as DeliveryStatus | null, Math.min(Math.max(limit, 1), 500));
     },
 
     async execution(ctx: SvcContext, executionId: string): Promise<ExecutionRow> {

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
-import type { CrawlJobInput, CrawlSelectors, RagConfig } from '../domain/crawl-job-input.js';
+import type { CrawlJobInput, CrawlSelectors, RagConfig, WebhookEvent } from '../domain/crawl-job-input.js';
 import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
 import { MAX_BLOCKED_PAGES_KEPT, type BlockedPage, type ChangedItem, type GoneItem, type ExecutionRow, type ExecutionStatus, type ItemDay, type JobRow, type JobStatus, type SelectorVersionRow } from '../domain/crawl-job.js';
@@ -25,12 +25,52 @@ function toJob(r: Row): JobRow {
     ragConfig: r.rag_config ? json<RagConfig>(r.rag_config) : null,
     robotsTxt: r.robots_txt === 'ignore' ? 'ignore' : 'respect',
     dayFirst: r.day_first !== false,
+    webhook: r.webhook ? json<{ url: string; events: WebhookEvent[] }>(r.webhook) : null,
     status: r.status as JobStatus,
     nextRunAt: date(r.next_run_at),
     createdAt: new Date(String(r.created_at)),
     updatedAt: new Date(String(r.updated_at)),
   };
 }
+
+/**
+ * When each webhook event applies to an ended execution `h` (a crawl_execution row joined with
+ * its job): completed and failed by status; blocked when the run was BLOCKED or found blocked
+ * pages; changed when a completed run found items changed or gone, or new ones after the job's
+ * first completed run.
+ */
+const WEBHOOK_EVENT_RULES = `
+  (ev.event = 'completed' and h.status = 'COMPLETED') or
+  (ev.event = 'failed' and h.status = 'FAILED') or
+  (ev.event = 'blocked' and (h.status = 'BLOCKED' or h.blocked_count > 0)) or
+  (ev.event = 'changed' and h.status = 'COMPLETED' and (h.changed_count > 0 or h.gone_count > 0 or (h.new_count > 0 and exists (
+    select 1 from crawl.crawl_execution p where p.tenant_id = h.tenant_id and p.job_id = h.job_id and p.status = 'COMPLETED' and p.id <> h.id))))`;
+
+const FINISH_SQL = `
+with done as (
+  update crawl.crawl_execution set status = ?, finished_at = now(), elapsed_ms = greatest(0, (extract(epoch from now() - coalesce(started_at, queued_at)) * 1000)::int),
+         total_count = ?, self_healing_occurred = ?, error = ?, blocked_count = ?, blocked = ?::jsonb
+   where tenant_id = ? and id = ?
+  returning *
+),
+events as (
+  select h.*, j.job_name, j.webhook, ev.event
+    from done h
+    join crawl.crawl_job j on j.tenant_id = h.tenant_id and j.id = h.job_id
+   cross join (values ('completed'), ('failed'), ('blocked'), ('changed')) as ev(event)
+   where j.webhook is not null and (j.webhook -> 'events') @> jsonb_build_array(ev.event) and (${WEBHOOK_EVENT_RULES})
+)
+insert into crawl.webhook_delivery (id, tenant_id, job_id, execution_id, event, url, payload)
+select gen_random_uuid(), h.tenant_id, h.job_id, h.id, h.event, h.webhook ->> 'url',
+       jsonb_build_object(
+         'event', 'crawl.' || h.event, 'jobId', h.job_id, 'jobName', h.job_name, 'executionId', h.id, 'status', h.status,
+         'startedAt', h.started_at, 'finishedAt', h.finished_at, 'totalCount', h.total_count, 'error', h.error,
+         'blockedCount', h.blocked_count, 'blockedPages', h.blocked,
+         'changes', jsonb_build_object('new', h.new_count, 'changed', h.changed_count, 'unchanged', h.unchanged_count, 'gone', h.gone_count),
+         'changedItems', h.changed_sample, 'goneItems', h.gone)
+  from events h
+on conflict (execution_id, event) do nothing
+returning id`;
 
 function toExecution(r: Row): ExecutionRow {
   return {
@@ -80,9 +120,13 @@ export function createJobStore(orm: MikroORM) {
     async insertJob(tenantId: string, input: CrawlJobInput, nextRunAt: Date): Promise<JobRow> {
       const id = randomUUID();
       const rows = await em().execute<Row[]>(
-        `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, run_at, selectors, enable_rag_sync, rag_config, robots_txt, day_first, status, next_run_at)
-         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, 'SCHEDULED', ?) returning *`,
-        [id, tenantId, input.jobName, input.targetUrl, input.cronExpression ?? null, input.runAt ?? null, JSON.stringify(input.selectors), input.enableRagSync, input.ragConfig ? JSON.stringify(input.ragConfig) : null, input.robotsTxt, input.dayFirst, nextRunAt],
+        `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, run_at, selectors, enable_rag_sync, rag_config, robots_txt, day_first, status, next_run_at, webhook, webhook_secret)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, 'SCHEDULED', ?, ?::jsonb, ?) returning *`,
+        [
+          id, tenantId, input.jobName, input.targetUrl, input.cronExpression ?? null, input.runAt ?? null, JSON.stringify(input.selectors), input.enableRagSync,
+          input.ragConfig ? JSON.stringify(input.ragConfig) : null, input.robotsTxt, input.dayFirst, nextRunAt,
+          input.webhook ? JSON.stringify({ url: input.webhook.url, events: input.webhook.events }) : null, input.webhook?.secret ?? null,
+        ],
       );
       await em().execute(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) values (?, ?, 1, ?::jsonb, 'created')`, [tenantId, id, JSON.stringify(input.selectors)]);
       return toJob(rows[0]!);
@@ -294,17 +338,20 @@ export function createJobStore(orm: MikroORM) {
       return rows[0] ? toExecution(rows[0]) : undefined;
     },
 
+    /**
+     * Ends an execution, and in the same statement queues its webhook deliveries (the job's
+     * events that apply: see WEBHOOK_EVENT_RULES); answers their ids.
+     */
     async finish(
       tenantId: string,
       executionId: string,
       outcome: { status: 'COMPLETED' | 'FAILED' | 'BLOCKED'; totalCount: number; selfHealingOccurred: boolean; error?: string; blocked?: readonly BlockedPage[] },
-    ): Promise<void> {
+    ): Promise<string[]> {
       const blocked = outcome.blocked ?? [];
-      await em().execute(
-        `update crawl.crawl_execution set status = ?, finished_at = now(), elapsed_ms = greatest(0, (extract(epoch from now() - coalesce(started_at, queued_at)) * 1000)::int),
-           total_count = ?, self_healing_occurred = ?, error = ?, blocked_count = ?, blocked = ?::jsonb where tenant_id = ? and id = ?`,
-        [outcome.status, outcome.totalCount, outcome.selfHealingOccurred, outcome.error ?? null, blocked.length, JSON.stringify(blocked.slice(0, MAX_BLOCKED_PAGES_KEPT)), tenantId, executionId],
-      );
+      const rows = await em().execute<Row[]>(FINISH_SQL, [
+        outcome.status, outcome.totalCount, outcome.selfHealingOccurred, outcome.error ?? null, blocked.length, JSON.stringify(blocked.slice(0, MAX_BLOCKED_PAGES_KEPT)), tenantId, executionId,
+      ]);
+      return rows.map((r) => String(r.id));
     },
   };
 }

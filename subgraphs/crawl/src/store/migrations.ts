@@ -200,9 +200,43 @@ alter table crawl.crawl_execution
   }
 }
 
+/**
+ * Per-execution webhooks: a job's webhook (URL and events; its signing secret apart, never
+ * returned) and the outbox of deliveries, written in the statement that ends the execution, so
+ * a worker killed right after cannot lose one; (execution, event) is unique, so none is queued twice.
+ */
+class ExecutionWebhooks extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table crawl.crawl_job add column webhook jsonb, add column webhook_secret text;
+create table crawl.webhook_delivery (
+  id uuid primary key,
+  tenant_id text not null,
+  job_id uuid not null,
+  execution_id uuid not null,
+  event text not null check (event in ('completed', 'failed', 'blocked', 'changed')),
+  url text not null,
+  payload jsonb not null,
+  status text not null default 'PENDING' check (status in ('PENDING', 'DELIVERED', 'FAILED')),
+  attempts int not null default 0 check (attempts >= 0),
+  last_error text,
+  next_attempt_at timestamptz not null default now(),
+  lease_until timestamptz,
+  delivered_at timestamptz,
+  created_at timestamptz not null default now(),
+  unique (execution_id, event),
+  foreign key (tenant_id, execution_id) references crawl.crawl_execution (tenant_id, id) on delete cascade
+);
+create index webhook_delivery_due on crawl.webhook_delivery (next_attempt_at) where status = 'PENDING';
+create index webhook_delivery_job on crawl.webhook_delivery (tenant_id, job_id, created_at desc);
+`);
+  }
+}
+
 export const CRAWL_MIGRATIONS = [
   { name: '0001_crawl', class: Crawl },
   idempotentChangeMigration('0002_idempotent_change', 'crawl'),
   { name: '0003_blocked_pages', class: BlockedPages },
   { name: '0004_content_changes', class: ContentChanges },
+  { name: '0005_execution_webhooks', class: ExecutionWebhooks },
 ];

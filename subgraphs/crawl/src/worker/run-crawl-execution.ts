@@ -15,12 +15,15 @@ import type { ItemDiff } from '../domain/crawl-item.js';
 import type { JobStore } from '../store/job-store.js';
 import { syncItems, type RagSyncDeps } from '../service/rag-sync.js';
 import { RUN_CRAWL_EXECUTION, type WorkerSettings } from './crawl-queue.js';
+import type { ExecutionWebhooks } from './execution-webhooks.js';
 import { type AgendaJob, withHeartbeat } from './heartbeat.js';
 
 export interface RunnerDeps {
   jobs: JobStore;
   items: ItemStore;
   changes: ChangeStore;
+  /** Prompt delivery of the webhook events an execution's end queued (the outbox sweep covers a lost nudge). */
+  webhooks: Pick<ExecutionWebhooks, 'nudge'>;
   /** One fetcher per robots.txt policy; both share the SSRF guard and the per-host limiter. */
   fetchers: { respect: PageFetcher; ignore: PageFetcher };
   /** Knowledge-base sync of jobs with enableRagSync. */
@@ -58,7 +61,7 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
   if (!running) return; // finished already (a retried job) or unknown
   const job = await jobs.job(tenantId, running.jobId);
   if (!job) {
-    await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: 'The job was deleted' });
+    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: 'The job was deleted' }));
     return;
   }
   const runLog = log.child({ executionId, jobId: job.id, tenantId });
@@ -104,19 +107,19 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
       const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors, page.url), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
-    await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked });
+    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked }));
     runLog.info({ items: stored.rows.length, ...recorded.counts, healed, blocked: blocked.length, elapsedMs: page.elapsedMs }, 'crawl execution completed');
   } catch (error) {
     const block = blockedPageOf(error);
     if (block) {
       runLog.warn({ url: block.url, status: block.status, kind: block.kind, rule: block.rule }, 'crawl execution blocked: the list page is a block page');
-      await jobs.finish(tenantId, executionId, { status: 'BLOCKED', totalCount: 0, selfHealingOccurred: false, error: (error as SvcError).message, blocked: [block] });
+      await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'BLOCKED', totalCount: 0, selfHealingOccurred: false, error: (error as SvcError).message, blocked: [block] }));
       return;
     }
     const message = error instanceof SvcError ? error.message : 'Internal error while crawling';
     if (!(error instanceof SvcError)) runLog.error({ err: error }, 'crawl execution failed');
     else runLog.warn({ err: error.message }, 'crawl execution failed');
-    await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message });
+    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message }));
   }
 }
 

@@ -1,4 +1,4 @@
-import { postWebhook, webhookRetryDelayMs, type Logger, type OutboundHttp } from '@svc/kit';
+import { guardedWebhookFetch, postWebhook, webhookRetryDelayMs, type Logger, type OutboundHttp } from '@svc/kit';
 import { actionParamProblems } from '../domain/action-params.js';
 import type { Action, ExecutionOutcome } from '../domain/action.js';
 import type { ActionStore } from '../store/action-store.js';
@@ -56,7 +56,7 @@ export function createExternalActions(deps: {
   log: Logger;
 }) {
   const { settings, outbox, log, webhook } = deps;
-  const guardedFetch = ((url: string, init: RequestInit) => deps.outbound.fetch(url, { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, body: init.body as string, ...(init.signal ? { signal: init.signal } : {}) })) as unknown as typeof fetch;
+  const guardedFetch = guardedWebhookFetch(deps.outbound);
 
   return {
     overdue: (graceMs: number) => outbox.overdue(graceMs),

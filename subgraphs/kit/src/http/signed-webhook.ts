@@ -1,4 +1,5 @@
 import { createHmac } from 'node:crypto';
+import type { OutboundHttp } from '../outbound/outbound-http.js';
 
 /**
  * `X-Svc-Signature: sha256=<hex HMAC-SHA256 of "<timestamp>.<body>">`, with the Unix timestamp in
@@ -33,6 +34,12 @@ export async function postWebhook(post: WebhookPost): Promise<void> {
   const response = await (post.fetch ?? fetch)(post.url, { method: 'POST', headers, body, signal: AbortSignal.timeout(post.timeoutMs ?? 10_000) });
   await response.body?.cancel().catch(() => undefined);
   if (!response.ok) throw new Error(`webhook answered HTTP ${response.status}`);
+}
+
+/** A fetch for `WebhookPost.fetch` that goes through the outbound SSRF guard (for URLs users set). */
+export function guardedWebhookFetch(outbound: Pick<OutboundHttp, 'fetch'>): typeof fetch {
+  return ((url: string, init: RequestInit) =>
+    outbound.fetch(url, { method: init.method ?? 'POST', headers: init.headers as Record<string, string>, body: init.body as string, ...(init.signal ? { signal: init.signal } : {}) })) as unknown as typeof fetch;
 }
 
 /** Exponential backoff: base, 2× base, 4× base, ... for attempts 1, 2, 3, ... */
