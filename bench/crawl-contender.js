@@ -231,7 +231,7 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   const { Agent, get } = await import('node:http');
   const { createRequire } = await import('node:module');
   const { JSDOM } = await import('jsdom');
-  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems, parseHtml, detectBlock } = await loadSvcParts();
+  const { createPageFetcher, createSsrfGuard, createHostLimiter, extractItems, parseHtml, detectBlock, mainText, contentFingerprint } = await loadSvcParts();
   const crawleeRequire = createRequire(createRequire(import.meta.url).resolve('@crawlee/jsdom'));
   const { JSDOM: CrawleeJSDOM } = crawleeRequire('jsdom');
   const crawleeJsdomVersion = crawleeRequire('jsdom/package.json').version;
@@ -274,6 +274,9 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   const svcEmptyWindow = perCallMs(sample, ({ url }) => new JSDOM('', { url }).window.document);
   // The block-page rules the fetcher applies to every page (fetch/block-page.ts).
   const detect = perCallMs(sample, ({ url, html }) => detectBlock({ url, status: 200, headers: { 'content-type': 'text/html' }, html }));
+  // Change tracking's fingerprint of a page's main text (what a knowledge-sync run adds per detail page).
+  const texts = sample.map(({ html }) => ({ text: mainText(html) }));
+  const fingerprint = perCallMs(texts, ({ text }) => contentFingerprint(text));
   const detectedNone = sample.every(({ url, html }) => detectBlock({ url, status: 200, headers: {}, html }) === null);
   const crawleeJsdomParse = perCallMs(sample, ({ url, html }) => {
     // As Crawlee's JSDOMCrawler._parseHTML builds it (a Buffer body, pretendToBeVisual), then closed as it does.
@@ -292,7 +295,7 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
   // The platform's parse must extract the same items as a window per page did.
   const same = sample.every(({ url, html }) => JSON.stringify(extractItems(parseHtml(html), url, selectors).items)
     === JSON.stringify(extractItems(new JSDOM(html, { url }).window.document, url, selectors).items));
-  return { fetchOnly, rawOnly, svcParse, svcParseOnly, svcWindowParse, svcEmptyWindow, svcSameAsWindow: same, detect, detectedNone, crawleeJsdomParse, crawleeJsdomVersion, cheerioParse };
+  return { fetchOnly, rawOnly, svcParse, svcParseOnly, svcWindowParse, svcEmptyWindow, svcSameAsWindow: same, detect, detectedNone, fingerprint, crawleeJsdomParse, crawleeJsdomVersion, cheerioParse };
 }
 
 process.on('message', async (message) => {

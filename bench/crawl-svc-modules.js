@@ -8,6 +8,8 @@ export const SVC_MODULES = {
   extractItems: 'subgraphs/crawl/dist/src/domain/extract-items.js',
   parseHtml: 'subgraphs/crawl/dist/src/extract/parse-html.js',
   detectBlock: 'subgraphs/crawl/dist/src/fetch/block-page.js',
+  mainText: 'subgraphs/crawl/dist/src/extract/main-text.js',
+  contentFingerprint: 'subgraphs/crawl/dist/src/extract/content-change.js',
 };
 
 /** Each part, imported from its compiled file. */

@@ -202,6 +202,7 @@ function report(site, runs, breakdown, meta) {
   const metCheerio = ratio('cheerio') >= 1 && allCorrect;
   // What the block-page rules cost, as a share of svc's CPU per page (pages/s moves with it: the crawl is CPU-bound).
   const detectShare = b.detect.mean / s.svc.cpuMsPerPage;
+  const addedShare = (b.detect.mean + b.fingerprint.mean) / s.svc.cpuMsPerPage;
   const fastest = [...CONTENDERS].sort((x, y) => s[y].rate - s[x].rate)[0];
   const overhead = (c, parse) => s[c].cpuMsPerPage - parse.mean;
   const lines = [];
@@ -253,6 +254,7 @@ function report(site, runs, breakdown, meta) {
   L(`| jsdom ${meta.versions.jsdom}, a new window per page as the platform did before: \`new JSDOM(html, { url })\` + \`extractItems\` (${b.svcSameAsWindow ? 'same items as the platform\'s way' : '**different items**'}) | ${fmt(b.svcWindowParse.p50, 2)} | ${fmt(b.svcWindowParse.mean, 2)} |`);
   L(`| &nbsp;&nbsp;\`new JSDOM('', { url })\`: an empty page, i.e. creating the window | ${fmt(b.svcEmptyWindow.p50, 2)} | ${fmt(b.svcEmptyWindow.mean, 2)} |`);
   L(`| block-page rules (\`detectBlock\`, inside \`fetchPage\`; ${b.detectedNone ? 'no page of the sample judged blocked' : '**a page of the sample was judged blocked**'}) | ${fmt(b.detect.p50, 3)} | ${fmt(b.detect.mean, 3)} |`);
+  L(`| change tracking's fingerprint of the page's main text (\`contentFingerprint\`; knowledge-sync runs, per detail page) | ${fmt(b.fingerprint.p50, 3)} | ${fmt(b.fingerprint.mean, 3)} |`);
   L(`| jsdom ${b.crawleeJsdomVersion} (Crawlee's copy, built as JSDOMCrawler does, \`window.close()\` after) + \`extractItems\` | ${fmt(b.crawleeJsdomParse.p50, 2)} | ${fmt(b.crawleeJsdomParse.mean, 2)} |`);
   L(`| cheerio ${meta.versions.cheerio}: \`cheerio.load\` + the same fields | ${fmt(b.cheerioParse.p50, 2)} | ${fmt(b.cheerioParse.mean, 2)} |`);
   L();
@@ -264,6 +266,7 @@ function report(site, runs, breakdown, meta) {
   L(`| the same against JSDOMCrawler with in-memory storage (\`CRAWLEE_PERSIST_STORAGE=false\`) | ${fmt(s.svc.rate, 0)} vs ${fmt(s['jsdom-mem'].rate, 0)} pages/s (×${fmt(ratio('jsdom-mem'), 2)}) | **${metMem ? 'yes' : 'no'}** |`);
   L(`| pages/s at least Crawlee CheerioCrawler's (defaults), extracting with a DOM (issue #34) | ${fmt(s.svc.rate, 0)} vs ${fmt(s.cheerio.rate, 0)} pages/s (×${fmt(ratio('cheerio'), 2)}) | **${metCheerio ? 'yes' : 'no'}** |`);
   L(`| block-page detection under 5 % of pages/s (issue #34): its CPU per page over svc's | ${fmt(b.detect.mean, 3)} of ${fmt(s.svc.cpuMsPerPage, 2)} ms (${fmt(detectShare * 100, 1)} %) | **${detectShare < 0.05 ? 'yes' : 'no'}** |`);
+  L(`| detection and fingerprinting together under 5 % (a page that is also fingerprinted) | ${fmt(b.detect.mean + b.fingerprint.mean, 3)} of ${fmt(s.svc.cpuMsPerPage, 2)} ms (${fmt(addedShare * 100, 1)} %) | **${addedShare < 0.05 ? 'yes' : 'no'}** |`);
   L();
   L('### Interpretation');
   L();

@@ -21,6 +21,20 @@ const PAGES: Record<string, { status: number; headers?: Record<string, string>; 
   '/article': { status: 200, body: fixture('article-mentions-captcha.html') },
 };
 
+/** Every block kind as a site serves it: path, fixture, status, headers, the kind the fetcher must name. */
+const KINDS: { path: string; file: string; status: number; headers?: Record<string, string>; kind: string }[] = [
+  { path: '/k/challenge', file: 'cloudflare-challenge.html', status: 403, headers: { 'cf-mitigated': 'challenge' }, kind: 'challenge' },
+  { path: '/k/captcha', file: 'recaptcha-wall.html', status: 200, kind: 'captcha' },
+  { path: '/k/access-denied', file: 'rate-limited.html', status: 403, kind: 'access-denied' },
+  { path: '/k/login-wall', file: 'login-wall.html', status: 200, kind: 'login-wall' },
+  { path: '/k/rate-limited', file: 'rate-limited.html', status: 429, kind: 'rate-limited' },
+  { path: '/k/javascript-required', file: 'javascript-shell.html', status: 200, kind: 'javascript-required' },
+  { path: '/k/soft-404', file: 'soft-404.html', status: 200, kind: 'soft-404' },
+  { path: '/k/consent', file: 'consent-interstitial.html', status: 200, kind: 'consent' },
+  { path: '/k/refresh-loop', file: 'refresh-loop.html', status: 200, kind: 'refresh-loop' },
+];
+for (const k of KINDS) PAGES[k.path] = { status: k.status, ...(k.headers ? { headers: k.headers } : {}), body: fixture(k.file) };
+
 let server: Server;
 let port: number;
 const hits: { path: string; at: number }[] = [];
@@ -106,6 +120,11 @@ describe('fetchPage and block pages', () => {
     expect(checking.extensions.details).toMatchObject({ status: 503, block: { kind: 'challenge', rule: 'challenge-words' } });
     const maintenance = await refusal(fetcher({ retries: 0 }).fetchPage(at('/maintenance-503')));
     expect(maintenance.extensions.slug).toBe('upstream-status');
+  });
+
+  it.each(KINDS)('refuses $file served with HTTP $status as $kind', async ({ path, kind, status }) => {
+    const error = await refusal(fetcher({ retries: 0 }).fetchPage(at(path)));
+    expect(error.extensions).toMatchObject({ slug: 'blocked-page', details: { url: at(path), status, block: { kind } } });
   });
 
   it('an article about captchas and challenge pages is content', async () => {
