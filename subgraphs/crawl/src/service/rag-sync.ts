@@ -42,11 +42,11 @@ export const MAX_WAIT_MS = 30_000;
  * chunks → embeddings through the gateway → pgvector, replacing the item's old chunks. An item
  * whose main content has the fingerprint it had and that is INDEXED is not embedded again; one
  * whose content changed is, and the change is kept with its diff against the text stored last
- * time (a retried execution finds the change its crashed attempt stored). Each item ends INDEXED (with vectorId = its first chunk), FAILED with the reason,
- * or BLOCKED when its page was a block page (fetch/block-page.ts; its chunks from an earlier
- * good fetch stay). Pages with little text are held to the end and checked together: the same
- * small text at SHELL_REPEATS or more URLs of one site is a shell, not content. The category of
- * the chunks is the job's name.
+ * time (a retried execution finds the change its crashed attempt stored). Each item ends
+ * INDEXED (with vectorId = its first chunk), FAILED with the reason, or BLOCKED when its page was
+ * a block page (fetch/block-page.ts; its chunks from an earlier good fetch stay). Pages with
+ * little text are held to the end and checked together: the same small text at SHELL_REPEATS or
+ * more URLs of one site is a shell, not content. The category of the chunks is the job's name.
  */
 export async function syncItems(
   deps: RagSyncDeps,
