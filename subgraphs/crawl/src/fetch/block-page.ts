@@ -48,7 +48,7 @@ export interface PageSignals {
   h1: string;
   /** Visible text (no script, style, noscript or template), whitespace collapsed, at most TEXT_KEPT characters. */
   text: string;
-  /** Length of the whole visible text (at least SMALL_TEXT for a page longer than HTML_PARSED). */
+  /** Visible characters, whitespace not counted (at least SMALL_TEXT for a page not read to its end). */
   textLength: number;
   noscript: string;
   passwordInputs: number;
@@ -61,7 +61,7 @@ export interface PageSignals {
 }
 
 /** A page with less visible text than this is "small": the word-reading rules apply to it. */
-export const SMALL_TEXT = 1500;
+export const SMALL_TEXT = 1000;
 /** Less than this is "tiny": an interstitial or a shell. */
 export const TINY_TEXT = 300;
 const TEXT_KEPT = 4000;
@@ -75,7 +75,20 @@ const HIDDEN = new Set(['script', 'style', 'noscript', 'template', 'head', 'titl
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em', 'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u', 'var', 'wbr']);
 const collapse = (text: string) => text.replace(/\s+/g, ' ').trim();
 
-/** Reads the signals of one answer in one pass over its HTML. */
+/** Non-whitespace characters of a text chunk. */
+function inkOf(chunk: string): number {
+  let n = 0;
+  for (let i = 0; i < chunk.length; i++) if (chunk.charCodeAt(i) > 32) n++;
+  return n;
+}
+
+/** HTML fed to the parser at a time; a 2xx page stops being read once it is no longer small. */
+const SLICE = 1024;
+
+/**
+ * Reads the signals of one answer in one pass over its HTML. A 2xx page is read only until its
+ * visible text reaches SMALL_TEXT: past that no rule reads anything but the head and the status.
+ */
 export function pageSignals(answer: { url: string; status: number; headers: IncomingHttpHeaders; html: string }): PageSignals {
   let title = '';
   let h1 = '';
@@ -129,12 +142,21 @@ export function pageSignals(answer: { url: string; status: number; headers: Inco
       if (inNoscript && noscript.length < TEXT_KEPT) noscript += chunk;
       if (hidden > 0) return;
       if (inH1) h1 += chunk;
-      textLength += chunk.length;
+      textLength += inkOf(chunk);
       if (text.length < TEXT_KEPT) text += chunk;
     },
   }, { decodeEntities: true });
-  const truncated = answer.html.length > HTML_PARSED;
-  parser.end(truncated ? answer.html.slice(0, HTML_PARSED) : answer.html);
+  const html = answer.html.length > HTML_PARSED ? answer.html.slice(0, HTML_PARSED) : answer.html;
+  const ok = answer.status >= 200 && answer.status < 300;
+  let truncated = html.length < answer.html.length;
+  for (let at = 0; at < html.length; at += SLICE) {
+    parser.write(html.slice(at, at + SLICE));
+    if (ok && textLength >= SMALL_TEXT && at + SLICE < html.length) {
+      truncated = true;
+      break;
+    }
+  }
+  if (!truncated) parser.end();
   const collapsed = collapse(text);
   return {
     url: answer.url,
@@ -143,8 +165,7 @@ export function pageSignals(answer: { url: string; status: number; headers: Inco
     title: collapse(title),
     h1: collapse(h1),
     text: collapsed.slice(0, TEXT_KEPT),
-    // The raw length counts whitespace; the collapsed text is what a reader sees.
-    textLength: truncated ? Math.max(textLength, SMALL_TEXT) : textLength > TEXT_KEPT ? textLength : collapsed.length,
+    textLength: truncated ? Math.max(textLength, SMALL_TEXT) : textLength,
     noscript: collapse(noscript),
     passwordInputs,
     scripts,
