@@ -330,7 +330,7 @@ async function main() {
     }
     log('breakdown (fetch only, parse only)');
     const { result: breakdown } = await (async () => {
-      const { child, ready: contenderReady } = forkReady('./crawl-contender.js');
+      const { child, ready: contenderReady } = forkReady('./crawl-contender.js', { execArgv: ['--expose-gc'] }); // gc() before each parse measurement
       try {
         await contenderReady;
         const origin = `http://127.0.0.1:${site.port}`;
