@@ -40,11 +40,16 @@ const VOLATILE: readonly [RegExp, string][] = [
   [/\b\d{1,4} ?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?) ago\b/g, '<ago>'],
 ];
 
+/** Every volatile pattern in one expression (one pass per sentence); group n+1 is VOLATILE[n]. */
+const ANY_VOLATILE = new RegExp(VOLATILE.map(([pattern]) => `(${pattern.source})`).join('|'), 'g');
+
 /** A sentence as compared: lower case, whitespace collapsed, volatile parts replaced. */
 export function normaliseSentence(sentence: string): string {
-  let text = sentence.toLowerCase().replace(/\s+/g, ' ').trim();
-  for (const [pattern, placeholder] of VOLATILE) text = text.replace(pattern, placeholder);
-  return text;
+  return sentence
+    .toLowerCase()
+    .replace(/\s+/g, ' ')
+    .trim()
+    .replace(ANY_VOLATILE, (...match: unknown[]) => VOLATILE[match.slice(1, VOLATILE.length + 1).findIndex((g) => g !== undefined)]![1]);
 }
 
 /** The sentences of a text, in order, empty ones dropped. */

@@ -56,8 +56,8 @@ export interface PageSignals {
   refresh: { seconds: number; target: string | null } | null;
   /** ids, classes and script, iframe and form addresses, lower case, space separated. */
   markup: string;
-  /** The first HTML_SCANNED characters of the page in lower case (inline script markers). */
-  head: string;
+  /** The first HTML_SCANNED characters of the page in lower case (inline script markers); made when first read. */
+  readonly head: string;
 }
 
 /** A page with less visible text than this is "small": the word-reading rules apply to it. */
@@ -104,6 +104,7 @@ export function pageSignals(answer: { url: string; status: number; headers: Inco
   let inTitle = false;
   let inH1 = false;
   let inNoscript = false;
+  let head: string | undefined;
   const note = (value: string | undefined) => {
     if (value && markup.length < MARKUP_KEPT) markup += ` ${value.toLowerCase()}`;
   };
@@ -171,7 +172,11 @@ export function pageSignals(answer: { url: string; status: number; headers: Inco
     scripts,
     refresh,
     markup,
-    head: answer.html.slice(0, HTML_SCANNED).toLowerCase(),
+    // Most pages never need it (no rule reads it for a long 2xx page), so it is made on demand.
+    get head() {
+      head ??= answer.html.slice(0, HTML_SCANNED).toLowerCase();
+      return head;
+    },
   };
 }
 
@@ -226,9 +231,10 @@ export const RULES: readonly Rule[] = [
     kind: 'challenge',
     test(s) {
       if (header(s, 'cf-mitigated') === 'challenge') return 'Cloudflare challenge (cf-mitigated: challenge)';
+      if (s.status < 400 && !small(s)) return undefined;
       for (const vendor of VENDORS) {
         const marker = hasAny(s.head, vendor.markers) ?? hasAny(s.markup, vendor.markers) ?? vendor.headers?.find((h) => s.headers[h] !== undefined);
-        if (marker && (s.status >= 400 || small(s))) return `${vendor.name} bot protection page (${marker})`;
+        if (marker) return `${vendor.name} bot protection page (${marker})`;
       }
       return undefined;
     },
