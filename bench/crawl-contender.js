@@ -211,20 +211,29 @@ async function crawleeContender(kind, concurrency, selectors) {
 // ---------------------------------------------------------------- where the time goes
 
 /** Median and mean per-call milliseconds of `fn` over `items` (after 30 unrecorded calls). */
-function perCallMs(items, fn) {
+/**
+ * Per-call cost of `fn` over the pages: after a full GC and a pause for the collector's background
+ * threads to finish, the pages are run through again and again for at least MIN_MEASURE_MS; the
+ * mean is wall time over all calls (the GC pauses their own garbage causes included), the median
+ * is one call's wall time.
+ */
+const MIN_MEASURE_MS = 500;
+async function perCallMs(items, fn) {
   for (const item of items.slice(0, 30)) fn(item);
-  // A full GC first, so the garbage of the previous measurement is not collected (and billed) here.
   globalThis.gc?.();
-  const cpu0 = process.cpuUsage();
-  const times = items.map((item) => {
-    const t = performance.now();
-    fn(item);
-    return performance.now() - t;
-  }).sort((a, b) => a - b);
-  const cpu = process.cpuUsage(cpu0);
-  // The mean is CPU time (this process, GC threads included), so a pause of the machine's other
-  // work (a preempted call on a shared host) is not billed to the function; the median is wall time.
-  return { p50: times[Math.floor(times.length / 2)], mean: (cpu.user + cpu.system) / 1000 / items.length };
+  await new Promise((resolve) => setTimeout(resolve, 250));
+  const times = [];
+  const t0 = performance.now();
+  do {
+    for (const item of items) {
+      const t = performance.now();
+      fn(item);
+      times.push(performance.now() - t);
+    }
+  } while (performance.now() - t0 < MIN_MEASURE_MS);
+  const total = performance.now() - t0;
+  times.sort((a, b) => a - b);
+  return { p50: times[Math.floor(times.length / 2)], mean: total / times.length };
 }
 
 /**
@@ -273,24 +282,24 @@ async function breakdown(warmUrls, urls, concurrency, selectors) {
 
   const sample = await Promise.all(urls.slice(0, 150).map(async (url) => ({ url, html: await rawGet(url) })));
   // The platform's way: one long-lived window's DOMParser (extract/parse-html.ts).
-  const svcParse = perCallMs(sample, ({ url, html }) => extractItems(parseHtml(html), url, selectors));
-  const svcParseOnly = perCallMs(sample, ({ html }) => parseHtml(html));
+  const svcParse = await perCallMs(sample, ({ url, html }) => extractItems(parseHtml(html), url, selectors));
+  const svcParseOnly = await perCallMs(sample, ({ html }) => parseHtml(html));
   // The way until issue #34: a new jsdom window per page.
-  const svcWindowParse = perCallMs(sample, ({ url, html }) => extractItems(new JSDOM(html, { url }).window.document, url, selectors));
-  const svcEmptyWindow = perCallMs(sample, ({ url }) => new JSDOM('', { url }).window.document);
+  const svcWindowParse = await perCallMs(sample, ({ url, html }) => extractItems(new JSDOM(html, { url }).window.document, url, selectors));
+  const svcEmptyWindow = await perCallMs(sample, ({ url }) => new JSDOM('', { url }).window.document);
   // The block-page rules the fetcher applies to every page (fetch/block-page.ts).
-  const detect = perCallMs(sample, ({ url, html }) => detectBlock({ url, status: 200, headers: { 'content-type': 'text/html' }, html }));
+  const detect = await perCallMs(sample, ({ url, html }) => detectBlock({ url, status: 200, headers: { 'content-type': 'text/html' }, html }));
   // Change tracking's fingerprint of a page's main text (what a knowledge-sync run adds per detail page).
   const texts = sample.map(({ html }) => ({ text: mainText(html) }));
-  const fingerprint = perCallMs(texts, ({ text }) => contentFingerprint(text));
+  const fingerprint = await perCallMs(texts, ({ text }) => contentFingerprint(text));
   const detectedNone = sample.every(({ url, html }) => detectBlock({ url, status: 200, headers: {}, html }) === null);
-  const crawleeJsdomParse = perCallMs(sample, ({ url, html }) => {
+  const crawleeJsdomParse = await perCallMs(sample, ({ url, html }) => {
     // As Crawlee's JSDOMCrawler._parseHTML builds it (a Buffer body, pretendToBeVisual), then closed as it does.
     const { window } = new CrawleeJSDOM(Buffer.from(html), { url, contentType: 'text/html', pretendToBeVisual: true });
     extractItems(window.document, url, selectors);
     window.close();
   });
-  const cheerioParse = perCallMs(sample, ({ html }) => {
+  const cheerioParse = await perCallMs(sample, ({ html }) => {
     const $ = cheerio.load(html);
     $('li.news-item').each((_, row) => {
       const r = $(row);

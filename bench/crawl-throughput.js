@@ -240,14 +240,14 @@ function report(site, runs, breakdown, meta) {
   L();
   L('### Where the time goes');
   L();
-  L(`Measured separately in one process (\`bench/crawl-contender.js\`, \`breakdown\`): fetching alone at concurrency ${CONCURRENCY} over the same ${site.pages} pages (after a warm-up), and parsing + extraction alone, one page after the other on 150 already-fetched pages, each measurement after a full GC (so one's garbage is not collected during the next); the mean is the process's CPU time over the calls (so another process's turn on a shared core is not counted), the median the wall time of a call.`);
+  L(`Measured separately in one process (\`bench/crawl-contender.js\`, \`breakdown\`): fetching alone at concurrency ${CONCURRENCY} over the same ${site.pages} pages (after a warm-up), and parsing + extraction alone, one page after the other on 150 already-fetched pages, repeated for at least half a second, each measurement after a full GC and a pause for the collector's background threads (so one's garbage is not collected during the next); the mean is the wall time over all calls, GC pauses included, the median one call's.`);
   L();
   L('| fetch only | pages/s | CPU ms/page |');
   L('|---|---:|---:|');
   L(`| platform \`createPageFetcher\` (got, SSRF guard, limiter, robots.txt) | ${fmt(b.fetchOnly.pagesPerSecond, 0)} | ${fmt(b.fetchOnly.cpuMsPerPage, 3)} |`);
   L(`| bare \`node:http\` keep-alive client (floor) | ${fmt(b.rawOnly.pagesPerSecond, 0)} | ${fmt(b.rawOnly.cpuMsPerPage, 3)} |`);
   L();
-  L('| parse + extract, sequential | ms/page median (wall) | ms/page mean (CPU time, GC included) |');
+  L('| parse + extract, sequential | ms/page median | ms/page mean (GC included) |');
   L('|---|---:|---:|');
   L(`| jsdom ${meta.versions.jsdom} (platform): \`parseHtml(html)\` (one long-lived window's \`DOMParser\`) + \`extractItems\` | ${fmt(b.svcParse.p50, 2)} | ${fmt(b.svcParse.mean, 2)} |`);
   L(`| &nbsp;&nbsp;\`parseHtml(html)\` alone | ${fmt(b.svcParseOnly.p50, 2)} | ${fmt(b.svcParseOnly.mean, 2)} |`);
