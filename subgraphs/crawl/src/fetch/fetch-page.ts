@@ -360,8 +360,8 @@ export function createPageFetcher(options: PageFetcherOptions): PageFetcher {
       const { type, charset } = parseContentType(firstHeader(answer.headers['content-type']));
       const decoded = decodeBody(answer.body, type, charset);
       const verdict = detectBlock({ url: url.href, status: answer.status, headers: answer.headers, html: decoded.text });
-      if (verdict && answer.status >= 200 && answer.status < 500) throw blocked(answer, verdict);
-      if (verdict?.kind === 'challenge' || verdict?.kind === 'captcha') throw blocked(answer, verdict);
+      // A 5xx is a block only when it is a challenge; otherwise it stays an ordinary failure.
+      if (verdict && (answer.status < 500 || verdict.kind === 'challenge' || verdict.kind === 'captcha')) throw blocked(answer, verdict);
       if (answer.status < 200 || answer.status >= 300) throw statusFailure(answer);
       blockStreaks.delete(url.host.toLowerCase());
       return {

@@ -87,7 +87,10 @@ export async function syncItems(
       changedIn = executionId;
     }
     if (diff !== undefined) outcome.contentChanged.set(item.id, diff);
-    await deps.changes.setContent(tenantId, item.id, { fingerprint, text, changedIn, diff: diff ?? null });
+    // An unchanged page's stored text stays as it is: one write per changed or new page, not per page.
+    if (changedIn !== null || before?.fingerprint !== fingerprint) {
+      await deps.changes.setContent(tenantId, item.id, { fingerprint, text, changedIn, diff: diff ?? null });
+    }
     if (item.vectorSyncStatus === 'INDEXED' && !item.changed && diff === undefined) {
       outcome.unchanged++;
       return;
