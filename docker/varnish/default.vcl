@@ -6,6 +6,9 @@ vcl 4.1;
 #   built-in VCL does), and only responses whose Cache-Control/Expires allow it; the TTL
 #   follows s-maxage first, then max-age (Varnish's own rule).
 # - X-Svc-Site-Key is part of the cache key: delivery differs per site.
+# - A preview link (`preview=<token>` in the query string) shows a draft to whoever holds the
+#   token: such a request is always passed, never looked up or stored (the bridge also answers
+#   it with Cache-Control: private, no-store, which alone would make it uncacheable).
 # - Conditional requests: Varnish answers If-None-Match/If-Modified-Since from the cached
 #   ETag/Last-Modified itself; passed requests forward them to the bridge unchanged; kept
 #   objects are revalidated against the bridge with If-None-Match.
@@ -61,6 +64,9 @@ sub vcl_recv {
         return (pass);
     }
     if (req.http.Authorization) {
+        return (pass);
+    }
+    if (req.url ~ "[?&]preview=") {
         return (pass);
     }
     # Falls through to the built-in vcl_recv (pass on Cookie, otherwise hash).

@@ -185,7 +185,16 @@ export function createBridge(options: BridgeOptions) {
     return body;
   }
 
+  /** A private view's answer (see RouteSpec.privateQuery), success or error, is for its requester only. */
+  const PRIVATE_HEADERS = { 'cache-control': 'private, no-store', 'x-robots-tag': 'noindex' };
+
   async function handle(req: RestRequest): Promise<RestResponse> {
+    const response = await answer(req);
+    const isPrivate = req.query.size > 0 && matching(req.path).some((r) => r.privateQuery !== undefined && req.query.has(r.privateQuery));
+    return isPrivate ? { ...response, headers: { ...response.headers, ...PRIVATE_HEADERS } } : response;
+  }
+
+  async function answer(req: RestRequest): Promise<RestResponse> {
     const candidates = matching(req.path);
     if (candidates.length === 0) {
       return fail(req, styleOfPath(req.path), { code: 'NOT_FOUND', status: 404, message: `No endpoint at ${req.method} ${req.path}`, slug: 'route-not-found' });
@@ -202,7 +211,8 @@ export function createBridge(options: BridgeOptions) {
       if (!accepts(req.headers.accept, offered)) {
         throw new SvcError('NOT_ACCEPTABLE', `Cannot produce ${JSON.stringify(req.headers.accept)}; this endpoint serves application/json`, { slug: 'not-acceptable' });
       }
-      for (const name of route.requiredHeaders ?? []) {
+      const isPrivate = route.privateQuery !== undefined && req.query.has(route.privateQuery);
+      for (const name of isPrivate ? [] : (route.requiredHeaders ?? [])) {
         if (!req.headers[name.toLowerCase()]?.trim()) throw new SvcError('BAD_USER_INPUT', `The ${name} header is required`, { slug: 'missing-header' });
       }
       const match = route.pattern.exec(req.path)!;
@@ -216,7 +226,7 @@ export function createBridge(options: BridgeOptions) {
       });
       checkEdgeText(req, params);
       // A request with a credential may see what others must not: never kept, never served from memory.
-      const cacheKey = route.cache && options.responseCache && !req.headers.authorization ? cacheKeyOf(route, req) : undefined;
+      const cacheKey = route.cache && options.responseCache && !req.headers.authorization && !isPrivate ? cacheKeyOf(route, req) : undefined;
       if (cacheKey) {
         const hit = options.responseCache!.get(cacheKey);
         if (hit) return conditional(req, hit.response, hit.etag);
@@ -239,7 +249,7 @@ export function createBridge(options: BridgeOptions) {
       // An event route's operation checks the caller and the resource; then the stream is relayed.
       if (route.events) return await relayEvents(req, route, headers, params);
       const value = result.data?.[route.result];
-      if (!route.cache || !value || typeof value !== 'object') return success(route, value);
+      if (!route.cache || isPrivate || !value || typeof value !== 'object') return success(route, value);
       const meta = cacheMeta(route, value);
       const response = success(route, value, meta.headers);
       if (cacheKey) options.responseCache!.put(cacheKey, since, response, meta);

@@ -107,6 +107,26 @@ describe('the bridge\'s response cache (content delivery)', () => {
     expect(calls.map((c) => c.slug)).toEqual(['welcome', 'about', 'welcome']);
   });
 
+  it('never answers a preview link from memory nor keeps it; its answer is private and needs no site key', async () => {
+    const { bridge, calls } = setup();
+    const live = await bridge.handle(get('welcome'));
+    expect(live.headers['cache-control']).toMatch(/^public, /);
+    const preview = (headers: Record<string, string> = {}): RestRequest => ({ ...get('welcome', headers), query: new URLSearchParams({ preview: 'a-token' }) });
+    const { 'x-svc-site-key': _site, ...withoutSite } = preview().headers;
+    for (const request of [preview(), preview(), { ...preview(), headers: withoutSite }]) {
+      const answer = await bridge.handle(request);
+      expect(answer.status).toBe(200);
+      expect(answer.headers['cache-control']).toBe('private, no-store');
+      expect(answer.headers['x-robots-tag']).toBe('noindex');
+      expect(answer.headers.etag).toBeUndefined();
+      expect(answer.headers.xkey).toBeUndefined();
+    }
+    expect(calls).toHaveLength(4);
+    // The live entry is still the one kept: a preview did not replace it.
+    expect(await bridge.handle(get('welcome'))).toEqual(live);
+    expect(calls).toHaveLength(4);
+  });
+
   it('keeps callers apart: another site is another entry, and a request with a credential is never kept or served from memory', async () => {
     const { bridge, calls } = setup();
     await bridge.handle(get('welcome'));

@@ -38,6 +38,13 @@ export interface RouteSpec {
   response: JsonSchema;
   /** A native route's body in other media types than JSON (a file upload): media type -> schema, for the OpenAPI document. */
   bodyMediaTypes?: Record<string, JsonSchema>;
+  /**
+   * A query parameter whose value is the credential of a private view (a preview link's token):
+   * a request carrying it needs none of `requiredHeaders`, is never answered from nor kept in the
+   * response cache, and its answer, success or error, says `Cache-Control: private, no-store`
+   * and `X-Robots-Tag: noindex` instead of the cache headers.
+   */
+  privateQuery?: string;
   /** Cache headers taken from result members (conditional GET, surrogate keys). */
   cache?: { etag: string; surrogateKeys: string; maxAge: string };
   /** Response headers taken from result members: header name -> member path. */

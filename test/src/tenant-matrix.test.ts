@@ -137,6 +137,8 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   revokeApiKey: { kind: 'gateway', args: 'id: "{apiKey}"' },
   deliveredContent: { kind: 'public' },
   content: { kind: 'object', args: 'id: "{content}"' },
+  createPreviewLink: { kind: 'object', args: 'id: "{content}"' },
+  rotatePreviewSecret: { kind: 'object', args: 'siteKey: "demo"' },
   contents: { kind: 'object', args: 'siteKey: "demo"' },
   form: { kind: 'object', args: 'siteKey: "demo", formKey: "contact"' },
   formSubmissions: { kind: 'object', args: 'siteKey: "demo", formKey: "contact", limit: 10' },

@@ -8,6 +8,7 @@ import { createAuthoring, type Authoring } from './service/authoring.js';
 import { createContentDelivery } from './service/delivery.js';
 import { createEdgePurger } from './service/edge-purger.js';
 import { createForms } from './service/forms.js';
+import { createPreviews } from './service/preview.js';
 import { createPublishing } from './service/publishing.js';
 import { createCachePurge } from './service/purge.js';
 import { createSites, type Sites } from './service/sites.js';
@@ -28,6 +29,8 @@ export interface CmsOptions {
   log: Logger;
   edgePurgeUrls: readonly string[];
   cacheTtlSeconds: number;
+  /** Lifetime of a preview link when the author names none, seconds. */
+  previewTtlSeconds: number;
   formRateLimitPerMinute: number;
   webhookRetryBaseMs: number;
   /** How often the webhook outbox is swept for deliveries without a queued job, ms. */
@@ -90,6 +93,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const purge = createCachePurge({ sites: stores.sites, cache, announcements, edge: createEdgePurger(options.edgePurgeUrls, log), log });
   const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
   const authoring = createAuthoring(stores);
+  const previews = createPreviews({ ...stores, defaultTtlSeconds: options.previewTtlSeconds });
   const publishing = createPublishing({ contents: stores.contents, purge, scheduler: publishScheduled.scheduler, log });
   const forms = createForms({ ...stores, outbound });
   const submitForm = createSubmitForm({ ...stores, cache, webhooks: deliverFormWebhook.queue, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
@@ -103,14 +107,17 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const sweeper = setInterval(sweep, options.webhookSweepMs);
   sweeper.unref();
 
-  const { schema } = await buildSubgraphSdl(schemaParts(authoring, sites, [new ContentResolver({ delivery, authoring, publishing, purge }), new FormResolver(forms, submitForm), new SiteResolver(sites)]));
+  const { schema } = await buildSubgraphSdl(schemaParts(authoring, sites, [new ContentResolver({ delivery, authoring, publishing, purge, previews }), new FormResolver(forms, submitForm), new SiteResolver(sites)]));
   const subgraph = createSubgraphServer({
     name: 'cms',
     schema,
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
-    siteKeyFields: ['deliveredContent', 'submitForm'],
+    // Delivery is public content: the resolver demands a site key (400 site-key-required), or
+    // for a preview the token, which is the credential a link carries (a browser sends no headers).
+    publicFields: ['deliveredContent'],
+    siteKeyFields: ['submitForm'],
     ready: async () => {
       await orm.em.fork().execute('select 1');
       // The cache is optional: without it the service degrades (see the README's failure table).

@@ -6,7 +6,7 @@ const start = { databaseUrl: 'postgres://svc@db/svc', verifier: createTokenVerif
 
 describe('cmsConfig', () => {
   it('turns the variables into the content service options', () => {
-    const config = loadConfig({ REDIS_URL: 'redis://cache:6379', SVC_EDGE_PURGE_URLS: 'http://varnish:80/', SVC_CMS_CACHE_TTL_SECONDS: '60', SVC_FORM_RATE_LIMIT_PER_MINUTE: '3', SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_WEBHOOK_SWEEP_MS: '500', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1, *.hooks.test', DB_POOL_MAX: '4', SVC_WORKER_NAME: 'w1' }, [cmsConfig]);
+    const config = loadConfig({ REDIS_URL: 'redis://cache:6379', SVC_EDGE_PURGE_URLS: 'http://varnish:80/', SVC_CMS_CACHE_TTL_SECONDS: '60', SVC_CMS_PREVIEW_TTL_SECONDS: '900', SVC_FORM_RATE_LIMIT_PER_MINUTE: '3', SVC_WEBHOOK_RETRY_BASE_MS: '50', SVC_WEBHOOK_SWEEP_MS: '500', SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: '127.0.0.1, *.hooks.test', DB_POOL_MAX: '4', SVC_WORKER_NAME: 'w1' }, [cmsConfig]);
     expect(cmsConfig.fromConfig(config, start)).toEqual({
       ...start,
       maxBodyBytes: 1024 * 1024,
@@ -16,6 +16,7 @@ describe('cmsConfig', () => {
       redisPrefix: 'svc:',
       edgePurgeUrls: ['http://varnish:80/'],
       cacheTtlSeconds: 60,
+      previewTtlSeconds: 900,
       formRateLimitPerMinute: 3,
       webhookRetryBaseMs: 50,
       webhookSweepMs: 500,

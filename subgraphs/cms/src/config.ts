@@ -9,6 +9,8 @@ export const cmsConfig = defineConfigSlice({
     SVC_EDGE_PURGE_URLS: envVar.list().pipe(z.array(envVar.httpUrl())),
     /** Delivery cache lifetime (Redis and s-maxage) in seconds. Default 300. */
     SVC_CMS_CACHE_TTL_SECONDS: z.coerce.number().int().min(0).max(86_400).default(300),
+    /** Lifetime of a preview link when its author names none, seconds (60 to 604800). Default 3600. */
+    SVC_CMS_PREVIEW_TTL_SECONDS: z.coerce.number().int().min(60).max(604_800).default(3600),
     /** Form submissions per client and form per minute. Default 10 (a form definition may set its own). */
     SVC_FORM_RATE_LIMIT_PER_MINUTE: z.coerce.number().int().min(1).max(10_000).default(10),
     /** First retry delay of form webhooks in ms; doubles per attempt, 6 attempts. Default 5000. */
@@ -22,6 +24,7 @@ export const cmsConfig = defineConfigSlice({
     redisPrefix: config.SVC_REDIS_PREFIX,
     edgePurgeUrls: config.SVC_EDGE_PURGE_URLS,
     cacheTtlSeconds: config.SVC_CMS_CACHE_TTL_SECONDS,
+    previewTtlSeconds: config.SVC_CMS_PREVIEW_TTL_SECONDS,
     formRateLimitPerMinute: config.SVC_FORM_RATE_LIMIT_PER_MINUTE,
     webhookRetryBaseMs: config.SVC_WEBHOOK_RETRY_BASE_MS,
     webhookSweepMs: config.SVC_WEBHOOK_SWEEP_MS,

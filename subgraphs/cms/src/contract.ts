@@ -27,10 +27,12 @@ export const submissionBodySchema = z
 const time = z.string().meta({ format: 'date-time' });
 const optionalText = z.string().nullable();
 
-/** GET /api/v1/contents/{contentSlug}: the latest published version with its resolved SEO data. */
+/** GET /api/v1/contents/{contentSlug}: the latest published version with its resolved SEO data (with ?preview=<token>, the draft the token names). */
 export const deliveredContentSchema = z
   .object({
-    contentId: z.string(), slug: z.string(), title: z.string(), status: z.literal('PUBLISHED'), publishedAt: time, version: z.number().int(),
+    contentId: z.string(), slug: z.string(), title: z.string(),
+    status: z.enum(['PUBLISHED', 'DRAFT']).meta({ description: 'PUBLISHED; DRAFT only in a preview' }),
+    publishedAt: time.nullable().meta({ description: 'null only in a preview' }), version: z.number().int(),
     fields: z.object({ headline: optionalText, description: optionalText, bannerUrl: optionalText, ctaText: optionalText, ctaLink: optionalText }).loose(),
     seo: z.object({ metaTitle: z.string(), metaDescription: z.string(), ogImage: z.string() }).loose(),
   })

@@ -2,9 +2,10 @@ import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
 import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
 import type { Authoring } from '../service/authoring.js';
 import type { ContentDelivery } from '../service/delivery.js';
+import { PREVIEW_TTL_BOUNDS, type Previews } from '../service/preview.js';
 import type { Publishing } from '../service/publishing.js';
 import type { CachePurge } from '../service/purge.js';
-import { Content, CreateContentInput, Delivery, UpdateDraftInput } from './content-types.js';
+import { Content, CreateContentInput, Delivery, PreviewLink, PreviewSecretRotation, UpdateDraftInput } from './content-types.js';
 import { PurgeReport } from './purge-types.js';
 
 /** The use cases behind the content operations. */
@@ -13,14 +14,22 @@ export interface ContentServices {
   authoring: Authoring;
   publishing: Publishing;
   purge: CachePurge;
+  previews: Previews;
 }
 
 @Resolver(() => Content)
 export class ContentResolver {
   constructor(private readonly services: ContentServices) {}
 
-  @Query(() => Delivery, { description: 'Latest published version of a content by slug. Site from the argument or the X-Svc-Site-Key header.' })
-  deliveredContent(@Arg('slug', () => String) slug: string, @Arg('siteKey', () => String, { nullable: true }) siteKey: string | null, @Ctx() ctx: SvcContext): Promise<Delivery> {
+  @Query(() => Delivery, { description: 'Latest published version of a content by slug. Site from the argument or the X-Svc-Site-Key header. With preview (a token from createPreviewLink) the draft version the token names instead, never cached; the site then comes from the token.' })
+  deliveredContent(
+    @Arg('slug', () => String) slug: string,
+    @Arg('siteKey', () => String, { nullable: true }) siteKey: string | null,
+    @Arg('preview', () => String, { nullable: true, description: 'A preview token: 401 when malformed, forged, revoked or expired; 403 for another content; 409 once its version was published.' }) preview: string | null | undefined,
+    @Ctx() ctx: SvcContext,
+  ): Promise<Delivery> {
+    // Left out, the argument is undefined; null says the same.
+    if (typeof preview === 'string') return this.services.previews.preview(slug, preview, siteKey ?? ctx.siteKey);
     return this.services.delivery.deliver(siteKey ?? ctx.siteKey, slug);
   }
 
@@ -89,6 +98,21 @@ export class ContentResolver {
     @Ctx() ctx: SvcContext,
   ): Promise<Content> {
     return this.services.publishing.restore(ctx.principal, id, version, { publish, idempotencyKey });
+  }
+
+  @Mutation(() => PreviewLink, { description: 'A signed link showing a DRAFT version (default: the latest) to anyone who has it, until it expires (editor or admin of the site). 409 when the version is not a draft.' })
+  createPreviewLink(
+    @Arg('id', () => ID) id: string,
+    @Arg('version', () => Int, { nullable: true }) version: number | null,
+    @Arg('expiresInSeconds', () => Int, { nullable: true, description: `Lifetime, ${PREVIEW_TTL_BOUNDS.min} to ${PREVIEW_TTL_BOUNDS.max} seconds; default SVC_CMS_PREVIEW_TTL_SECONDS (3600).` }) expiresInSeconds: number | null,
+    @Ctx() ctx: SvcContext,
+  ): Promise<PreviewLink> {
+    return this.services.previews.createLink(ctx.principal, id, version, expiresInSeconds);
+  }
+
+  @Mutation(() => PreviewSecretRotation, { description: 'Gives the site a new preview secret: every preview link made before stops working (editor or admin of the site).' })
+  rotatePreviewSecret(@Arg('siteKey', () => String) siteKey: string, @Ctx() ctx: SvcContext): Promise<PreviewSecretRotation> {
+    return this.services.previews.rotateSecret(ctx.principal, siteKey);
   }
 
   @Mutation(() => PurgeReport, { description: 'Purges the delivery cache, then every edge cache, for one content (editor or admin of the site).' })

@@ -46,16 +46,39 @@ export class ResolvedSeo {
   @Field(() => String) ogImage!: string;
 }
 
-@ObjectType({ description: 'The content record of the delivery API: always the latest PUBLISHED version.' })
+@ObjectType({ description: 'What a preview link shows.' })
+export class PreviewInfo {
+  @Field(() => Int, { description: 'The draft version shown.' }) version!: number;
+  @Field(() => String, { description: 'When the link stops working, ISO 8601 UTC.' }) expiresAt!: string;
+}
+
+@ObjectType({ description: 'The content record of the delivery API: the latest PUBLISHED version, or in a preview the draft version the link names.' })
 export class PublishedContent {
   @Field(() => ID) contentId!: string;
   @Field(() => String) slug!: string;
   @Field(() => String) title!: string;
-  @Field(() => String) status!: string;
-  @Field(() => String, { description: 'ISO 8601 UTC' }) publishedAt!: string;
+  @Field(() => String, { description: 'PUBLISHED; DRAFT in a preview.' }) status!: string;
+  @Field(() => String, { nullable: true, description: 'ISO 8601 UTC; null only in a preview.' }) publishedAt!: string | null;
   @Field(() => Int) version!: number;
   @Field(() => ContentFields) fields!: ContentFields;
   @Field(() => ResolvedSeo) seo!: ResolvedSeo;
+}
+
+@ObjectType({ description: 'A link that shows one draft version to anyone holding it, until it expires or the site\'s preview secret is rotated.' })
+export class PreviewLink {
+  @Field(() => String, { description: 'Signed token: GET /api/v1/contents/{slug}?preview=<token>, or deliveredContent(slug, preview: token).' }) token!: string;
+  @Field(() => ID) contentId!: string;
+  @Field(() => String) siteKey!: string;
+  @Field(() => String) slug!: string;
+  @Field(() => Int) version!: number;
+  @Field(() => Date) expiresAt!: Date;
+  @Field(() => String, { description: 'The delivery path with the token, relative to the REST base URL.' }) path!: string;
+}
+
+@ObjectType()
+export class PreviewSecretRotation {
+  @Field(() => String) siteKey!: string;
+  @Field(() => Date, { description: 'From now on only links made after this time work.' }) rotatedAt!: Date;
 }
 
 @ObjectType({ description: 'A delivered content with what HTTP caches need.' })
@@ -64,6 +87,7 @@ export class Delivery {
   @Field(() => Int, { description: 'Shared-cache lifetime in seconds (s-maxage).' }) maxAgeSeconds!: number;
   @Field(() => [String], { description: 'Keys edge caches tag the response with, for purging.' }) surrogateKeys!: string[];
   @Field(() => PublishedContent) content!: PublishedContent;
+  @Field(() => PreviewInfo, { nullable: true, description: 'Set only when a preview token was given.' }) preview?: PreviewInfo | null;
 }
 
 @ObjectType()

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p } from '@mikro-orm/core';
 import type { ContentFields, Seo } from '../domain/seo.js';
 import type { FormField } from '../domain/form-definition.js';
+import { newPreviewSecret } from '../domain/preview-token.js';
 
 export const SiteEntity = defineEntity({
   name: 'Site',
@@ -12,6 +13,9 @@ export const SiteEntity = defineEntity({
     siteKey: p.text().unique(),
     name: p.text(),
     createdAt: p.datetime().onCreate(() => new Date()),
+    /** Signs the site's preview links; never leaves the service. */
+    previewSecret: p.text().onCreate(() => newPreviewSecret()).lazy(),
+    previewSecretRotatedAt: p.datetime().nullable(),
   },
 });
 

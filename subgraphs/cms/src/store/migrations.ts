@@ -82,9 +82,24 @@ create index form_submission_webhook_due on cms.form_submission (webhook_due_at)
   }
 }
 
+/**
+ * Preview links are signed with a secret of their site (domain/preview-token.ts); rotating it
+ * revokes every link of the site. Existing sites get a random one (gen_random_uuid draws from
+ * the server's strong random source: two of them are 244 random bits).
+ */
+class PreviewSecret extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table cms.site add column preview_secret text not null default replace(gen_random_uuid()::text || gen_random_uuid()::text, '-', '');
+alter table cms.site add column preview_secret_rotated_at timestamptz;
+`);
+  }
+}
+
 /** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
 export const CMS_MIGRATIONS = [
   { name: '0001_initial_schema', class: InitialSchema },
   idempotentChangeMigration('0002_idempotent_change', 'cms'),
   { name: '0003_webhook_outbox', class: WebhookOutbox },
+  { name: '0004_preview_secret', class: PreviewSecret },
 ];

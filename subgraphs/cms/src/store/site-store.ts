@@ -1,4 +1,5 @@
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
+import { newPreviewSecret } from '../domain/preview-token.js';
 import type { Site } from '../domain/site.js';
 import { SiteEntity } from './entities.js';
 
@@ -20,6 +21,24 @@ export function createSiteStore(orm: MikroORM) {
 
     async bySiteKeys(keys: readonly string[]): Promise<Site[]> {
       return (await em().find(SiteEntity, { siteKey: { $in: [...keys] } })).map(toSite);
+    },
+
+    /** The secret that signs a site's preview links, by site id or key (never part of a {@link Site}). */
+    async previewSecret(by: { siteId: string } | { siteKey: string }): Promise<{ siteId: string; siteKey: string; secret: string } | undefined> {
+      const [row] = await em().execute<{ id: string; site_key: string; preview_secret: string }[]>(
+        `select id, site_key, preview_secret from cms.site where ${'siteId' in by ? 'id = ?::uuid' : 'site_key = ?'}`,
+        ['siteId' in by ? by.siteId : by.siteKey],
+      );
+      return row ? { siteId: row.id, siteKey: row.site_key, secret: row.preview_secret } : undefined;
+    },
+
+    /** A new preview secret for the site: every link signed with the old one stops working. Undefined when no such site. */
+    async rotatePreviewSecret(siteKey: string): Promise<Date | undefined> {
+      const [row] = await em().execute<{ rotated_at: Date }[]>(
+        'update cms.site set preview_secret = ?, preview_secret_rotated_at = clock_timestamp() where site_key = ? returning preview_secret_rotated_at as rotated_at',
+        [newPreviewSecret(), siteKey],
+      );
+      return row ? new Date(row.rotated_at) : undefined;
     },
 
     /** Undefined when the key is taken. */
