@@ -402,6 +402,24 @@ async function main() {
       body: JSON.stringify({ query, operationName, variables }),
     });
     const deliveryRequest = { url: `${url('bridge')}/api/v1/contents/${SLUG}`, method: 'GET', headers: { 'x-svc-site-key': SITE_KEY, accept: 'application/json' } };
+    // A second language for workload 1's negotiated row: the demo site in en, de and de-AT, and the
+    // delivered content in German with its banner and call to action left to English (fallback).
+    const graphOk = async (query, variables) => {
+      const res = await call(gql(url('router'), query, undefined, variables, { authorization: `Bearer ${token}` }));
+      const parsed = JSON.parse(res.body);
+      if (parsed.errors?.length) throw new Error(`locale set-up failed: ${JSON.stringify(parsed.errors).slice(0, 300)}`);
+      return parsed.data;
+    };
+    await graphOk('mutation($input: SiteLocalesInput!) { setSiteLocales(siteKey: "demo", input: $input) { defaultLocale } }', {
+      input: { defaultLocale: 'en', locales: [{ tag: 'en' }, { tag: 'de', fallback: 'en' }, { tag: 'de-AT', fallback: 'de' }] },
+    });
+    const original = (await graphOk('query { contents(siteKey: "demo") { id slug } }', {})).contents.find((c) => c.slug === SLUG);
+    const german = (await graphOk('mutation($input: CreateContentInput!) { createContent(input: $input) { id } }', {
+      input: { siteKey: SITE_KEY, slug: 'willkommen', locale: 'de', translationOf: original.id, title: 'Willkommen bei Svc Platform', fields: { headline: 'Alles an einem Ort', description: 'Inhalte, Formulare und Analysen für Ihre Website.' } },
+    })).createContent;
+    await graphOk('mutation($id: ID!) { publishContent(id: $id) { publishedVersion } }', { id: german.id });
+    const ACCEPT_LANGUAGE = 'de-AT, de;q=0.9, en;q=0.8';
+    const negotiatedRequest = { ...deliveryRequest, headers: { ...deliveryRequest.headers, 'accept-language': ACCEPT_LANGUAGE } };
     const deliverOp = [operations.get('DeliverContent'), 'DeliverContent', { slug: SLUG, siteKey: SITE_KEY }, { 'x-svc-site-key': SITE_KEY }];
     const listActionsOp = [operations.get('ListActions'), 'ListActions', { first: ACTIONS }, authHeaders];
     const federatedOp = [FEDERATED_QUERY, 'GraphBenchActions', { first: ACTIONS }, authHeaders];
@@ -499,6 +517,14 @@ async function main() {
       const workload = { key, contenders: [contender('bridge', 'bridge', deliveryRequest, ['bridge', 'router', 'cms'])], view: (c) => c.answer.body };
       const bareUrl = await bareLike(bare);
       workload.contenders.push(Object.assign(contender('bare node:http', bare, { ...deliveryRequest, url: `${bareUrl}/api/v1/contents/${SLUG}` }, [bare]), { compare: sameAsBridge }));
+      // The same path negotiated to another locale: a German answer (de-AT falls back to de, and two fields to en).
+      workload.contenders.push(Object.assign(contender(`bridge, negotiated locale (Accept-Language: ${ACCEPT_LANGUAGE})`, 'bridge', negotiatedRequest, ['bridge', 'router', 'cms']), {
+        compare: (_reference, mine) => {
+          const data = JSON.parse(mine.body).data;
+          const ok = data?.locale === 'de' && data.requestedLocale === 'de-AT' && data.fellBack === true && data.contentId === german.id && rawHeaderPairs(mine.rawHeaders).some(([n, v]) => n === 'content-language' && v === 'de');
+          return { ok, how: ok ? 'the German answer: locale de for de-AT, fields falling back to en, Content-Language de' : `not the German answer: ${mine.body.slice(0, 300)}` };
+        },
+      }));
       return workload;
     };
     const w1cached = await deliveryWorkload('W1 cached', 'bare-cached');
@@ -663,6 +689,7 @@ async function main() {
       `- Our router ÷ Hive Gateway, throughput: one subgraph ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive-nodedupe'), 'rps', c))}); federated ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive-nodedupe'), 'rps', c))}).`,
       `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc all\` ${perC((c) => ratio(find(w3, 'all'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
       `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
+      `- Cached delivery with locale negotiation ÷ without (bridge), throughput: ${perC((c) => ratio(w1cached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1cached, 'bridge'), 'rps', c))}; uncached: ${perC((c) => ratio(w1uncached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1uncached, 'bridge'), 'rps', c))}.`,
       `- Bridge ÷ bare node:http, throughput: cached delivery ${perC((c) => ratio(find(w1cached, 'bridge'), find(w1cached, 'bare-cached'), 'rps', c))}; uncached ${perC((c) => ratio(find(w1uncached, 'bridge'), find(w1uncached, 'bare-uncached'), 'rps', c))}.`,
       END,
     ].join('\n');

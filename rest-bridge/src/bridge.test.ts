@@ -144,7 +144,7 @@ describe('GET /api/v1/contents/{contentSlug}', () => {
       xkey: 'svc-content-demo-welcome svc-site-demo',
       'surrogate-key': 'svc-content-demo-welcome svc-site-demo',
       'cache-tag': 'svc-content-demo-welcome,svc-site-demo',
-      vary: 'Accept, X-Svc-Site-Key',
+      vary: 'Accept, Accept-Language, X-Svc-Site-Key',
     });
   });
 

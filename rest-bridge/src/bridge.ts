@@ -49,8 +49,8 @@ export interface BridgeOptions {
 /** Sent on to the router: the caller's headers, and the client chain it turns into an address. */
 const FORWARD = [...CALLER_HEADERS, 'x-forwarded-for'];
 
-/** Headers that tell callers' answers apart, for the response cache: what is forwarded but the request's id and the client chain, and what is accepted. */
-const VARYING = [...CALLER_HEADERS.filter((name) => name !== 'x-request-id'), 'accept'];
+/** Headers that tell callers' answers apart, for the response cache: what is forwarded but the request's id and the client chain, and what is accepted (type and language). */
+const VARYING = [...CALLER_HEADERS.filter((name) => name !== 'x-request-id'), 'accept', 'accept-language'];
 
 /** A 304 for a response: its headers without the body's type. */
 function notModified(response: RestResponse): RestResponse {
@@ -306,7 +306,7 @@ export function createBridge(options: BridgeOptions) {
       headers['cache-tag'] = tags.join(',');
     }
     headers['cache-control'] = `public, max-age=0, s-maxage=${maxAgeSeconds}, must-revalidate`;
-    headers.vary = 'Accept, X-Svc-Site-Key';
+    headers.vary = 'Accept, Accept-Language, X-Svc-Site-Key';
     return { headers, etag: typeof etag === 'string' ? etag : undefined, tags, maxAgeSeconds };
   }
 

@@ -29,7 +29,10 @@ describe('GET /api/v1/contents/{contentSlug}', () => {
     expect(reply.headers.get('content-type')).toMatch(/^application\/json/);
     expect(reply.body.success).toBe(true);
     const data = reply.body.data;
-    expect(Object.keys(data).sort()).toEqual(['contentId', 'fields', 'publishedAt', 'seo', 'slug', 'status', 'title', 'version']);
+    // The spec's record, and what says which locale was served (additive).
+    expect(Object.keys(data).sort()).toEqual(['contentId', 'fellBack', 'fields', 'locale', 'publishedAt', 'requestedLocale', 'seo', 'slug', 'status', 'title', 'version']);
+    expect(data).toMatchObject({ locale: 'en', requestedLocale: 'en', fellBack: false });
+    expect(reply.headers.get('content-language')).toBe('en');
     expect(data).toMatchObject({ slug: 'welcome', title: 'Welcome to Svc Platform', status: 'PUBLISHED', version: 1 });
     expect(new Date(data.publishedAt).toISOString()).toBe(data.publishedAt);
     expect(Object.keys(data.fields).sort()).toEqual(['bannerUrl', 'ctaLink', 'ctaText', 'description', 'headline']);
@@ -37,6 +40,7 @@ describe('GET /api/v1/contents/{contentSlug}', () => {
       metaTitle: 'Svc Platform: welcome',
       metaDescription: data.fields.description,
       ogImage: data.fields.bannerUrl,
+      alternates: [{ hreflang: 'en', slug: 'welcome' }, { hreflang: 'x-default', slug: 'welcome' }],
     });
   });
 
@@ -85,10 +89,12 @@ describe('GET /api/v1/contents/{contentSlug}', () => {
     const etag = first.headers.get('etag');
     expect(etag).toMatch(/^"[\w-]+"$/);
     expect(first.headers.get('cache-control')).toBe('public, max-age=0, s-maxage=300, must-revalidate');
-    expect(first.headers.get('xkey')).toBe('svc-content-demo-about svc-site-demo');
-    expect(first.headers.get('surrogate-key')).toBe('svc-content-demo-about svc-site-demo');
-    expect(first.headers.get('cache-tag')).toBe('svc-content-demo-about,svc-site-demo');
-    expect(first.headers.get('vary')).toContain('X-Svc-Site-Key');
+    // The slug asked for, the site, and each locale the answer read (here the site's one locale, en).
+    const locale = `svc-locale-demo-${first.body.data.contentId}-en`;
+    expect(first.headers.get('xkey')).toBe(`svc-content-demo-about svc-site-demo ${locale}`);
+    expect(first.headers.get('surrogate-key')).toBe(`svc-content-demo-about svc-site-demo ${locale}`);
+    expect(first.headers.get('cache-tag')).toBe(`svc-content-demo-about,svc-site-demo,${locale}`);
+    expect(first.headers.get('vary')).toBe('Accept, Accept-Language, X-Svc-Site-Key');
     const second = await call(`${platform.bridge}/api/v1/contents/about`, { headers: { ...site, 'If-None-Match': etag! } });
     expect(second.status).toBe(304);
     expect(second.text).toBe('');

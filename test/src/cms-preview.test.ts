@@ -78,7 +78,11 @@ describe('preview links through Varnish', () => {
       expect(reply.body.data).toMatchObject({ contentId: pricing.id, slug: 'plans', title: DRAFT_TITLE, status: 'DRAFT', version: 2, publishedAt: null });
       expect(reply.body.data.fields).toMatchObject({ headline: 'New plans', description: 'Three plans for every size.' });
       // SEO falls back as on delivery.
-      expect(reply.body.data.seo).toEqual({ metaTitle: DRAFT_TITLE, metaDescription: 'Three plans for every size.', ogImage: '' });
+      expect(reply.body.data.seo).toEqual({
+        metaTitle: DRAFT_TITLE, metaDescription: 'Three plans for every size.', ogImage: '',
+        alternates: [{ hreflang: 'en', slug: 'plans' }, { hreflang: 'x-default', slug: 'plans' }],
+      });
+      expect(reply.body.data).toMatchObject({ locale: 'en', requestedLocale: 'en', fellBack: false });
       expect(reply.headers.get('cache-control')).toBe('private, no-store');
       expect(reply.headers.get('x-robots-tag')).toBe('noindex');
       expect(reply.headers.get('x-svc-preview-expires')).toBe(new Date(preview.expiresAt).toISOString());

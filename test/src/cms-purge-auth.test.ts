@@ -120,7 +120,7 @@ describe('POST /api/v1/deploy/purge-cache: authorization', () => {
             layer: 'redis',
             target: expect.stringContaining('demo'),
             ok: true,
-            detail: 'cached entry deleted',
+            detail: '1 cached entry deleted',
             durationMs: expect.any(Number),
           },
         ],

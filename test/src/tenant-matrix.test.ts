@@ -139,6 +139,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   content: { kind: 'object', args: 'id: "{content}"' },
   createPreviewLink: { kind: 'object', args: 'id: "{content}"' },
   rotatePreviewSecret: { kind: 'object', args: 'siteKey: "demo"' },
+  setSiteLocales: { kind: 'object', args: 'siteKey: "demo", input: {defaultLocale: "en", locales: [{tag: "en"}, {tag: "de", fallback: "en"}]}' },
   contents: { kind: 'object', args: 'siteKey: "demo"' },
   form: { kind: 'object', args: 'siteKey: "demo", formKey: "contact"' },
   formSubmissions: { kind: 'object', args: 'siteKey: "demo", formKey: "contact", limit: 10' },

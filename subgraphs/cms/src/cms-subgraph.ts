@@ -90,14 +90,21 @@ export async function startCms(options: CmsOptions, port: number, host: string):
   const deliverFormWebhook = createDeliverFormWebhook(jobs.agenda, stores.submissions, outbound, log, options.webhookRetryBaseMs);
   // Processes that keep deliveries in memory (the REST bridge) hear of every purge (kit purge-channel.ts).
   const announcements = createPurgeChannel({ redisUrl: options.redisUrl, prefix: options.redisPrefix, log });
-  const purge = createCachePurge({ sites: stores.sites, cache, announcements, edge: createEdgePurger(options.edgePurgeUrls, log), log });
+  const purge = createCachePurge({ sites: stores.sites, contents: stores.contents, cache, announcements, edge: createEdgePurger(options.edgePurgeUrls, log), log });
   const delivery = createContentDelivery({ ...stores, cache, cacheTtlSeconds: options.cacheTtlSeconds, log });
   const authoring = createAuthoring(stores);
   const previews = createPreviews({ ...stores, defaultTtlSeconds: options.previewTtlSeconds });
   const publishing = createPublishing({ contents: stores.contents, purge, scheduler: publishScheduled.scheduler, log });
   const forms = createForms({ ...stores, outbound });
   const submitForm = createSubmitForm({ ...stores, cache, webhooks: deliverFormWebhook.queue, defaultRateLimitPerMinute: options.formRateLimitPerMinute, log });
-  const sites = createSites(stores.sites);
+  const sites = createSites({
+    sites: stores.sites,
+    contents: stores.contents,
+    localesChanged: async (before, after) => {
+      delivery.forgetSite(after.siteKey);
+      await purge.afterSiteChange(before, after);
+    },
+  });
   publishScheduled.define(publishing);
   deliverFormWebhook.define();
   await jobs.agenda.start();

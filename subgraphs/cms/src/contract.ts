@@ -34,7 +34,13 @@ export const deliveredContentSchema = z
     status: z.enum(['PUBLISHED', 'DRAFT']).meta({ description: 'PUBLISHED; DRAFT only in a preview' }),
     publishedAt: time.nullable().meta({ description: 'null only in a preview' }), version: z.number().int(),
     fields: z.object({ headline: optionalText, description: optionalText, bannerUrl: optionalText, ctaText: optionalText, ctaLink: optionalText }).loose(),
-    seo: z.object({ metaTitle: z.string(), metaDescription: z.string(), ogImage: z.string() }).loose(),
+    seo: z.object({
+      metaTitle: z.string(), metaDescription: z.string(), ogImage: z.string(),
+      alternates: z.array(z.object({ hreflang: z.string(), slug: z.string() })).meta({ description: 'Every published locale of the content (hreflang), then x-default' }),
+    }).loose(),
+    locale: z.string().meta({ description: 'The locale served (also Content-Language)' }),
+    requestedLocale: z.string().meta({ description: 'The locale asked for, after negotiation' }),
+    fellBack: z.boolean().meta({ description: 'True when the served locale is not the one asked for, or a field came from a fallback locale' }),
   })
   .loose();
 export const submissionReceiptSchema = z.object({ submissionId: z.string(), receivedAt: time }).loose();

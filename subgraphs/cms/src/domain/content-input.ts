@@ -8,6 +8,10 @@ export interface NewContent {
   title: string;
   fields?: ContentFields | null;
   seo?: Seo | null;
+  /** One of the site's locales; default the site's default locale. */
+  locale?: string | null;
+  /** Another locale of this content (its id): the new row is a translation of it. */
+  translationOf?: string | null;
 }
 
 /** A draft edit: members left out keep their current value; null clears a field. */

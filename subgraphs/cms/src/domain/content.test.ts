@@ -5,6 +5,8 @@ const at = new Date('2026-01-02T03:04:05Z');
 const state: ContentState = {
   id: 'c1',
   siteKey: 'demo',
+  locale: 'en',
+  groupId: 'c1',
   slug: 'welcome',
   latestVersion: 2,
   publishedVersion: null,

@@ -35,6 +35,9 @@ export interface ContentVersion extends VersionText {
 export interface ContentState {
   id: string;
   siteKey: string;
+  /** The locale of this row; the rows of one content (its translations) share groupId. */
+  locale: string;
+  groupId: string;
   slug: string;
   latestVersion: number;
   publishedVersion: number | null;
@@ -54,6 +57,8 @@ export type ContentChanges = Partial<Pick<ContentState, 'publishedVersion' | 'pu
 export interface Content {
   id: string;
   siteKey: string;
+  locale: string;
+  groupId: string;
   slug: string;
   status: ContentStatus;
   /** Title of the latest version. */
@@ -80,6 +85,8 @@ export function contentOf(state: ContentState, versions: readonly ContentVersion
   return {
     id: state.id,
     siteKey: state.siteKey,
+    locale: state.locale,
+    groupId: state.groupId,
     slug: state.slug,
     status: contentStatus(state),
     title: sorted[0]?.title ?? '',

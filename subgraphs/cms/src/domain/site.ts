@@ -1,5 +1,7 @@
 /** A site: contents and forms belong to one, and tokens grant sites by key. */
-export interface Site {
+import type { SiteLocales } from './locale.js';
+
+export interface Site extends SiteLocales {
   id: string;
   siteKey: string;
   name: string;

@@ -1,11 +1,12 @@
 import { IDEMPOTENCY_KEY_DOC, type SvcContext } from '@svc/kit';
-import { Arg, Ctx, ID, Int, Mutation, Query, Resolver } from 'type-graphql';
+import { Arg, Ctx, FieldResolver, ID, Int, Mutation, Query, Resolver, Root } from 'type-graphql';
+import type { Content as ContentRecord } from '../domain/content.js';
 import type { Authoring } from '../service/authoring.js';
 import type { ContentDelivery } from '../service/delivery.js';
 import { PREVIEW_TTL_BOUNDS, type Previews } from '../service/preview.js';
 import type { Publishing } from '../service/publishing.js';
 import type { CachePurge } from '../service/purge.js';
-import { Content, CreateContentInput, Delivery, PreviewLink, PreviewSecretRotation, UpdateDraftInput } from './content-types.js';
+import { Content, ContentTranslation, CreateContentInput, Delivery, PreviewLink, PreviewSecretRotation, UpdateDraftInput } from './content-types.js';
 import { PurgeReport } from './purge-types.js';
 
 /** The use cases behind the content operations. */
@@ -21,16 +22,23 @@ export interface ContentServices {
 export class ContentResolver {
   constructor(private readonly services: ContentServices) {}
 
-  @Query(() => Delivery, { description: 'Latest published version of a content by slug. Site from the argument or the X-Svc-Site-Key header. With preview (a token from createPreviewLink) the draft version the token names instead, never cached; the site then comes from the token.' })
+  @Query(() => Delivery, { description: 'Latest published version of a content by slug, in the best locale for locale or acceptLanguage along the fallback chain (field by field). Site from the argument or the X-Svc-Site-Key header. With preview (a token from createPreviewLink) the draft version the token names instead, never cached; the site then comes from the token.' })
   deliveredContent(
     @Arg('slug', () => String) slug: string,
     @Arg('siteKey', () => String, { nullable: true }) siteKey: string | null,
+    @Arg('locale', () => String, { nullable: true, description: 'A BCP 47 tag; looked up (RFC 4647) among the site\'s locales; wins over acceptLanguage.' }) locale: string | null | undefined,
+    @Arg('acceptLanguage', () => String, { nullable: true, description: 'An Accept-Language header value, negotiated by RFC 4647 lookup against the site\'s locales.' }) acceptLanguage: string | null | undefined,
     @Arg('preview', () => String, { nullable: true, description: 'A preview token: 401 when malformed, forged, revoked or expired; 403 for another content; 409 once its version was published.' }) preview: string | null | undefined,
     @Ctx() ctx: SvcContext,
   ): Promise<Delivery> {
     // Left out, the argument is undefined; null says the same.
     if (typeof preview === 'string') return this.services.previews.preview(slug, preview, siteKey ?? ctx.siteKey);
-    return this.services.delivery.deliver(siteKey ?? ctx.siteKey, slug);
+    return this.services.delivery.deliver(siteKey ?? ctx.siteKey, slug, { locale, acceptLanguage });
+  }
+
+  @FieldResolver(() => [ContentTranslation], { description: 'Every locale of this content, this one included, by locale.' })
+  translations(@Root() content: ContentRecord): Promise<ContentTranslation[]> {
+    return this.services.authoring.translations(content);
   }
 
   @Query(() => Content, { description: 'An authored content with its versions (editor or admin of its site).' })

@@ -39,11 +39,18 @@ export class SeoInput {
   @Field(() => String, { nullable: true }) ogImage?: string | null;
 }
 
-@ObjectType({ description: 'SEO as delivered: metaTitle falls back to title, metaDescription to fields.description, ogImage to fields.bannerUrl.' })
+@ObjectType({ description: 'Another published locale of the same content, for hreflang links.' })
+export class SeoAlternate {
+  @Field(() => String, { description: 'A locale tag, or x-default for the site default locale.' }) hreflang!: string;
+  @Field(() => String) slug!: string;
+}
+
+@ObjectType({ description: 'SEO as delivered: metaTitle falls back to title, metaDescription to fields.description, ogImage to fields.bannerUrl (within the locale, then along its fallback chain).' })
 export class ResolvedSeo {
   @Field(() => String) metaTitle!: string;
   @Field(() => String) metaDescription!: string;
   @Field(() => String) ogImage!: string;
+  @Field(() => [SeoAlternate], { description: 'Every published locale of the content (hreflang), in the site\'s order, then x-default.' }) alternates!: SeoAlternate[];
 }
 
 @ObjectType({ description: 'What a preview link shows.' })
@@ -62,6 +69,9 @@ export class PublishedContent {
   @Field(() => Int) version!: number;
   @Field(() => ContentFields) fields!: ContentFields;
   @Field(() => ResolvedSeo) seo!: ResolvedSeo;
+  @Field(() => String, { description: 'The locale served (Content-Language).' }) locale!: string;
+  @Field(() => String, { description: 'The locale asked for (?locale= or Accept-Language), after negotiation against the site\'s locales.' }) requestedLocale!: string;
+  @Field(() => Boolean, { description: 'True when the served locale is not the one asked for, or a field came from a fallback locale.' }) fellBack!: boolean;
 }
 
 @ObjectType({ description: 'A link that shows one draft version to anyone holding it, until it expires or the site\'s preview secret is rotated.' })
@@ -102,11 +112,22 @@ export class ContentVersion {
   @Field(() => Date, { nullable: true }) publishedAt?: Date | null;
 }
 
+@ObjectType({ description: 'One locale of a content.' })
+export class ContentTranslation {
+  @Field(() => ID) id!: string;
+  @Field(() => String) locale!: string;
+  @Field(() => String) slug!: string;
+  @Field(() => Int, { nullable: true }) publishedVersion!: number | null;
+  @Field(() => Int) latestVersion!: number;
+}
+
 @Directive('@key(fields: "id")')
-@ObjectType({ description: 'An authored content with its version history. Other subgraphs reference it by id.' })
+@ObjectType({ description: 'One locale of an authored content with its version history (each locale is published, scheduled and restored on its own). Other subgraphs reference it by id.' })
 export class Content {
   @Field(() => ID) id!: string;
   @Field(() => String) siteKey!: string;
+  @Field(() => String, { description: 'The locale of this content and its versions.' }) locale!: string;
+  @Field(() => ID, { description: 'Shared by every locale of the same content (the id of its first locale).' }) groupId!: string;
   @Field(() => String) slug!: string;
   @Field(() => ContentStatus) status!: ContentStatus;
   @Field(() => String, { description: 'Title of the latest version.' }) title!: string;
@@ -123,7 +144,9 @@ export class Content {
 @InputType()
 export class CreateContentInput {
   @Field(() => String) siteKey!: string;
-  @Field(() => String, { description: 'Lower-case words joined by dashes; unique per site; cannot change later.' }) slug!: string;
+  @Field(() => String, { nullable: true, description: 'One of the site\'s locales; default the site default.' }) locale?: string | null;
+  @Field(() => ID, { nullable: true, description: 'The id of another locale of this content: the new one is its translation.' }) translationOf?: string | null;
+  @Field(() => String, { description: 'Lower-case words joined by dashes; unique per site and locale; cannot change later.' }) slug!: string;
   @Field(() => String) title!: string;
   @Field(() => ContentFieldsInput, { nullable: true }) fields?: ContentFieldsInput | null;
   @Field(() => SeoInput, { nullable: true }) seo?: SeoInput | null;

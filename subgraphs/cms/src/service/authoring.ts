@@ -1,6 +1,7 @@
-import { checkIdempotencyKey, SvcError, type Principal } from '@svc/kit';
+import { checkIdempotencyKey, SvcError, validationError, type Principal } from '@svc/kit';
 import { VersionStatus, type Content, type ContentVersion, type VersionText } from '../domain/content.js';
 import { checkContentInput, mergeDefined, type DraftEdit, type NewContent } from '../domain/content-input.js';
+import { checkTag } from '../domain/locale.js';
 import { checkSiteKey, checkSlug } from '../domain/slug.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { LockedContent } from '../store/locked-content.js';
@@ -53,9 +54,26 @@ export function createAuthoring(deps: AuthoringDeps) {
       checkSlug(input.slug);
       checkContentInput(input, true);
       const site = await siteOrFail(sites, input.siteKey);
-      const content = await contents.insert(site, input.slug, { title: input.title.trim(), fields: { ...(input.fields ?? {}) }, seo: { ...(input.seo ?? {}) } }, author.subject);
-      if (!content) throw new SvcError('CONFLICT', `Site ${JSON.stringify(input.siteKey)} already has a content with slug ${JSON.stringify(input.slug)}`, { slug: 'slug-taken' });
+      const locale = input.locale != null ? checkTag(input.locale, '/locale') : site.defaultLocale;
+      if (!site.locales.some((l) => l.tag === locale)) {
+        throw validationError([{ pointer: '/locale', detail: `${locale} is not one of site ${input.siteKey}'s locales (${site.locales.map((l) => l.tag).join(', ')})` }]);
+      }
+      let groupId: string | undefined;
+      if (input.translationOf != null) {
+        const original = await authoredContent(contents, principal, input.translationOf);
+        if (original.siteKey !== site.siteKey) throw validationError([{ pointer: '/translationOf', detail: `content ${input.translationOf} is of site ${original.siteKey}, not ${site.siteKey}` }]);
+        groupId = original.groupId;
+      }
+      const text = { title: input.title.trim(), fields: { ...(input.fields ?? {}) }, seo: { ...(input.seo ?? {}) } };
+      const content = await contents.insert(site, input.slug, text, author.subject, { locale, ...(groupId ? { groupId } : {}) });
+      if (content === 'slug-taken') throw new SvcError('CONFLICT', `Site ${JSON.stringify(input.siteKey)} already has a content with slug ${JSON.stringify(input.slug)} in ${locale}`, { slug: 'slug-taken' });
+      if (content === 'locale-taken') throw new SvcError('CONFLICT', `Content ${input.translationOf} has a ${locale} version already: edit that one`, { slug: 'locale-taken' });
       return content;
+    },
+
+    /** The other locales of a content (its translations), each with its id and slug. */
+    async translations(content: Content): Promise<{ id: string; locale: string; slug: string; publishedVersion: number | null; latestVersion: number }[]> {
+      return contents.translations(content.groupId);
     },
 
     /** With an idempotency key, a repeated call answers the content as it is now and changes nothing. */

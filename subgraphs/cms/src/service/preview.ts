@@ -1,6 +1,6 @@
 import { SvcError, validationError, type Principal } from '@svc/kit';
 import { VersionStatus } from '../domain/content.js';
-import { previewDelivery, type Delivery } from '../domain/delivery.js';
+import { localizedDelivery, type Delivery } from '../domain/delivery.js';
 import { readPreviewToken, signPreviewToken } from '../domain/preview-token.js';
 import type { ContentStore } from '../store/content-store.js';
 import type { SiteStore } from '../store/site-store.js';
@@ -86,7 +86,11 @@ export function createPreviews(deps: PreviewDeps) {
         const since = version.status === VersionStatus.PUBLISHED ? 'was published since and is live: GET it without the preview parameter' : `was published since and is now ${version.status}`;
         throw new SvcError('CONFLICT', `Version ${version.version} of ${JSON.stringify(slug)} ${since}`, { slug: 'preview-version-published', details: { version: version.version, versionStatus: version.status } });
       }
-      return previewDelivery(content, version, read.claims.expiresAt);
+      // Rendered as delivery renders its locale: the draft first, then the live versions of its fallback locales.
+      const fullSite = await sites.site(site.siteKey);
+      if (!fullSite) throw new SvcError('NOT_FOUND', 'The content of this preview link no longer exists', { slug: 'preview-content-gone' });
+      const draft = { contentId: content.id, groupId: content.groupId, locale: content.locale, slug: content.slug, publishedAt: null, version };
+      return localizedDelivery(fullSite, content.slug, content.locale, await contents.publishedLocalesOf(content.groupId), 0, { draft, expiresAt: read.claims.expiresAt })!;
     },
   };
 }

@@ -45,17 +45,17 @@ export function createPublishing(deps: PublishingDeps) {
      */
     async publish(principal: Principal | undefined, id: string, version?: number | null, idempotencyKey?: string | null): Promise<Content> {
       const key = checkIdempotencyKey(idempotencyKey);
-      const { result, changed, siteKey, slug } = await withAuthoredContent(
+      const { result, changed, siteKey, groupId, locale } = await withAuthoredContent(
         contents,
         principal,
         id,
         async (locked, editor) => {
           const changed = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
-          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
         },
-        keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, slug: locked.state.slug })),
+        keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
       );
-      if (changed) await purge.afterChange(siteKey, slug);
+      if (changed) await purge.afterChange(siteKey, groupId, locale);
       return result;
     },
 
@@ -66,7 +66,7 @@ export function createPublishing(deps: PublishingDeps) {
      */
     async restore(principal: Principal | undefined, id: string, version: number, options: { publish?: boolean | null; idempotencyKey?: string | null } = {}): Promise<Content> {
       const key = checkIdempotencyKey(options.idempotencyKey);
-      const { result, changed, siteKey, slug } = await withAuthoredContent(
+      const { result, changed, siteKey, groupId, locale } = await withAuthoredContent(
         contents,
         principal,
         id,
@@ -76,11 +76,11 @@ export function createPublishing(deps: PublishingDeps) {
           await editDraft(locked, editor.subject, () => ({ title: source.title, fields: { ...source.fields }, seo: { ...source.seo } }));
           const changed = options.publish ? await publishLocked(locked, locked.state.latestVersion, editor.subject) : false;
           if (changed) log.info({ contentId: id, restoredFrom: version, actor: editor.subject }, 'content version restored and published');
-          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
         },
-        keyedAuthoring(key, 'restoreContentVersion', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, slug: locked.state.slug })),
+        keyedAuthoring(key, 'restoreContentVersion', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
       );
-      if (changed) await purge.afterChange(siteKey, slug);
+      if (changed) await purge.afterChange(siteKey, groupId, locale);
       return result;
     },
 
@@ -90,22 +90,22 @@ export function createPublishing(deps: PublishingDeps) {
         if (!locked || locked.state.scheduledVersion !== version) return undefined;
         const changed = await publishLocked(locked, version, 'scheduler');
         locked.update({ scheduledAt: null, scheduledVersion: null });
-        return { changed, siteKey: locked.state.siteKey, slug: locked.state.slug };
+        return { changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
       });
-      if (outcome?.changed) await purge.afterChange(outcome.siteKey, outcome.slug);
+      if (outcome?.changed) await purge.afterChange(outcome.siteKey, outcome.groupId, outcome.locale);
       return !!outcome?.changed;
     },
 
     async unpublish(principal: Principal | undefined, id: string): Promise<Content> {
-      const { result, changed, siteKey, slug, actor } = await withAuthoredContent(contents, principal, id, async (locked, editor) => {
+      const { result, changed, siteKey, groupId, locale, actor } = await withAuthoredContent(contents, principal, id, async (locked, editor) => {
         const live = await locked.liveVersion();
         if (live) await locked.setVersionStatus(live.version, VersionStatus.UNPUBLISHED);
         locked.update({ publishedVersion: null, publishedAt: null });
-        return { result: await locked.view(), changed: !!live, siteKey: locked.state.siteKey, slug: locked.state.slug, actor: editor.subject };
+        return { result: await locked.view(), changed: !!live, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale, actor: editor.subject };
       });
       if (changed) {
         log.info({ contentId: id, actor }, 'content unpublished');
-        await purge.afterChange(siteKey, slug);
+        await purge.afterChange(siteKey, groupId, locale);
       }
       return result;
     },

@@ -4,6 +4,8 @@ import type { ContentFields, Seo } from '../domain/seo.js';
 /** The columns of cms.content that make up its state (the site comes separately). */
 export interface ContentRow {
   id: string;
+  locale: string;
+  groupId: string;
   slug: string;
   latestVersion: number;
   publishedVersion?: number | null;
@@ -30,6 +32,8 @@ export function toState(row: ContentRow, siteKey: string): ContentState {
   return {
     id: row.id,
     siteKey,
+    locale: row.locale,
+    groupId: row.groupId,
     slug: row.slug,
     latestVersion: row.latestVersion,
     publishedVersion: row.publishedVersion ?? null,
@@ -59,6 +63,8 @@ export function toVersion(row: VersionRow): ContentVersion {
 /** A row of cms.content joined with its site's key and one of its versions (none: a content without versions). */
 export interface ContentVersionJoin {
   id: string;
+  locale: string;
+  group_id: string;
   slug: string;
   latest_version: number;
   published_version: number | null;
@@ -86,7 +92,7 @@ export function contentsOfJoin(rows: readonly ContentVersionJoin[]): Content[] {
     let entry = byId.get(row.id);
     if (!entry) {
       const state = toState({
-        id: row.id, slug: row.slug, latestVersion: row.latest_version, publishedVersion: row.published_version, publishedAt: row.published_at,
+        id: row.id, locale: row.locale, groupId: row.group_id, slug: row.slug, latestVersion: row.latest_version, publishedVersion: row.published_version, publishedAt: row.published_at,
         scheduledAt: row.scheduled_at, scheduledVersion: row.scheduled_version, everPublished: row.ever_published, createdAt: row.created_at, updatedAt: row.updated_at,
       }, row.site_key);
       byId.set(row.id, (entry = { state, versions: [] }));

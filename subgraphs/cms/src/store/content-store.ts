@@ -1,6 +1,9 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
 import { applyOnce, isUuid, type IdempotentCall } from '@svc/kit';
-import { contentOf, VersionStatus, type Content, type ContentState, type ContentVersion, type VersionText } from '../domain/content.js';
+import { randomUUID } from 'node:crypto';
+import { contentOf, VersionStatus, type Content, type VersionText } from '../domain/content.js';
+import type { LocaleVersion } from '../domain/delivery.js';
+import type { ContentFields, Seo } from '../domain/seo.js';
 import type { Site } from '../domain/site.js';
 import { contentsOfJoin, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
 import { ContentEntity, ContentVersionEntity } from './entities.js';
@@ -10,6 +13,36 @@ import { lockedContent, type LockedContent } from './locked-content.js';
 export interface KeyedLock<T> {
   call: IdempotentCall;
   replay: (locked: LockedContent | undefined) => Promise<T>;
+}
+
+interface LocaleVersionRow {
+  id: string;
+  group_id: string;
+  locale: string;
+  slug: string;
+  published_at: Date | string | null;
+  version: number;
+  status: string;
+  title: string;
+  fields: ContentFields;
+  seo: Seo;
+  version_created_at: Date | string;
+  created_by: string | null;
+  version_published_at: Date | string | null;
+}
+
+const PUBLISHED_LOCALES = `select c.id, c.group_id, c.locale, c.slug, c.published_at, v.version, v.status, v.title, v.fields, v.seo,
+       v.created_at as version_created_at, v.created_by, v.published_at as version_published_at
+  from cms.content c join cms.content_version v on v.content_id = c.id and v.version = c.published_version`;
+
+/** Raw statements answer timestamps as text. */
+const dateOf = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
+
+function localeVersions(rows: readonly LocaleVersionRow[]): LocaleVersion[] {
+  return rows.map((r) => ({
+    contentId: r.id, groupId: r.group_id, locale: r.locale, slug: r.slug, publishedAt: dateOf(r.published_at),
+    version: toVersion({ version: r.version, status: r.status, title: r.title, fields: r.fields, seo: r.seo, createdAt: dateOf(r.version_created_at)!, createdBy: r.created_by, publishedAt: dateOf(r.version_published_at) }),
+  }));
 }
 
 /** Contents with their versions; a content is only changed with its row locked. */
@@ -26,14 +59,6 @@ export function createContentStore(orm: MikroORM) {
   }
 
   return {
-    /** The live version of a site's content, if it has one. */
-    async published(site: Site, slug: string): Promise<{ content: ContentState; version: ContentVersion } | undefined> {
-      const em = orm.em.fork();
-      const content = await em.findOne(ContentEntity, { site: site.id, slug, publishedVersion: { $ne: null } });
-      const version = content && (await em.findOne(ContentVersionEntity, { content: content.id, version: content.publishedVersion!, status: VersionStatus.PUBLISHED }));
-      return content && version ? { content: toState(content, site.siteKey), version: toVersion(version) } : undefined;
-    },
-
     async content(id: string): Promise<Content | undefined> {
       if (!isUuid(id)) return undefined;
       const em = orm.em.fork();
@@ -57,7 +82,7 @@ export function createContentStore(orm: MikroORM) {
       const valid = [...new Set(ids.filter((id) => isUuid(id)))];
       if (!valid.length) return [];
       const rows = await orm.em.fork().execute<ContentVersionJoin[]>(
-        `select c.id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
+        `select c.id, c.locale, c.group_id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
                 c.ever_published, c.created_at, c.updated_at, s.site_key,
                 v.version, v.status, v.title, v.fields, v.seo, v.created_at as version_created_at, v.created_by,
                 v.published_at as version_published_at
@@ -70,19 +95,59 @@ export function createContentStore(orm: MikroORM) {
       return contentsOfJoin(rows);
     },
 
-    /** A new content with a DRAFT version 1; undefined when the site has a content with that slug. */
-    async insert(site: Site, slug: string, text: VersionText, createdBy: string): Promise<Content | undefined> {
+    /**
+     * A new content (or, with `groupId`, a new locale of one) with a DRAFT version 1; `taken` when
+     * the site has a content with that slug in that locale, or the content has that locale already.
+     */
+    async insert(site: Site, slug: string, text: VersionText, createdBy: string, at: { locale: string; groupId?: string }): Promise<Content | 'slug-taken' | 'locale-taken'> {
       try {
         return await orm.em.fork().transactional(async (em) => {
-          const content = em.create(ContentEntity, { site: site.id, slug, latestVersion: 1 });
+          const id = randomUUID();
+          const content = em.create(ContentEntity, { id, groupId: at.groupId ?? id, locale: at.locale, site: site.id, slug, latestVersion: 1 });
           em.create(ContentVersionEntity, { content, version: 1, status: VersionStatus.DRAFT, ...text, createdBy });
           await em.flush();
           return view(em, content, site.siteKey);
         });
       } catch (error) {
-        if (error instanceof UniqueConstraintViolationException) return undefined;
+        if (error instanceof UniqueConstraintViolationException) return error.message.includes('content_group_locale_unique') ? 'locale-taken' : 'slug-taken';
         throw error;
       }
+    },
+
+    /**
+     * The published locales of every content that has `slug` published on the site, in one
+     * statement: what delivery chooses from (locale-delivery in domain/delivery.ts).
+     */
+    async publishedLocales(site: Site, slug: string): Promise<LocaleVersion[]> {
+      return localeVersions(await orm.em.fork().execute<LocaleVersionRow[]>(
+        `${PUBLISHED_LOCALES} where c.group_id in (select group_id from cms.content where site_id = ? and slug = ? and published_version is not null)`,
+        [site.id, slug],
+      ));
+    },
+
+    /** The published locales of one content (all its translations). */
+    async publishedLocalesOf(groupId: string): Promise<LocaleVersion[]> {
+      return localeVersions(await orm.em.fork().execute<LocaleVersionRow[]>(`${PUBLISHED_LOCALES} where c.group_id = ?`, [groupId]));
+    },
+
+    /** Every locale row of one content, published or not: id, locale and slug. */
+    async translations(groupId: string): Promise<{ id: string; locale: string; slug: string; publishedVersion: number | null; latestVersion: number }[]> {
+      const rows = await orm.em.fork().execute<{ id: string; locale: string; slug: string; published_version: number | null; latest_version: number }[]>(
+        'select id, locale, slug, published_version, latest_version from cms.content where group_id = ? order by locale',
+        [groupId],
+      );
+      return rows.map((r) => ({ id: r.id, locale: r.locale, slug: r.slug, publishedVersion: r.published_version, latestVersion: r.latest_version }));
+    },
+
+    /** How many content rows of the site are in each of `locales`. */
+    async countByLocale(site: Site): Promise<Map<string, number>> {
+      const rows = await orm.em.fork().execute<{ locale: string; n: string }[]>('select locale, count(*) as n from cms.content where site_id = ? group by locale', [site.id]);
+      return new Map(rows.map((r) => [r.locale, Number(r.n)]));
+    },
+
+    /** Every slug of the site's contents, with its locale. */
+    async slugsOfSite(site: Site): Promise<{ locale: string; slug: string }[]> {
+      return orm.em.fork().execute<{ locale: string; slug: string }[]>('select locale, slug from cms.content where site_id = ?', [site.id]);
     },
 
     /**

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { defineEntity, p } from '@mikro-orm/core';
 import type { ContentFields, Seo } from '../domain/seo.js';
 import type { FormField } from '../domain/form-definition.js';
+import type { SiteLocale } from '../domain/locale.js';
 import { newPreviewSecret } from '../domain/preview-token.js';
 
 export const SiteEntity = defineEntity({
@@ -16,6 +17,8 @@ export const SiteEntity = defineEntity({
     /** Signs the site's preview links; never leaves the service. */
     previewSecret: p.text().onCreate(() => newPreviewSecret()).lazy(),
     previewSecretRotatedAt: p.datetime().nullable(),
+    defaultLocale: p.text().default('en'),
+    locales: p.json<SiteLocale[]>().onCreate(() => [{ tag: 'en', fallback: null }]),
   },
 });
 
@@ -23,10 +26,16 @@ export const ContentEntity = defineEntity({
   name: 'Content',
   schema: 'cms',
   tableName: 'content',
-  uniques: [{ name: 'content_site_slug_unique', properties: ['site', 'slug'] }],
+  uniques: [
+    { name: 'content_site_locale_slug_unique', properties: ['site', 'locale', 'slug'] },
+    { name: 'content_group_locale_unique', properties: ['groupId', 'locale'] },
+  ],
   properties: {
     id: p.uuid().primary().onCreate(() => randomUUID()),
     site: () => p.manyToOne(SiteEntity).fieldName('site_id'),
+    /** The locale this row is of; rows of one content share groupId. */
+    locale: p.text(),
+    groupId: p.uuid(),
     slug: p.text(),
     latestVersion: p.integer(),
     publishedVersion: p.integer().nullable(),

@@ -96,10 +96,35 @@ alter table cms.site add column preview_secret_rotated_at timestamptz;
   }
 }
 
+/**
+ * Locales: a site lists its languages (BCP 47 tags, a default, one fallback each), and each
+ * content row is one locale of a content: rows of one content share `group_id` (the first row's
+ * id) and have one row per locale; slugs are unique per site and locale. Existing contents are
+ * their site's default locale (English until a site says otherwise).
+ */
+class Locales extends Migration {
+  override up(): void {
+    this.addSql(`
+alter table cms.site add column default_locale text not null default 'en';
+alter table cms.site add column locales jsonb not null default '[{"tag": "en", "fallback": null}]';
+alter table cms.content add column locale text;
+alter table cms.content add column group_id uuid;
+update cms.content c set locale = s.default_locale, group_id = c.id from cms.site s where s.id = c.site_id;
+alter table cms.content alter column locale set not null;
+alter table cms.content alter column group_id set not null;
+alter table cms.content drop constraint content_site_slug_unique;
+alter table cms.content add constraint content_site_locale_slug_unique unique (site_id, locale, slug);
+alter table cms.content add constraint content_group_locale_unique unique (group_id, locale);
+create index content_site_slug on cms.content (site_id, slug);
+`);
+  }
+}
+
 /** Applied in order at start; names are stored in cms.mikro_orm_migrations and never change. */
 export const CMS_MIGRATIONS = [
   { name: '0001_initial_schema', class: InitialSchema },
   idempotentChangeMigration('0002_idempotent_change', 'cms'),
   { name: '0003_webhook_outbox', class: WebhookOutbox },
   { name: '0004_preview_secret', class: PreviewSecret },
+  { name: '0005_locales', class: Locales },
 ];

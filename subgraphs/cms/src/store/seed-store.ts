@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { VersionStatus, type VersionText } from '../domain/content.js';
 import type { FormDefinition } from '../domain/form-definition.js';
@@ -41,7 +42,8 @@ export async function seedSite(orm: MikroORM, seed: SiteSeed, createdBy: string)
       const versions = [{ title: c.title, fields: c.fields, seo: c.seo, at: c.publishedAt ?? now, publish: true }, ...(c.later ?? [])];
       if (versions.slice(0, -1).some((v) => !v.publish)) throw new Error(`seed of ${c.slug}: only its last version may be a draft`);
       const live = versions.map((v) => v.publish).lastIndexOf(true);
-      const content = em.create(ContentEntity, { site, slug: c.slug, latestVersion: versions.length, publishedVersion: live + 1, publishedAt: versions[live]!.at, everPublished: true });
+      const id = randomUUID();
+      const content = em.create(ContentEntity, { id, groupId: id, locale: site.defaultLocale ?? 'en', site, slug: c.slug, latestVersion: versions.length, publishedVersion: live + 1, publishedAt: versions[live]!.at, everPublished: true });
       versions.forEach((v, i) => {
         const status = !v.publish ? VersionStatus.DRAFT : i === live ? VersionStatus.PUBLISHED : VersionStatus.SUPERSEDED;
         em.create(ContentVersionEntity, { content, version: i + 1, status, title: v.title, fields: v.fields, seo: v.seo, createdBy, createdAt: v.at, publishedAt: v.publish ? v.at : null });

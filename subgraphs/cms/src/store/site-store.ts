@@ -1,9 +1,13 @@
 import { UniqueConstraintViolationException, type MikroORM } from '@mikro-orm/postgresql';
 import { newPreviewSecret } from '../domain/preview-token.js';
+import type { SiteLocales } from '../domain/locale.js';
 import type { Site } from '../domain/site.js';
 import { SiteEntity } from './entities.js';
 
-const toSite = (row: Site): Site => ({ id: row.id, siteKey: row.siteKey, name: row.name, createdAt: row.createdAt });
+const toSite = (row: Site): Site => ({
+  id: row.id, siteKey: row.siteKey, name: row.name, createdAt: row.createdAt,
+  defaultLocale: row.defaultLocale, locales: row.locales.map((l) => ({ tag: l.tag, fallback: l.fallback ?? null })),
+});
 
 /** Sites by key. */
 export function createSiteStore(orm: MikroORM) {
@@ -39,6 +43,17 @@ export function createSiteStore(orm: MikroORM) {
         [newPreviewSecret(), siteKey],
       );
       return row ? new Date(row.rotated_at) : undefined;
+    },
+
+    /** Replaces a site's locales; undefined when no such site. */
+    async setLocales(siteKey: string, locales: SiteLocales): Promise<Site | undefined> {
+      const fork = em();
+      const row = await fork.findOne(SiteEntity, { siteKey });
+      if (!row) return undefined;
+      row.defaultLocale = locales.defaultLocale;
+      row.locales = locales.locales.map((l) => ({ tag: l.tag, fallback: l.fallback }));
+      await fork.flush();
+      return toSite(row);
     },
 
     /** Undefined when the key is taken. */

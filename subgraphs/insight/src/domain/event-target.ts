@@ -20,6 +20,8 @@ export interface ContentTarget {
   kind: 'content';
   contentId: string;
   siteKey: string;
+  /** The locale of this content (each locale is its own content, published and restored on its own). */
+  locale?: string;
   slug: string;
   publishedVersion: number | null;
   latestVersion: number;
@@ -55,3 +57,6 @@ export interface Targets {
   contents: ContentTarget[];
   crawlJobs: CrawlJobTarget[];
 }
+
+/** How reports name a content page: its slug, its locale when known, and its site. */
+export const contentPage = (c: { slug: string; locale?: string | undefined; siteKey: string }) => `"${c.slug}" (${c.locale ? `${c.locale}, ` : ''}site ${c.siteKey})`;

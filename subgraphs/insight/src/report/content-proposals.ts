@@ -1,4 +1,4 @@
-import type { ContentTarget, ContentVersionState } from '../domain/event-target.js';
+import { contentPage, type ContentTarget, type ContentVersionState } from '../domain/event-target.js';
 import type { ProposedAction } from '../domain/report.js';
 import { recoveryImpact, type LeverContext } from './lever-context.js';
 
@@ -88,7 +88,7 @@ export function contentLever(s: SuspectVersion, target: ContentTarget | undefine
       },
     };
   }
-  const page = `"${target.slug}" (site ${target.siteKey})`;
+  const page = contentPage(target);
   const before = previousLive(target, s.version);
   const suspect = target.versions.find((v) => v.version === s.version);
   if (!before || !suspect) return { reason: `Version ${s.version} of ${page} was the first version live; there is none before it to restore.` };

@@ -64,6 +64,15 @@ describe('levers behind a fall, from the events on the day it started', () => {
     expect(a.expectedImpact!.p90).toBeCloseTo(-finding.premise!.change, 6);
   });
 
+  it('names the locale of a localized page, and restores that locale\'s version (its own content id)', () => {
+    const german: EngineEvent = { ...published, title: 'Version 7 of "tarife" (de, site shop) published', ref: 'content:shop:c-43:v7' };
+    const target = { ...plans(), contentId: 'c-43', locale: 'de', slug: 'tarife' };
+    const draft = version(8, 'DRAFT', null, { headline: 'Start free today', ctaText: 'Contact sales' });
+    const { c } = run([german], { contents: [{ ...target, latestVersion: 8, versions: [...target.versions, draft] }], crawlJobs: [] });
+    expect(c.actions).toEqual([expect.objectContaining({ kind: 'CONTENT_DRAFT_UPDATE', targetId: 'c-43' })]);
+    expect(c.actions[0]!.title).toContain('"tarife" (de, site shop)');
+  });
+
   it('updates a newer draft instead, putting back only what the version changed and the draft still carries', () => {
     const draft = version(8, 'DRAFT', null, { headline: 'Start free today', ctaText: 'Contact sales' }, 'Plans and prices');
     const { c } = run([published], { contents: [plans([draft])], crawlJobs: [] });

@@ -32,6 +32,8 @@ export interface KnowledgeHit {
 export interface ContentSummary {
   contentId: string;
   siteKey: string;
+  /** Each locale of a content is a content of its own. */
+  locale?: string;
   slug: string;
   title: string;
   status: string;
@@ -56,6 +58,7 @@ export interface BudgetSummary {
 interface ContentRow {
   id: string;
   siteKey: string;
+  locale?: string;
   slug: string;
   title: string;
   status: string;
@@ -85,7 +88,7 @@ export function graphReads(deps: { call: GraphCall; mintToken(principal: Princip
     async contents(siteKey) {
       const data = await deps.call<{ contents: ContentRow[] }>('InsightContents', { siteKey }, await headers());
       return data.contents.map((c): ContentSummary => ({
-        contentId: c.id, siteKey: c.siteKey, slug: c.slug, title: c.title, status: c.status,
+        contentId: c.id, siteKey: c.siteKey, ...(c.locale ? { locale: c.locale } : {}), slug: c.slug, title: c.title, status: c.status,
         publishedVersion: c.publishedVersion, latestVersion: c.latestVersion, latestVersionStatus: c.versions[0]?.status ?? c.status, publishedAt: c.publishedAt,
       }));
     },

@@ -22,7 +22,7 @@ export const readContent = defineTool({
     return {
       data: { siteKey: args.site_key, contents },
       summary: contents.length
-        ? `${contents.length} contents on ${args.site_key}: ${contents.map((c) => `${c.slug} (${c.status}, v${c.latestVersion})`).join(', ')}${drafts.length ? `; unpublished drafts: ${drafts.map((c) => c.slug).join(', ')}` : ''}.`
+        ? `${contents.length} contents on ${args.site_key}: ${contents.map((c) => `${c.slug} (${c.locale ? `${c.locale}, ` : ''}${c.status}, v${c.latestVersion})`).join(', ')}${drafts.length ? `; unpublished drafts: ${drafts.map((c) => c.slug).join(', ')}` : ''}.`
         : `No content on site ${args.site_key}.`,
     };
   },

@@ -22,6 +22,7 @@ const REFUSED = new Set(['FORBIDDEN', 'UNAUTHENTICATED', 'NOT_FOUND']);
 interface ContentRow {
   id: string;
   siteKey: string;
+  locale?: string;
   slug: string;
   publishedVersion: number | null;
   latestVersion: number;
@@ -64,7 +65,7 @@ export function eventTargets(deps: { call: GraphCall; headers(caller: Caller): P
       .sort((a, b) => b.version - a.version)
       .slice(0, EVENT_TARGET_LIMITS.versions)
       .map((v) => ({ ...v, fields: v.fields ?? {}, seo: v.seo ?? {} }));
-    return { kind: 'content', contentId: row.id, siteKey: row.siteKey, slug: row.slug, publishedVersion: row.publishedVersion, latestVersion: row.latestVersion, versions };
+    return { kind: 'content', contentId: row.id, siteKey: row.siteKey, ...(row.locale ? { locale: row.locale } : {}), slug: row.slug, publishedVersion: row.publishedVersion, latestVersion: row.latestVersion, versions };
   }
 
   async function crawlJob(jobId: string, headers: Record<string, string>): Promise<CrawlJobTarget | undefined> {

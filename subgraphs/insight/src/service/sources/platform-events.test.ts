@@ -10,7 +10,7 @@ const caller = callerOf;
 
 const contents = () => ({
   contents: [{
-    id: 'c1', siteKey: 'shop', slug: 'pricing',
+    id: 'c1', siteKey: 'shop', locale: 'en', slug: 'pricing',
     versions: [
       { version: 3, publishedAt: null },
       { version: 2, publishedAt: '2026-11-14T09:30:00.000Z' },
@@ -39,7 +39,7 @@ describe('the platform\'s events', () => {
     ]);
     expect(events.every((e) => e.source === 'platform')).toBe(true);
     expect(events[0]!.title).toBe(`Crawl job "news" run failed: The page answered 500 ${'x'.repeat(160 - 'The page answered 500 '.length)}`);
-    expect(events[2]!.title).toBe('Version 2 of "pricing" (site shop) published');
+    expect(events[2]!.title).toBe('Version 2 of "pricing" (en, site shop) published');
   });
 
   it('makes runs that fail one after another one event, when the failing started, and none for a streak that started before the window', async () => {

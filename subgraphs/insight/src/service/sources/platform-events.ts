@@ -1,5 +1,6 @@
 import { hasRole, SvcError, type Logger } from '@svc/kit';
 import { contentRef, crawlJobRef } from '../../domain/event-ref.js';
+import { contentPage } from '../../domain/event-target.js';
 import type { TimelineEvent } from '../../domain/timeline-event.js';
 import type { GraphCall } from '../graph-call.js';
 import type { Caller } from './metric-source.js';
@@ -10,6 +11,7 @@ export type PlatformEventFamily = 'content' | 'crawl';
 interface ContentRow {
   id: string;
   siteKey: string;
+  locale?: string;
   slug: string;
   versions: { version: number; publishedAt: string | null }[];
 }
@@ -101,7 +103,7 @@ export function platformEvents(deps: { call: GraphCall; headers(caller: Caller):
         for (const v of c.versions) {
           const at = timeOf(v.publishedAt);
           if (!(at >= from && at < to)) continue;
-          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of "${c.slug}" (site ${c.siteKey}) published`, ref: contentRef(c.siteKey, c.id, v.version), source: 'platform' });
+          out.push({ id: `content:${c.id}:v${v.version}`, at, kind: 'content_published', title: `Version ${v.version} of ${contentPage(c)} published`, ref: contentRef(c.siteKey, c.id, v.version), source: 'platform' });
         }
       }
     }
