@@ -85,6 +85,8 @@ describe('site locales', () => {
     expect(twice.errors?.[0]?.extensions).toMatchObject({ code: 'CONFLICT', slug: 'locale-taken' });
     const unknown = await graph(CREATE, { input: { siteKey: 'demo', slug: 'plans-it', locale: 'it', translationOf: en.id, title: 'Piani' } });
     expect(unknown.errors?.[0]?.extensions.errors).toEqual([expect.objectContaining({ pointer: '/locale' })]);
+    const german = await ok('{ contents(siteKey: "demo", locale: "de") { slug locale } }', {});
+    expect(german.contents).toEqual([{ slug: 'tarife', locale: 'de' }]);
     const data = await ok('query($id: ID!) { content(id: $id) { locale translations { locale slug publishedVersion } } }', { id: de.id });
     expect(data.content).toEqual({
       locale: 'de',

@@ -46,9 +46,13 @@ export class ContentResolver {
     return this.services.authoring.get(ctx.principal, id);
   }
 
-  @Query(() => [Content], { description: 'Every content of a site, by slug.' })
-  contents(@Arg('siteKey', () => String) siteKey: string, @Ctx() ctx: SvcContext): Promise<Content[]> {
-    return this.services.authoring.list(ctx.principal, siteKey);
+  @Query(() => [Content], { description: 'Every content of a site, by slug (each locale of a content is one); with locale, those of that locale only.' })
+  contents(
+    @Arg('siteKey', () => String) siteKey: string,
+    @Arg('locale', () => String, { nullable: true }) locale: string | null | undefined,
+    @Ctx() ctx: SvcContext,
+  ): Promise<Content[]> {
+    return this.services.authoring.list(ctx.principal, siteKey, locale);
   }
 
   @Mutation(() => Content, { description: 'Creates a content with a DRAFT version 1.' })

@@ -34,9 +34,11 @@ export function createAuthoring(deps: AuthoringDeps) {
       return authoredContent(contents, principal, id);
     },
 
-    async list(principal: Principal | undefined, siteKey: string): Promise<Content[]> {
+    /** The site's contents by slug; with `locale`, those of that locale only (422 when it is no language tag). */
+    async list(principal: Principal | undefined, siteKey: string, locale?: string | null): Promise<Content[]> {
       requireAuthor(principal, siteKey);
-      return contents.ofSite(await siteOrFail(sites, siteKey));
+      const tag = locale != null ? checkTag(locale, '/locale') : undefined;
+      return contents.ofSite(await siteOrFail(sites, siteKey), tag);
     },
 
     /** Batch load for federation references; ids the caller may not author come back null. */

@@ -67,9 +67,9 @@ export function createContentStore(orm: MikroORM) {
     },
 
     /** Every content of a site, by slug. */
-    async ofSite(site: Site): Promise<Content[]> {
+    async ofSite(site: Site, locale?: string): Promise<Content[]> {
       const em = orm.em.fork();
-      return views(em, await em.find(ContentEntity, { site: site.id }, { orderBy: { slug: 'asc' }, populate: ['site'] }));
+      return views(em, await em.find(ContentEntity, { site: site.id, ...(locale ? { locale } : {}) }, { orderBy: { slug: 'asc', locale: 'asc' }, populate: ['site'] }));
     },
 
     /**
