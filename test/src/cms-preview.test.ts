@@ -205,6 +205,21 @@ describe('preview links through Varnish', () => {
     expect((await through(after.path)).body.data).toMatchObject({ title: DRAFT_TITLE });
   });
 
+  it('says so when the content or its version is gone (removed in the database: the API deletes neither)', async () => {
+    const doomed = (await authored(CREATE, { input: { siteKey: 'demo', slug: 'doomed-page', title: 'Soon gone' } })).createContent;
+    const second = (await authored(EDIT, { id: doomed.id, input: { title: 'Soon gone, v1 edited' } })).updateContentDraft;
+    expect(second.latestVersion).toBe(1);
+    const preview = await link(doomed.id);
+    await db.query('delete from cms.content_version where content_id = $1 and version = 1', [doomed.id]);
+    const versionGone = await through(preview.path);
+    expect(versionGone.status).toBe(404);
+    expect(versionGone.body.type).toMatch(/\/errors\/preview-version-gone$/);
+    await db.query('delete from cms.content where id = $1', [doomed.id]);
+    const contentGone = await through(preview.path);
+    expect(contentGone.status).toBe(404);
+    expect(contentGone.body.type).toMatch(/\/errors\/preview-content-gone$/);
+  });
+
   // Last: it publishes the draft.
   it('says so when the version was published since, and the live URL serves it', async () => {
     const preview = await link(pricing.id);
