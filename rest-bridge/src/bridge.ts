@@ -189,13 +189,13 @@ export function createBridge(options: BridgeOptions) {
   const PRIVATE_HEADERS = { 'cache-control': 'private, no-store', 'x-robots-tag': 'noindex' };
 
   async function handle(req: RestRequest): Promise<RestResponse> {
-    const response = await answer(req);
-    const isPrivate = req.query.size > 0 && matching(req.path).some((r) => r.privateQuery !== undefined && req.query.has(r.privateQuery));
+    const candidates = matching(req.path);
+    const response = await answer(req, candidates);
+    const isPrivate = req.query.size > 0 && candidates.some((r) => r.privateQuery !== undefined && req.query.has(r.privateQuery));
     return isPrivate ? { ...response, headers: { ...response.headers, ...PRIVATE_HEADERS } } : response;
   }
 
-  async function answer(req: RestRequest): Promise<RestResponse> {
-    const candidates = matching(req.path);
+  async function answer(req: RestRequest, candidates: CompiledRoute[]): Promise<RestResponse> {
     if (candidates.length === 0) {
       return fail(req, styleOfPath(req.path), { code: 'NOT_FOUND', status: 404, message: `No endpoint at ${req.method} ${req.path}`, slug: 'route-not-found' });
     }

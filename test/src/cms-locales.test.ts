@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { Redis } from 'ioredis';
-import { call, gql } from './support/http.js';
+import { call, graphAs } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 import { freePort, startVarnish, type Varnish } from './support/varnish.js';
 
@@ -16,15 +16,7 @@ let en: { id: string; groupId: string };
 let de: { id: string };
 let deAt: { id: string };
 
-async function graph(query: string, variables: Record<string, unknown>, token = editor) {
-  const reply = await gql(platform.router, query, variables, { authorization: `Bearer ${token}` });
-  return reply.body as { data?: Record<string, any>; errors?: { message: string; extensions: Record<string, any> }[] };
-}
-async function ok(query: string, variables: Record<string, unknown>, token = editor) {
-  const body = await graph(query, variables, token);
-  expect(body.errors).toBeUndefined();
-  return body.data!;
-}
+const { send: graph, ok } = graphAs(() => platform.router, () => editor);
 
 const SET_LOCALES = 'mutation($siteKey: String!, $input: SiteLocalesInput!) { setSiteLocales(siteKey: $siteKey, input: $input) { defaultLocale locales { tag fallback chain } } }';
 const CREATE = 'mutation($input: CreateContentInput!) { createContent(input: $input) { id groupId locale slug } }';

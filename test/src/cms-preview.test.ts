@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { signPreviewToken } from '@svc/cms/domain/preview-token';
 import { Redis } from 'ioredis';
 import pg from 'pg';
-import { call, gql } from './support/http.js';
+import { call, gql, graphAs } from './support/http.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 import { freePort, startVarnish, type Varnish } from './support/varnish.js';
 
@@ -20,16 +20,7 @@ const DRAFT_TITLE = 'Pricing that fits (new plans, not yet live)';
 let pricing: { id: string };
 let about: { id: string };
 
-async function authoring(query: string, variables: Record<string, unknown>, token = editor) {
-  const reply = await gql(platform.router, query, variables, { authorization: `Bearer ${token}` });
-  return reply.body as { data?: Record<string, any>; errors?: { message: string; extensions: Record<string, any> }[] };
-}
-
-async function authored(query: string, variables: Record<string, unknown>) {
-  const body = await authoring(query, variables);
-  expect(body.errors).toBeUndefined();
-  return body.data!;
-}
+const { send: authoring, ok: authored } = graphAs(() => platform.router, () => editor);
 
 const CREATE = 'mutation($input: CreateContentInput!) { createContent(input: $input) { id } }';
 const PUBLISH = 'mutation($id: ID!) { publishContent(id: $id) { publishedVersion } }';

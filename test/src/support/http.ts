@@ -28,3 +28,25 @@ export async function call<T = any>(url: string, init: { method?: string; header
 export async function gql<T = any>(url: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
   return call<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }>(url, { json: { query, variables }, headers });
 }
+
+/** A GraphQL answer's body with errors in their platform shape (code, slug, errors[] in extensions). */
+export interface GraphBody {
+  data?: Record<string, any>;
+  errors?: { message: string; extensions: Record<string, any> }[];
+}
+
+/**
+ * Operations against `url` with a bearer token (`token()` read at each call, so a suite can set
+ * it in beforeAll): `send` answers the body as it came, `ok` asserts it has no errors and answers
+ * its data.
+ */
+export function graphAs(url: () => string, token: () => string) {
+  const send = async (query: string, variables: Record<string, unknown>, as = token()): Promise<GraphBody> =>
+    (await gql(url(), query, variables, { authorization: `Bearer ${as}` })).body as GraphBody;
+  const ok = async (query: string, variables: Record<string, unknown>, as = token()): Promise<Record<string, any>> => {
+    const body = await send(query, variables, as);
+    if (body.errors?.length) throw new Error(`GraphQL errors: ${JSON.stringify(body.errors)}`);
+    return body.data!;
+  };
+  return { send, ok };
+}
