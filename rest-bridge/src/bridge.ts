@@ -187,11 +187,12 @@ export function createBridge(options: BridgeOptions) {
 
   /** A private view's answer (see RouteSpec.privateQuery), success or error, is for its requester only. */
   const PRIVATE_HEADERS = { 'cache-control': 'private, no-store', 'x-robots-tag': 'noindex' };
+  const isPrivateView = (route: CompiledRoute, req: RestRequest) => route.privateQuery !== undefined && req.query.has(route.privateQuery);
 
   async function handle(req: RestRequest): Promise<RestResponse> {
     const candidates = matching(req.path);
     const response = await answer(req, candidates);
-    const isPrivate = req.query.size > 0 && candidates.some((r) => r.privateQuery !== undefined && req.query.has(r.privateQuery));
+    const isPrivate = req.query.size > 0 && candidates.some((r) => isPrivateView(r, req));
     return isPrivate ? { ...response, headers: { ...response.headers, ...PRIVATE_HEADERS } } : response;
   }
 
@@ -211,7 +212,7 @@ export function createBridge(options: BridgeOptions) {
       if (!accepts(req.headers.accept, offered)) {
         throw new SvcError('NOT_ACCEPTABLE', `Cannot produce ${JSON.stringify(req.headers.accept)}; this endpoint serves application/json`, { slug: 'not-acceptable' });
       }
-      const isPrivate = route.privateQuery !== undefined && req.query.has(route.privateQuery);
+      const isPrivate = isPrivateView(route, req);
       for (const name of isPrivate ? [] : (route.requiredHeaders ?? [])) {
         if (!req.headers[name.toLowerCase()]?.trim()) throw new SvcError('BAD_USER_INPUT', `The ${name} header is required`, { slug: 'missing-header' });
       }

@@ -29,6 +29,7 @@ export * from './http/static-files.js';
 export * from './db/database.js';
 export * from './db/idempotency.js';
 export * from './jobs.js';
+export * from './outbox-delivery.js';
 export * from './db/embedded.js';
 export * from './db/binary-copy.js';
 export * from './http/address-matcher.js';

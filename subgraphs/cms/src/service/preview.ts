@@ -48,10 +48,10 @@ export function createPreviews(deps: PreviewDeps) {
       if (shown.status !== VersionStatus.DRAFT) {
         throw new SvcError('CONFLICT', `Version ${wanted} of ${JSON.stringify(content.slug)} is ${shown.status}, not a draft: a preview shows a draft before it goes live`, { slug: 'version-not-draft' });
       }
-      const site = await sites.previewSecret({ siteKey: content.siteKey });
+      const site = await sites.withPreviewSecret({ siteKey: content.siteKey });
       if (!site) throw contentNotFound(id);
       const expiresAt = new Date(Math.floor(now.getTime() / 1000) * 1000 + ttl * 1000);
-      const token = signPreviewToken({ siteId: site.siteId, contentId: content.id, version: wanted, expiresAt }, site.secret);
+      const token = signPreviewToken({ siteId: site.site.id, contentId: content.id, version: wanted, expiresAt }, site.secret);
       return { token, contentId: content.id, siteKey: content.siteKey, slug: content.slug, version: wanted, expiresAt, path: `/api/v1/contents/${content.slug}?preview=${token}` };
     },
 
@@ -72,11 +72,12 @@ export function createPreviews(deps: PreviewDeps) {
     async preview(slug: string, token: string, siteKey: string | undefined, now = new Date()): Promise<Delivery> {
       const read = readPreviewToken(token);
       if (!read) throw refused('preview-token-invalid', 'The preview token is not valid');
-      const site = await sites.previewSecret({ siteId: read.claims.siteId });
-      if (!site || !read.verify(site.secret)) throw refused('preview-token-invalid', 'The preview token is not valid (forged, altered, or revoked by a new preview secret)');
+      const signer = await sites.withPreviewSecret({ siteId: read.claims.siteId });
+      if (!signer || !read.verify(signer.secret)) throw refused('preview-token-invalid', 'The preview token is not valid (forged, altered, or revoked by a new preview secret)');
       if (read.claims.expiresAt.getTime() <= now.getTime()) throw refused('preview-token-expired', `The preview link expired at ${read.claims.expiresAt.toISOString()}; ask an author for a new one`);
       const content = await contents.content(read.claims.contentId);
       if (!content) throw new SvcError('NOT_FOUND', 'The content of this preview link no longer exists', { slug: 'preview-content-gone' });
+      const { site } = signer;
       if (content.slug !== slug || (siteKey !== undefined && siteKey !== site.siteKey)) {
         throw new SvcError('FORBIDDEN', `This preview link is for another content than ${JSON.stringify(slug)}`, { slug: 'preview-scope' });
       }
@@ -87,10 +88,8 @@ export function createPreviews(deps: PreviewDeps) {
         throw new SvcError('CONFLICT', `Version ${version.version} of ${JSON.stringify(slug)} ${since}`, { slug: 'preview-version-published', details: { version: version.version, versionStatus: version.status } });
       }
       // Rendered as delivery renders its locale: the draft first, then the live versions of its fallback locales.
-      const fullSite = await sites.site(site.siteKey);
-      if (!fullSite) throw new SvcError('NOT_FOUND', 'The content of this preview link no longer exists', { slug: 'preview-content-gone' });
       const draft = { contentId: content.id, groupId: content.groupId, locale: content.locale, slug: content.slug, publishedAt: null, version };
-      return localizedDelivery(fullSite, content.slug, content.locale, await contents.publishedLocalesOf(content.groupId), 0, { draft, expiresAt: read.claims.expiresAt })!;
+      return localizedDelivery(site, content.slug, content.locale, await contents.publishedLocalesOf(content.groupId), 0, { draft, expiresAt: read.claims.expiresAt })!;
     },
   };
 }

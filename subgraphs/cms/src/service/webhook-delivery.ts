@@ -1,4 +1,4 @@
-import type { Logger, OutboundHttp } from '@svc/kit';
+import { webhookRetryDelayMs, type Logger, type OutboundHttp } from '@svc/kit';
 import type { WebhookStatus } from '../domain/submission.js';
 import type { SubmissionStore } from '../store/submission-store.js';
 
@@ -54,7 +54,7 @@ export async function deliverWebhook(submissions: SubmissionStore, http: Pick<Ou
   } catch (error) {
     const giveUp = attempts >= WEBHOOK_MAX_ATTEMPTS;
     if (giveUp) status = 'FAILED';
-    const retryAt = giveUp ? undefined : new Date(Date.now() + retryBaseMs * 2 ** (attempts - 1));
+    const retryAt = giveUp ? undefined : new Date(Date.now() + webhookRetryDelayMs(attempts, retryBaseMs));
     await submissions.recordWebhookAttempt(submission.id, { attempts, status, lastError: (error as Error).message.slice(0, 500), retryAt });
     log.warn({ submissionId, attempts, err: error, giveUp }, 'form webhook delivery failed');
     return retryAt ? { retryAt } : {};

@@ -27,13 +27,10 @@ export function createSiteStore(orm: MikroORM) {
       return (await em().find(SiteEntity, { siteKey: { $in: [...keys] } })).map(toSite);
     },
 
-    /** The secret that signs a site's preview links, by site id or key (never part of a {@link Site}). */
-    async previewSecret(by: { siteId: string } | { siteKey: string }): Promise<{ siteId: string; siteKey: string; secret: string } | undefined> {
-      const [row] = await em().execute<{ id: string; site_key: string; preview_secret: string }[]>(
-        `select id, site_key, preview_secret from cms.site where ${'siteId' in by ? 'id = ?::uuid' : 'site_key = ?'}`,
-        ['siteId' in by ? by.siteId : by.siteKey],
-      );
-      return row ? { siteId: row.id, siteKey: row.site_key, secret: row.preview_secret } : undefined;
+    /** A site with the secret that signs its preview links, by id or key (the secret is never part of a {@link Site}). */
+    async withPreviewSecret(by: { siteId: string } | { siteKey: string }): Promise<{ site: Site; secret: string } | undefined> {
+      const row = await em().findOne(SiteEntity, 'siteId' in by ? { id: by.siteId } : { siteKey: by.siteKey }, { populate: ['previewSecret'] });
+      return row ? { site: toSite(row), secret: row.previewSecret } : undefined;
     },
 
     /** A new preview secret for the site: every link signed with the old one stops working. Undefined when no such site. */

@@ -15,7 +15,7 @@ import type { ItemDiff } from '../domain/crawl-item.js';
  *   navigation are already gone: Readability keeps the article, not the page around it.
  * - The fingerprint is SHA-256 of the normalised sentences joined by spaces: equal fingerprints,
  *   unchanged page.
- * - The diff (jsdiff's `diffArrays`, with normalised sentences as the equality) lists the
+ * - The diff (jsdiff's `diffArrays` over the normalised sentences) lists the
  *   sentences removed and added, at most DIFF_LIMITS.sentences each, each cut at
  *   DIFF_LIMITS.chars characters; when more changed, `more` says how many were left out. Pages
  *   whose sentences differ beyond DIFF_LIMITS.editLength are reported as rewritten (no sentence
@@ -26,7 +26,7 @@ import type { ItemDiff } from '../domain/crawl-item.js';
 /** Sentences added and removed; `rewritten` when more than DIFF_LIMITS.editLength changed. */
 export type TextDiff = ItemDiff;
 
-export const DIFF_LIMITS = { sentences: 5, chars: 200, editLength: 400, storedChars: 100_000 } as const;
+export const DIFF_LIMITS = { sentences: 5, chars: 200, editLength: 400 } as const;
 
 const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
 const VOLATILE: readonly [RegExp, string][] = [
@@ -76,18 +76,28 @@ const cut = (sentence: string) => (sentence.length > DIFF_LIMITS.chars ? `${sent
 export function textDiff(before: string, after: string): TextDiff {
   const old = sentencesOf(before);
   const now = sentencesOf(after);
-  const parts = diffArrays(old, now, { comparator: (a, b) => normaliseSentence(a) === normaliseSentence(b), maxEditLength: DIFF_LIMITS.editLength });
+  // Diffed as normalised sentences (each normalised once, not at every comparison), listed as written.
+  const parts = diffArrays(old.map(normaliseSentence), now.map(normaliseSentence), { maxEditLength: DIFF_LIMITS.editLength });
   if (!parts) return { added: [], removed: [], more: 0, rewritten: true };
   const added: string[] = [];
   const removed: string[] = [];
   let more = 0;
+  let inOld = 0;
+  let inNow = 0;
   for (const part of parts) {
-    if (!part.added && !part.removed) continue;
-    const into = part.added ? added : removed;
-    for (const sentence of part.value) {
+    const count = part.value.length;
+    if (!part.added && !part.removed) {
+      inOld += count;
+      inNow += count;
+      continue;
+    }
+    const [into, from, at] = part.added ? [added, now, inNow] : [removed, old, inOld];
+    for (const sentence of from.slice(at, at + count)) {
       if (into.length < DIFF_LIMITS.sentences) into.push(cut(sentence));
       else more++;
     }
+    if (part.added) inNow += count;
+    else inOld += count;
   }
   return { added, removed, more, rewritten: false };
 }

@@ -1,9 +1,8 @@
 import { isUuid, type MikroORM } from '@svc/kit';
 import type { ItemChange, ItemDiff } from '../domain/crawl-item.js';
 import { MAX_CHANGED_KEPT, MAX_GONE_KEPT, type ChangeCounts, type ChangedItem, type GoneItem } from '../domain/crawl-job.js';
+import { json, type Row } from './columns.js';
 
-type Row = Record<string, unknown>;
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
 /** An item's main content as last stored (extract/content-change.ts). */
 export interface StoredContent {

@@ -1,5 +1,6 @@
 import { SvcError, validationError, type FieldProblem, type MikroORM, isUuid } from '@svc/kit';
 import { type ExecutionItem, type ItemChange, type ItemDiff, type StoredItem, VECTOR_SYNC_STATUSES, type VectorSyncStatus } from '../domain/crawl-item.js';
+import { json, type Row } from './columns.js';
 
 /** One item as extracted from a list page. */
 export interface ItemInput {
@@ -32,7 +33,6 @@ export interface UpsertResult {
 const MAX_ERROR_CHARS = 4000;
 const DATE = /^\d{4}-\d{2}-\d{2}$/;
 
-type Row = Record<string, unknown>;
 
 const ITEM_COLUMNS = `ci.id, ci.job_id, ci.detail_url, ci.title, ci.published_at::text as published_at, ci.content_hash,
        ci.vector_sync_status, ci.vector_sync_error, ci.vector_id, ci.first_seen_execution, ci.last_seen_execution,
@@ -233,7 +233,7 @@ export function createItemStore(orm: MikroORM) {
         ...toItem(row),
         position: Number(row.position),
         change: (row.change as ItemChange | null) ?? null,
-        diff: row.diff ? ((typeof row.diff === 'string' ? JSON.parse(row.diff) : row.diff) as ItemDiff) : null,
+        diff: row.diff ? json<ItemDiff>(row.diff) : null,
       }));
     },
 

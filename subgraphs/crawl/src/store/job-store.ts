@@ -5,10 +5,8 @@ import type { CrawlJobInput, CrawlSelectors, RagConfig, WebhookEvent } from '../
 import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
 import { MAX_BLOCKED_PAGES_KEPT, type BlockedPage, type ChangedItem, type GoneItem, type ExecutionRow, type ExecutionStatus, type ItemDay, type JobRow, type JobStatus, type SelectorVersionRow } from '../domain/crawl-job.js';
+import { date, json, type Row } from './columns.js';
 
-type Row = Record<string, unknown>;
-const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
-const json = <T>(v: unknown): T => (typeof v === 'string' ? JSON.parse(v) : v) as T;
 
 function toJob(r: Row): JobRow {
   return {

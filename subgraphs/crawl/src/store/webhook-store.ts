@@ -1,8 +1,7 @@
 import { isUuid, type MikroORM } from '@svc/kit';
 import type { WebhookEvent } from '../domain/crawl-job-input.js';
+import { date, json, type Row } from './columns.js';
 
-type Row = Record<string, unknown>;
-const date = (v: unknown) => (v === null || v === undefined ? null : new Date(String(v)));
 
 export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
 export const DELIVERY_STATUSES: readonly DeliveryStatus[] = ['PENDING', 'DELIVERED', 'FAILED'];
@@ -32,7 +31,7 @@ function toDelivery(r: Row): WebhookDelivery {
     executionId: String(r.execution_id),
     event: r.event as WebhookEvent,
     url: String(r.url),
-    payload: (typeof r.payload === 'string' ? JSON.parse(r.payload) : r.payload) as Record<string, unknown>,
+    payload: json<Record<string, unknown>>(r.payload),
     status: r.status as DeliveryStatus,
     attempts: Number(r.attempts),
     lastError: (r.last_error as string | null) ?? null,

@@ -1,7 +1,6 @@
-import { guardedWebhookFetch, postWebhook, webhookRetryDelayMs, type Agenda, type Logger, type OutboundHttp } from '@svc/kit';
+import { createOutboxDelivery, guardedWebhookFetch, postWebhook, webhookRetryDelayMs, type Agenda, type Logger, type OutboundHttp } from '@svc/kit';
 import type { WebhookStore } from '../store/webhook-store.js';
 
-const WEBHOOK_JOB = 'crawl.webhook';
 /** How long a claimed delivery is reserved for its worker: longer than one attempt (10 s timeout). */
 export const WEBHOOK_LEASE_MS = 60_000;
 
@@ -17,7 +16,7 @@ export interface WebhookSettings {
  * written by the statement that ends an execution). An agenda job per delivery is the prompt
  * nudge, and `sweep` delivers whatever is due and not leased (the worker died between ending the
  * execution and the nudge, or mid-attempt, or a retry's job was lost); it runs at start and
- * periodically. Each attempt is one signed POST (kit postWebhook: X-Svc-Event `crawl.<event>`,
+ * periodically (kit outbox-delivery.ts). Each attempt is one signed POST (kit postWebhook: X-Svc-Event `crawl.<event>`,
  * X-Svc-Delivery `<deliveryId>:<attempt>` so a receiver can tell a retry of one delivery from
  * another delivery, X-Svc-Signature with the job's secret) through the outbound SSRF guard; a
  * failure is retried after retryBaseMs, doubling, and after maxAttempts the delivery is FAILED:
@@ -54,28 +53,16 @@ export function createExecutionWebhooks(agenda: Agenda, store: WebhookStore, htt
     }
   }
 
-  async function deliver(id: string): Promise<void> {
-    const retryAt = await attempt(id);
-    if (retryAt) await agenda.schedule(retryAt, WEBHOOK_JOB, { deliveryId: id });
-  }
+  const outbox = createOutboxDelivery({ agenda, job: 'crawl.webhook', key: 'deliveryId', attempt, due: (limit) => store.due(limit), name: 'crawl webhook', log });
 
   return {
-    /** Registers the handler; call before agenda.start(). */
-    define(): void {
-      agenda.define(WEBHOOK_JOB, (job: { attrs: { data: { deliveryId: string } } }) => deliver(job.attrs.data.deliveryId));
-    },
+    define: outbox.define,
+    sweep: outbox.sweep,
     /** Queues prompt attempts of deliveries just written; a failure here is left to the sweep. */
     async nudge(ids: readonly string[]): Promise<void> {
       for (const deliveryId of ids) {
-        await agenda.now(WEBHOOK_JOB, { deliveryId }).catch((error: unknown) => log.warn({ deliveryId, err: (error as Error).message }, 'crawl webhook not queued; the outbox sweep delivers it'));
+        await outbox.enqueue(deliveryId).catch((error: unknown) => log.warn({ deliveryId, err: (error as Error).message }, 'crawl webhook not queued; the outbox sweep delivers it'));
       }
-    },
-    /** Delivers due deliveries (at most `batch`); answers how many were due. */
-    async sweep(batch = 100): Promise<number> {
-      const due = await store.due(batch);
-      for (const id of due) await deliver(id);
-      if (due.length) log.info({ due: due.length }, 'crawl webhook outbox swept');
-      return due.length;
     },
   };
 }

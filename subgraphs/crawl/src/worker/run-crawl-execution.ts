@@ -59,9 +59,11 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
   const { jobs, items, log } = deps;
   const running = await jobs.markRunning(tenantId, executionId, agent);
   if (!running) return; // finished already (a retried job) or unknown
+  // Ending the execution queues its webhook deliveries (the outbox); they are nudged at once.
+  const finish = async (outcome: Parameters<JobStore['finish']>[2]) => deps.webhooks.nudge(await jobs.finish(tenantId, executionId, outcome));
   const job = await jobs.job(tenantId, running.jobId);
   if (!job) {
-    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: 'The job was deleted' }));
+    await finish({ status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: 'The job was deleted' });
     return;
   }
   const runLog = log.child({ executionId, jobId: job.id, tenantId });
@@ -107,19 +109,19 @@ export async function runExecution(deps: RunnerDeps, tenantId: string, execution
       const fingerprints = withFillHistory(fingerprintSelectors(document, extraction.rows, selectors, page.url), job.fingerprints);
       await jobs.saveSelectors(tenantId, job.id, healed ? selectors : null, fingerprints, healed ? `healed during execution ${executionId}` : 'fingerprints refreshed');
     }
-    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked }));
+    await finish({ status: 'COMPLETED', totalCount: stored.rows.length, selfHealingOccurred: healed, blocked });
     runLog.info({ items: stored.rows.length, ...recorded.counts, healed, blocked: blocked.length, elapsedMs: page.elapsedMs }, 'crawl execution completed');
   } catch (error) {
     const block = blockedPageOf(error);
     if (block) {
       runLog.warn({ url: block.url, status: block.status, kind: block.kind, rule: block.rule }, 'crawl execution blocked: the list page is a block page');
-      await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'BLOCKED', totalCount: 0, selfHealingOccurred: false, error: (error as SvcError).message, blocked: [block] }));
+      await finish({ status: 'BLOCKED', totalCount: 0, selfHealingOccurred: false, error: (error as SvcError).message, blocked: [block] });
       return;
     }
     const message = error instanceof SvcError ? error.message : 'Internal error while crawling';
     if (!(error instanceof SvcError)) runLog.error({ err: error }, 'crawl execution failed');
     else runLog.warn({ err: error.message }, 'crawl execution failed');
-    await deps.webhooks.nudge(await jobs.finish(tenantId, executionId, { status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message }));
+    await finish({ status: 'FAILED', totalCount: 0, selfHealingOccurred: false, error: message });
   }
 }
 
