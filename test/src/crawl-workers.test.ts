@@ -134,9 +134,11 @@ describe('crawl runs on separate worker processes', () => {
     for (const [name, child] of workers) if (child.exitCode !== null || child.signalCode !== null) await startWorker(name);
     // Six stories whose detail pages answer slowly: the worker has stored the items and is
     // indexing them one by one (fetch, chunk, embed, replace chunks, mark INDEXED) when it dies.
+    // 1.2 s a page: on a loaded CI host the poll below lagged enough at 0.7 s for all six to be
+    // indexed before the kill.
     const stories = Array.from({ length: 6 }, (_, i) => ({ path: `/kb/d/${i}`, title: `Story ${i} about harbour works`, body: `Paragraph ${i}: the harbour works continue with new cranes, longer quays and night shifts for the crews. `.repeat(6) }));
     site.serve('/kb/list', { content: { html: `<html><body><ul class="news">${stories.map((st) => `<li class="story"><a href="${st.path}">${st.title}</a></li>`).join('')}</ul></body></html>` } });
-    for (const st of stories) site.serve(st.path, { content: { html: `<html><head><title>${st.title}</title></head><body><article><h1>${st.title}</h1><p>${st.body}</p></article></body></html>` }, delayMs: 700 });
+    for (const st of stories) site.serve(st.path, { content: { html: `<html><head><title>${st.title}</title></head><body><article><h1>${st.title}</h1><p>${st.body}</p></article></body></html>` }, delayMs: 1200 });
     const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
       headers: headers(),
       json: { jobName: 'workers mid-write', targetUrl: site.url('/kb/list'), robotsTxt: 'ignore', cronExpression: '0 0 0 1 1 ?', selectors: { listRow: 'ul.news > li.story', title: ':scope > a', link: ':scope > a::attr(href)' }, enableRagSync: true },
