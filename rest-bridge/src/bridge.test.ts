@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createBridge, type Bridge, type GraphQLResult, type RestRequest, type RestResponse } from './bridge.js';
 import { loadOperations } from '@svc/kit';
 import { ROUTES } from './routes/index.js';
+import { answerOf } from './testing.js';
 
 /** Runs from rest-bridge/dist/src/. */
 const OPERATIONS_DIR = fileURLToPath(new URL('../../../schema/operations/', import.meta.url));
@@ -37,7 +38,7 @@ function setup(
     execute: async (request, headers) => {
       const call = { ...request, headers };
       calls.push(call);
-      return typeof reply === 'function' ? reply(call) : reply;
+      return answerOf(typeof reply === 'function' ? await reply(call) : reply);
     },
   });
   return { bridge, calls };
@@ -105,7 +106,7 @@ describe('operations and routes', () => {
 
   it('refuses a route naming an unknown operation', () => {
     expect(() =>
-      createBridge({ routes: ROUTES, operations: new Map([...operations].filter(([k]) => k !== 'SubmitForm')), log, execute: async () => ({}) }),
+      createBridge({ routes: ROUTES, operations: new Map([...operations].filter(([k]) => k !== 'SubmitForm')), log, execute: async () => answerOf({}) }),
     ).toThrow('Route POST /api/v1/forms/{formKey}/submit names unknown operation SubmitForm');
   });
 });
@@ -491,5 +492,47 @@ describe('errorResponse', () => {
     const response = bridge.errorResponse(request('POST', '/api/v1/auth/token'), new SvcError('PAYLOAD_TOO_LARGE', 'too big'));
     expect(response.status).toBe(413);
     expect(json(response)).toEqual({ code: 413, message: 'too big', data: null });
+  });
+});
+
+describe('router answers passed on without parsing (splice.ts)', () => {
+  const sample = [{ id: 'a1', title: 'Fix "pricing" }] page', nested: { list: [1, 2.5, null, true], text: 'ü\\' } }];
+  /** A request the route accepts: its path with every parameter `p1`, its required headers, an empty object as body. */
+  const requestFor = (route: (typeof ROUTES)[number]) => request(route.method, route.path.replace(/\{\w+\}/g, 'p1'), {
+    headers: Object.fromEntries((route.requiredHeaders ?? []).map((name) => [name, 'demo'])),
+    ...(route.body ? { body: {} } : {}),
+  });
+  const spliceable = ROUTES.filter((r) => !r.native && !r.events && !r.cache && !r.payload && !r.wrap && !r.headers);
+
+  it('answers every such route with the answer text in its envelope, as parsing and serialising would', async () => {
+    expect(spliceable.length).toBeGreaterThan(20);
+    // `2.50` survives only if the text is passed on: JSON.stringify would write 2.5.
+    const text = JSON.stringify(sample).replace('2.5', '2.50');
+    for (const route of spliceable) {
+      const bridge = createBridge({ routes: ROUTES, operations, log, execute: async () => ({ status: 200, body: `{"data":{"${route.result}":${text}}}\n` }) });
+      const spliced = await bridge.handle(requestFor(route));
+      // An extension makes the answer another shape: the bridge parses it and serialises the envelope.
+      const parsed = await setup({ data: { [route.result]: sample }, extensions: { note: 1 } } as GraphQLResult).bridge.handle(requestFor(route));
+      expect(spliced.body).toContain('[1,2.50,null,true]');
+      expect(parsed.body).toContain('[1,2.5,null,true]');
+      expect({ route: route.path, status: spliced.status, headers: spliced.headers, body: JSON.parse(spliced.body!) })
+        .toEqual({ route: route.path, status: parsed.status, headers: parsed.headers, body: JSON.parse(parsed.body!) });
+    }
+  });
+
+  it('parses an answer with errors and renders them', async () => {
+    const { bridge } = setup({ errors: [{ message: 'Action a1 was decided already', extensions: { code: 'CONFLICT', status: 409 } }], data: null });
+    const response = await bridge.handle(request('GET', '/api/v1/insight/actions'));
+    expect(response.status).toBe(409);
+    expect(json(response)).toEqual({ code: 409, message: 'Action a1 was decided already', data: null });
+  });
+
+  it('answers 503 when the router answers with something that is not JSON', async () => {
+    const calls: unknown[] = [];
+    const bridge = createBridge({ routes: ROUTES, operations, log, execute: async (call) => (calls.push(call), { status: 502, body: '<html>Bad gateway</html>' }) });
+    const response = await bridge.handle(request('GET', '/api/v1/insight/actions'));
+    expect(response.status).toBe(503);
+    expect(json(response)).toMatchObject({ code: 503, data: null });
+    expect(calls).toHaveLength(1);
   });
 });

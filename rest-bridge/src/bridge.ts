@@ -1,8 +1,9 @@
-import { CALLER_HEADERS, checkText, parseClientJson, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger } from '@svc/kit';
+import { CALLER_HEADERS, checkText, parseClientJson, resultOfAnswer, SvcError, httpStatusOf, type FieldProblem, type GraphQLResult, type Logger, type RouterAnswer } from '@svc/kit';
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
 import type { ResponseCache } from './response-cache.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
+import { envelopeHalves, rootFieldText, selectsOneRootField, spliced, type EnvelopeHalves } from './splice.js';
 
 export interface RestRequest {
   method: string;
@@ -24,13 +25,13 @@ export interface RestResponse {
 /** Opens a streaming call to a subgraph route with the caller's forwarded headers. */
 export type OpenStream = (url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: string; signal: AbortSignal }) => Promise<Response>;
 
-export type { GraphQLResult };
+export type { GraphQLResult, RouterAnswer };
 
-/** Sends one operation to the router with the caller's forwarded headers. */
+/** Sends one operation to the router with the caller's forwarded headers; its answer unparsed. */
 export type ExecuteOperation = (
   request: { query: string; operationName: string; variables: Record<string, unknown> },
   headers: Record<string, string>,
-) => Promise<GraphQLResult>;
+) => Promise<RouterAnswer>;
 
 export interface BridgeOptions {
   routes: readonly RouteSpec[];
@@ -125,6 +126,19 @@ export function createBridge(options: BridgeOptions) {
   const matching = (path: string) => routes.filter((r) => path.startsWith(r.prefix) && r.pattern.test(path));
   for (const route of routes) {
     if (!options.operations.has(route.operation)) throw new Error(`Route ${route.method} ${route.path} names unknown operation ${route.operation}`);
+  }
+  /**
+   * Routes whose operation selects one root field and whose answer is that field in the envelope,
+   * as it is (no payload path, wrapping, headers, cache metadata or stream): their successful
+   * answers are spliced (splice.ts).
+   */
+  const halves = new Map<CompiledRoute, { halves: EnvelopeHalves; status: number; contentType: string }>();
+  for (const route of routes) {
+    if (route.payload || route.wrap || route.headers || route.cache || route.events) continue;
+    if (!selectsOneRootField(options.operations.get(route.operation)!, route.operation, route.result)) continue;
+    const rendered = ENVELOPES[route.style].success(undefined, route);
+    const split = envelopeHalves((payload) => ENVELOPES[route.style].success(payload, route).body);
+    if (split) halves.set(route, { halves: split, status: rendered.status, contentType: rendered.contentType });
   }
 
   function baseUrl(req: RestRequest): string {
@@ -239,9 +253,14 @@ export function createBridge(options: BridgeOptions) {
         const value = req.headers[name];
         if (value) headers[name] = value;
       }
+      let answer: RouterAnswer;
       let result: GraphQLResult;
       try {
-        result = await options.execute({ query: options.operations.get(route.operation)!, operationName: route.operation, variables: variablesOf(route, req, params, body) }, headers);
+        answer = await options.execute({ query: options.operations.get(route.operation)!, operationName: route.operation, variables: variablesOf(route, req, params, body) }, headers);
+        const splice = halves.get(route);
+        const field = splice && rootFieldText(answer.body, route.result);
+        if (splice && field) return { status: splice.status, headers: { 'content-type': splice.contentType }, body: spliced(splice.halves, field) };
+        result = resultOfAnswer(answer);
       } catch (error) {
         options.log.error({ err: error, operation: route.operation }, 'router call failed');
         throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { retryAfter: 5 });

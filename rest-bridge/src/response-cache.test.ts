@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { createBridge, type GraphQLResult, type RestRequest } from './bridge.js';
 import { createResponseCache } from './response-cache.js';
 import { ROUTES } from './routes/index.js';
+import { answerOf } from './testing.js';
 
 const OPERATIONS_DIR = fileURLToPath(new URL('../../../schema/operations/', import.meta.url));
 const log = createLogger({ level: 'silent' });
@@ -58,7 +59,7 @@ function setup(options: { maxAgeSeconds?: number } = {}) {
       calls.push({ slug, site: headers['x-svc-site-key'] });
       const answer = delivered(slug, versions.get(slug) ?? 1, options.maxAgeSeconds);
       await hold;
-      return answer;
+      return answerOf(answer);
     },
   });
   return {

@@ -55,7 +55,7 @@ export async function startBridge(options: BridgeServerOptions, port: number, ho
   const bridge = createBridge({
     ...options,
     responseCache,
-    execute: (request, headers) => router.raw(request.operationName, request.variables, { headers }),
+    execute: (request, headers) => router.text(request.operationName, request.variables, { headers }),
     openStream: (url, init) => fetch(url, init),
   });
   const native = createNativePass({ routes: options.routes, targets: options.streamTargets ?? {}, inProcess: options.inProcess, log });

@@ -27,6 +27,12 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
+/** The router's answer as it came: HTTP status and body text, not yet parsed. */
+export interface RouterAnswer {
+  status: number;
+  body: string;
+}
+
 export interface RouterClient {
   /**
    * Runs a named operation and returns its `data`. Fails with an SvcError: the code of the
@@ -37,6 +43,8 @@ export interface RouterClient {
   execute<T = Record<string, unknown>>(operationName: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<T>;
   /** Runs a named operation and returns the response as it came (data and errors), for callers that map errors themselves. Transport failures throw as for `execute`. */
   raw(operationName: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<GraphQLResult>;
+  /** Runs a named operation and returns the answer unparsed, for callers that pass it on (parse it with `resultOfAnswer`). Transport failures throw as for `execute`. */
+  text(operationName: string, variables?: Record<string, unknown>, options?: CallOptions): Promise<RouterAnswer>;
   /** Closes the kept-alive connections. */
   close(): Promise<void>;
 }
@@ -64,6 +72,23 @@ function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/** The GraphQL result in a router's answer; UPSTREAM_ERROR (ROUTER_FAILURE.invalidAnswer) when the body is not one. */
+export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
+  const text = answer.body;
+  let result: unknown;
+  try {
+    result = JSON.parse(text);
+  } catch {
+    result = undefined;
+  }
+  if (!isObject(result)) {
+    throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${answer.status} with a body that is not a GraphQL result`, {
+      slug: ROUTER_FAILURE.invalidAnswer,
+      details: { httpStatus: answer.status, bodyStart: text.slice(0, 200) } });
+  }
+  return result as GraphQLResult;
+}
+
 /** One client of the router: every named operation over one pool of keep-alive connections. */
 export function createRouterClient(options: RouterClientOptions): RouterClient {
   const agent = new Agent();
@@ -72,7 +97,7 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
   operations.catch(() => undefined);
   const urlOf = typeof options.url === 'function' ? options.url : () => options.url as string;
 
-  async function post(operationName: string, variables: Record<string, unknown>, call: CallOptions): Promise<{ status: number; result: GraphQLResult }> {
+  async function post(operationName: string, variables: Record<string, unknown>, call: CallOptions): Promise<RouterAnswer> {
     const query = (await operations).get(operationName);
     // A programming error, not a failure of the graph: no such file was loaded.
     if (query === undefined) throw new Error(`Unknown operation ${operationName}: no schema/operations file defines it`);
@@ -81,40 +106,27 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
     headers['x-request-id'] ??= randomUUID();
     const timeoutMs = call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
     const signal = AbortSignal.timeout(timeoutMs);
-    let status: number;
-    let text: string;
     try {
       const response = await request(urlOf(), { method: 'POST', headers, body: JSON.stringify({ query, operationName, variables }), dispatcher: agent, signal });
-      status = response.statusCode;
-      text = await response.body.text();
+      return { status: response.statusCode, body: await response.body.text() };
     } catch (error) {
       if (signal.aborted) throw new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5, cause: asError(error) });
       throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(error) });
     }
-    let result: unknown;
-    try {
-      result = JSON.parse(text);
-    } catch {
-      result = undefined;
-    }
-    if (!isObject(result)) {
-      throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${status} with a body that is not a GraphQL result`, {
-        slug: ROUTER_FAILURE.invalidAnswer,
-        details: { httpStatus: status, bodyStart: text.slice(0, 200) } });
-    }
-    return { status, result: result as GraphQLResult };
   }
 
   return {
     async execute<T>(operationName: string, variables: Record<string, unknown> = {}, call: CallOptions = {}): Promise<T> {
-      const { status, result } = await post(operationName, variables, call);
+      const answer = await post(operationName, variables, call);
+      const result = resultOfAnswer(answer);
       if (result.errors?.length) throw svcErrorOf(result.errors[0]!);
-      if (!isObject(result.data)) throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${status} without data for ${operationName}`, { slug: ROUTER_FAILURE.invalidAnswer, details: { httpStatus: status } });
+      if (!isObject(result.data)) throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${answer.status} without data for ${operationName}`, { slug: ROUTER_FAILURE.invalidAnswer, details: { httpStatus: answer.status } });
       return result.data as T;
     },
     async raw(operationName, variables = {}, call = {}) {
-      return (await post(operationName, variables, call)).result;
+      return resultOfAnswer(await post(operationName, variables, call));
     },
+    text: (operationName, variables = {}, call = {}) => post(operationName, variables, call),
     close: () => agent.close(),
   };
 }
