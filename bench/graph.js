@@ -277,6 +277,8 @@ async function main() {
       HOME: process.env.HOME ?? os.tmpdir(),
       // As the image runs it (docker/Dockerfile); graphql-js's development checks are off.
       NODE_ENV: 'production',
+      // For a before-and-after of the router's compiled result shaping (SVC_ROUTER_COMPILED_SHAPING=false).
+      ...(process.env.SVC_ROUTER_COMPILED_SHAPING ? { SVC_ROUTER_COMPILED_SHAPING: process.env.SVC_ROUTER_COMPILED_SHAPING } : {}),
       DATABASE_URL: database.url,
       REDIS_URL,
       SVC_REDIS_PREFIX: redisPrefix,

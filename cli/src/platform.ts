@@ -114,6 +114,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           maxBodyBytes: config.SVC_MAX_BODY_BYTES,
           operations: await loadOperations(OPERATIONS_DIR),
           trustedDocuments: config.SVC_TRUSTED_DOCUMENTS,
+          compiledShaping: config.SVC_ROUTER_COMPILED_SHAPING,
         },
         config.SVC_ROUTER_PORT,
         host,

@@ -7,6 +7,7 @@ import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
 import { inProcessTransport, subgraphFetcher, undiciTransport } from './subgraph-fetch.js';
+import { installFastResultShaping } from './result-shaping.js';
 import { trustedDocuments, type TrustedDocumentsMode } from './trusted-documents.js';
 
 interface RouterContext {
@@ -35,6 +36,8 @@ export interface RouterOptions {
   /** The platform's known operations by name (loadOperations), and whether only they run (trusted-documents.ts). Default: none known, any runs. */
   operations?: ReadonlyMap<string, string>;
   trustedDocuments?: TrustedDocumentsMode;
+  /** Shape federated results along compiled plans (result-shaping.ts). Default true. */
+  compiledShaping?: boolean;
 }
 
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
@@ -44,6 +47,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   // platform's router must not call out on its own (and on a machine without internet each
   // attempt is a failed TLS connection). An operator who wants it sets the variable to false.
   process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
+  if (options.compiledShaping ?? true) installFastResultShaping(log);
   // One fetcher for the subgraphs over HTTP (keep-alive pools), one per subgraph in this process;
   // each sends identical queries in flight once (subgraph-fetch.ts).
   const pools = undiciTransport();

@@ -89,6 +89,12 @@ export const platformConfig = z.object({
    * (schema/operations/*.graphql), everything else refused with 400 PERSISTED_QUERY_NOT_IN_LIST.
    */
   SVC_TRUSTED_DOCUMENTS: z.enum(['any', 'only']).default('any'),
+  /**
+   * Whether the router shapes federated results along plans compiled once per operation
+   * (router/src/result-shaping.ts) instead of @apollo/gateway's own walk. Default true; false is
+   * the escape hatch should an answer ever differ.
+   */
+  SVC_ROUTER_COMPILED_SHAPING: envVar.flag(true),
   /** Origins allowed by CORS on the router and bridge. Default Apollo Studio and localhost. */
   SVC_CORS_ORIGINS: envVar.list(['https://studio.apollographql.com', 'http://localhost:3000', 'http://127.0.0.1:3000']),
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */
