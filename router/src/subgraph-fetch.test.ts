@@ -43,6 +43,27 @@ describe('subgraphFetcher', () => {
     expect(calls).toHaveLength(3);
   });
 
+  it('hands an in-process answer to its one reader as it is, and to readers sharing it each their own copy of it as it came', async () => {
+    const made: Record<string, unknown>[] = [];
+    const send = subgraphFetcher(async () => {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      const result = { data: { items: [{ id: 'a' }] } };
+      made.push(result);
+      return { status: 200, headers: { 'content-type': 'application/json' }, result };
+    });
+    const alone = await (await send('http://insight/graphql', post('{ items { id } }'))).json();
+    expect(alone).toBe(made[0]);
+    const readers = await Promise.all(Array.from({ length: 3 }, () => send('http://insight/graphql', post('{ items { id } }'))));
+    expect(made).toHaveLength(2);
+    // The gateway merges other subgraphs' data into what it read: the first reader doing so changes nobody else's.
+    const first = (await readers[0]!.json()) as { data: { items: { id: string; title?: string }[] } };
+    first.data.items[0]!.title = 'merged';
+    for (const reader of readers.slice(1)) expect(await reader.json()).toEqual({ data: { items: [{ id: 'a' }] } });
+    expect(first).not.toBe(made[1]);
+    expect(made[1]).toEqual({ data: { items: [{ id: 'a' }] } });
+    expect(await readers[2]!.text()).toBe('{"data":{"items":[{"id":"a"}]}}');
+  });
+
   it('never shares across callers, variables, documents or subgraphs, and never a mutation', async () => {
     const { calls, fetchImpl } = fakeSubgraph();
     const send = subgraphFetcher(fetchImpl);

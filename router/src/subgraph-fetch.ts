@@ -27,13 +27,12 @@ export interface SubgraphRequest {
   body?: unknown;
 }
 
-/** A subgraph's answer, read whole. */
-export interface SubgraphAnswer {
+/** A subgraph's answer, read whole: its body as text (over HTTP), or the object it parses to (a subgraph in this process). */
+export type SubgraphAnswer = {
   status: number;
   /** Lower-case names. */
   headers: Readonly<Record<string, string>>;
-  body: string;
-}
+} & ({ body: string; result?: undefined } | { body?: undefined; result: Record<string, unknown> });
 
 /** Sends one request to a subgraph and reads its whole answer. */
 export type SubgraphTransport = (url: string, init: SubgraphRequest) => Promise<SubgraphAnswer>;
@@ -75,7 +74,7 @@ export function undiciTransport(): { send: SubgraphTransport; close(): Promise<v
   };
 }
 
-/** A subgraph in this process (`svc all`), called without a socket: the same request, its answer as text. */
+/** A subgraph in this process (`svc all`), called without a socket: the same request, its answer as an object. */
 export function inProcessTransport(graphql: InProcessGraphql): SubgraphTransport {
   return (_url, init) => graphql({ method: (init.method ?? 'POST').toUpperCase(), headers: init.headers ?? {}, body: typeof init.body === 'string' ? init.body : '' });
 }
@@ -108,33 +107,44 @@ function isMutation(body: string): boolean {
  */
 const UNSHARED_HEADERS = new Set(['x-request-id', CLIENT_IP_SIGNATURE_HEADER]);
 
-function responseOf(url: string, answer: SubgraphAnswer): SubgraphResponse {
+/**
+ * The response the gateway reads. An answer given as an object goes to the gateway as it is, which
+ * then merges other subgraphs' data into it: so only an answer with one reader is handed over;
+ * one shared by several requests is read by each from one serialisation, made before any of them
+ * got it.
+ */
+function responseOf(url: string, answer: SubgraphAnswer, shared?: { text?: string }): SubgraphResponse {
   // A 400 with GraphQL errors in JSON is the subgraph refusing a variable: passed on as a 200.
   const status = answer.status === 400 && (answer.headers['content-type'] ?? '').includes('json') ? 200 : answer.status;
+  let text = answer.body;
+  if (text === undefined && shared) text = shared.text ??= JSON.stringify(answer.result);
   return {
     ok: status >= 200 && status < 300,
     status,
     statusText: STATUS_CODES[status] ?? '',
     url,
     headers: { get: (name) => answer.headers[name.toLowerCase()] ?? null },
-    text: async () => answer.body,
-    json: async () => JSON.parse(answer.body) as unknown,
+    text: async () => text ?? JSON.stringify(answer.result),
+    json: async () => (text === undefined ? answer.result : JSON.parse(text)) as unknown,
   };
 }
 
 /** The fetcher over `send` (undici pools, or a subgraph in this process). */
 export function subgraphFetcher(send: SubgraphTransport): (url: string, init: SubgraphRequest) => Promise<SubgraphResponse> {
-  const inFlight = new Map<string, Promise<SubgraphAnswer>>();
+  const inFlight = new Map<string, { answer: Promise<SubgraphAnswer>; readers: number; text?: string }>();
   return async (url, init) => {
     const body = init.body;
     if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return responseOf(url, await send(url, init));
     const headers = Object.entries(init.headers ?? {}).filter(([k]) => !UNSHARED_HEADERS.has(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}:${v}`).sort().join('\n');
     const key = `${url}\n${headers}\n${body}`;
-    let shared = inFlight.get(key);
-    if (!shared) {
-      shared = send(url, init).finally(() => inFlight.delete(key));
-      inFlight.set(key, shared);
+    let call = inFlight.get(key);
+    if (call) call.readers++;
+    else {
+      call = { answer: send(url, init).finally(() => inFlight.delete(key)), readers: 1 };
+      inFlight.set(key, call);
     }
-    return responseOf(url, await shared);
+    const answer = await call.answer;
+    // Every reader is known once the answer is in: the entry left the map before any of them resumed.
+    return responseOf(url, answer, call.readers > 1 ? call : undefined);
   };
 }

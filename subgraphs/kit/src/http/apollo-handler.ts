@@ -10,21 +10,26 @@ import { sendJson, type Handler } from './server.js';
  * which Apollo answers with 500; a request refused before execution for its syntax or a
  * validation rule is the client's mistake and gets 400.
  */
-function refusedAsClientMistake(body: string): boolean {
+function refusedAsClientMistake(body: string | { data?: unknown; errors?: unknown }): boolean {
+  let parsed: { data?: unknown; errors?: { message?: string; extensions?: { code?: unknown } }[] };
   try {
-    const parsed = JSON.parse(body) as { data?: unknown; errors?: { message?: string; extensions?: { code?: unknown } }[] };
-    const errors = parsed.errors ?? [];
-    return parsed.data === undefined && errors.length > 0 && errors.every((e) => e.message?.startsWith('Syntax Error') || (typeof e.extensions?.code === 'string' && CLIENT_CODES.has(e.extensions.code)));
+    parsed = typeof body === 'string' ? JSON.parse(body) : (body as typeof parsed);
   } catch {
     return false;
   }
+  const errors = parsed.errors ?? [];
+  return parsed.data === undefined && errors.length > 0 && errors.every((e) => e.message?.startsWith('Syntax Error') || (typeof e.extensions?.code === 'string' && CLIENT_CODES.has(e.extensions.code)));
 }
 
-/** A GraphQL answer as text: status, headers (lower-case names) and body. */
-export interface GraphqlAnswer {
+/**
+ * A GraphQL answer in this process: status, headers (lower-case names) and the result as the
+ * object its JSON body would parse to, not serialised (a subgraph's answer to the router is
+ * parsed again at once; the router serialises what it answers itself).
+ */
+export interface InProcessAnswer {
   status: number;
   headers: Record<string, string>;
-  body: string;
+  result: Record<string, unknown>;
 }
 
 /**
@@ -32,7 +37,7 @@ export interface GraphqlAnswer {
  * subgraph that runs beside it (`svc all`). The same Apollo Server, plugins, validation, context
  * and masking as over HTTP; the request as the router would send it (method, headers, JSON body).
  */
-export type InProcessGraphql = (request: { method: string; headers: Readonly<Record<string, string>>; body: string }) => Promise<GraphqlAnswer>;
+export type InProcessGraphql = (request: { method: string; headers: Readonly<Record<string, string>>; body: string }) => Promise<InProcessAnswer>;
 
 const JSON_TYPE = 'application/json; charset=utf-8';
 
@@ -102,15 +107,51 @@ export function apolloHandler<C extends BaseContext>(
   };
 }
 
-/** The same endpoint for callers in this process (see {@link InProcessGraphql}); `context` gets the request's headers. */
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
+
+/**
+ * The same endpoint for callers in this process (see {@link InProcessGraphql}); `context` gets the
+ * request's headers. A POST of a JSON GraphQL request (what the router sends) is executed with
+ * `executeOperation`, which runs the same plugins, validation and error formatting as the HTTP
+ * path and hands back the result unserialised; anything else takes the HTTP path.
+ */
 export function inProcessGraphql<C extends BaseContext>(server: ApolloServer<C>, context: (headers: IncomingHttpHeaders) => Promise<C>): InProcessGraphql {
-  return async ({ method, headers, body }) => {
+  const viaHttp = async ({ method, headers, body }: { method: string; headers: Readonly<Record<string, string>>; body: string }): Promise<InProcessAnswer> => {
     const map = headerMapOf(headers);
     const answer = await answerOf(server, () => context(Object.fromEntries(map)), { method, headers: map, search: '', text: body });
-    const out = Object.fromEntries(answer.headers);
-    if (typeof answer.body === 'string') return { status: answer.status, headers: out, body: answer.body };
     let text = '';
-    for await (const chunk of answer.body) text += chunk;
-    return { status: answer.status, headers: out, body: text };
+    if (typeof answer.body === 'string') text = answer.body;
+    else for await (const chunk of answer.body) text += chunk;
+    return { status: answer.status, headers: Object.fromEntries(answer.headers), result: JSON.parse(text) as Record<string, unknown> };
+  };
+  return async (request) => {
+    const map = headerMapOf(request.headers);
+    let parsed: unknown;
+    try {
+      parsed = request.method === 'POST' && (map.get('content-type') ?? '').includes('json') ? parseClientJson(request.body) : undefined;
+    } catch (error) {
+      if (!(error instanceof SvcError)) throw error;
+      const refused = refusal(error);
+      return { status: refused.status, headers: Object.fromEntries(refused.headers), result: JSON.parse(refused.body) as Record<string, unknown> };
+    }
+    if (!isObject(parsed) || typeof parsed.query !== 'string') return viaHttp(request);
+    let contextValue: C;
+    try {
+      contextValue = await context(Object.fromEntries(map));
+    } catch (error) {
+      // As Apollo answers a failing context function over HTTP.
+      return { status: 500, headers: { 'content-type': JSON_TYPE }, result: { errors: [{ message: `Context creation failed: ${(error as Error).message}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+    }
+    const { query, variables, operationName, extensions } = parsed as { query: string; variables?: Record<string, unknown>; operationName?: string; extensions?: Record<string, unknown> };
+    const response = await server.executeOperation(
+      { query, variables: variables ?? undefined, operationName: operationName ?? undefined, extensions: extensions ?? undefined, http: { method: 'POST', headers: map, search: '', body: parsed } },
+      { contextValue },
+    );
+    if (response.body.kind !== 'single') return viaHttp(request);
+    const result = response.body.singleResult as Record<string, unknown>;
+    const headers: Record<string, string> = { 'content-type': JSON_TYPE };
+    for (const [key, value] of response.http.headers) headers[key] = value;
+    const status = response.http.status ?? 200;
+    return { status: status === 500 && refusedAsClientMistake(result) ? 400 : status, headers, result };
   };
 }
