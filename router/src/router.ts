@@ -1,7 +1,7 @@
 import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, signClientAddress, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, clientAddressSigner, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
@@ -107,12 +107,13 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   });
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);
+  const sign = options.clientAddressKey ? clientAddressSigner(options.clientAddressKey) : undefined;
   const context = async (req: IncomingMessage): Promise<RouterContext> => {
     const address = clientIp(req, isTrusted);
     return {
       headers: req.headers,
       clientIp: address,
-      clientIpSignature: address && options.clientAddressKey ? signClientAddress(options.clientAddressKey, address) : undefined,
+      clientIpSignature: address && sign ? sign(address) : undefined,
     };
   };
   const server = createHttpServer({

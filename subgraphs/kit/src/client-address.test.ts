@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { createTokenVerifier } from './auth.js';
 import { createContext } from './context.js';
 import { createLogger } from './logger.js';
-import { CLIENT_ADDRESS_MAX_AGE_SECONDS, clientAddressKey, isSignedClientAddress, signClientAddress } from './client-address.js';
+import { CLIENT_ADDRESS_MAX_AGE_SECONDS, clientAddressKey, clientAddressSigner, isSignedClientAddress, signClientAddress } from './client-address.js';
 
 const SECRET = 'test-secret-that-is-at-least-32-characters';
 const key = clientAddressKey(SECRET);
@@ -18,6 +18,22 @@ describe('signClientAddress / isSignedClientAddress', () => {
     expect(isSignedClientAddress(key, '198.51.100.7', 'forged')).toBe(false);
     const flipped = `${signature.slice(0, -1)}${signature.endsWith('0') ? '1' : '0'}`;
     expect(isSignedClientAddress(key, '198.51.100.7', flipped)).toBe(false);
+  });
+
+  it('clientAddressSigner signs as signClientAddress does, once per address and second', () => {
+    let now = 1_700_000_000_500;
+    const sign = clientAddressSigner(key, () => now);
+    const first = sign('198.51.100.7');
+    expect(first).toBe(signClientAddress(key, '198.51.100.7', now));
+    expect(sign('198.51.100.8')).toBe(signClientAddress(key, '198.51.100.8', now));
+    now += 400;
+    expect(sign('198.51.100.7')).toBe(first);
+    now += 200; // the next second
+    const next = sign('198.51.100.7');
+    expect(next).not.toBe(first);
+    expect(next).toBe(signClientAddress(key, '198.51.100.7', now));
+    expect(isSignedClientAddress(key, '198.51.100.7', next, now)).toBe(true);
+    for (let i = 0; i < 1500; i++) expect(sign(`10.0.${i >> 8}.${i & 255}`)).toBe(signClientAddress(key, `10.0.${i >> 8}.${i & 255}`, now));
   });
 
   it('refuses signatures older or newer than the maximum age (replays)', () => {

@@ -32,6 +32,30 @@ export function signClientAddress(key: ClientAddressKey, address: string, nowMs 
   return `${seconds}.${mac(key, seconds, address)}`;
 }
 
+/**
+ * `signClientAddress` for a process that signs at every request (the router): a signature is the
+ * same for one address within one second, so each is made once a second (at most 1,000 addresses
+ * a second are kept; the rest are signed each time).
+ */
+export function clientAddressSigner(key: ClientAddressKey, now: () => number = Date.now): (address: string) => string {
+  let second = -1;
+  const made = new Map<string, string>();
+  return (address) => {
+    const nowMs = now();
+    const current = Math.floor(nowMs / 1000);
+    if (current !== second) {
+      second = current;
+      made.clear();
+    }
+    let signature = made.get(address);
+    if (signature === undefined) {
+      signature = signClientAddress(key, address, nowMs);
+      if (made.size < 1000) made.set(address, signature);
+    }
+    return signature;
+  };
+}
+
 /** Whether `signature` is the router's, for `address`, and recent. */
 export function isSignedClientAddress(key: ClientAddressKey | undefined, address: string | undefined, signature: string | undefined, nowMs = Date.now()): boolean {
   if (!key || !address || !signature) return false;

@@ -57,7 +57,7 @@ export async function createContext(headers: IncomingHttpHeaders, options: Conte
   const requestId = requestIdFrom(headers);
   const context: SvcContext = {
     requestId,
-    log: options.log.child({ requestId }),
+    log: options.log,
     siteKey: header(headers, 'x-svc-site-key'),
     tenantId: header(headers, 'x-svc-tenant-id'),
     clientIp: clientIpOf(headers, peer, options.verifier),
@@ -69,6 +69,7 @@ export async function createContext(headers: IncomingHttpHeaders, options: Conte
   } catch (error) {
     context.authError = error instanceof SvcError ? error : new SvcError('UNAUTHENTICATED', 'Access token is invalid');
   }
-  if (context.principal) context.log = context.log.child({ sub: context.principal.subject });
+  // One child logger a request, naming the caller when there is one.
+  context.log = options.log.child(context.principal ? { requestId, sub: context.principal.subject } : { requestId });
   return context;
 }
