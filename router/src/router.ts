@@ -1,8 +1,9 @@
-import { ApolloGateway, RemoteGraphQLDataSource } from '@apollo/gateway';
+import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, createAddressMatcher, createHttpServer, FORWARDED_HEADERS, healthRoutes, introspectionDepthRule, listen, clientAddressSigner, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, createAddressMatcher, createHttpServer, healthRoutes, introspectionDepthRule, listen, clientAddressSigner, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import { SubgraphDataSource } from './data-source.js';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
@@ -60,22 +61,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     supergraphSdl: options.supergraphSdl,
     experimental_approximateQueryPlanStoreMiB: 50,
     logger: log,
-    buildService: ({ name, url }) =>
-      new RemoteGraphQLDataSource<RouterContext>({
-        url: options.subgraphUrls[name] ?? url,
-        fetcher: fetcherOf(name) as unknown as NonNullable<RemoteGraphQLDataSource['fetcher']>,
-        willSendRequest({ request, context }) {
-          if (!context.headers) return;
-          for (const name of FORWARDED_HEADERS) {
-            const value = context.headers[name];
-            if (typeof value === 'string') request.http?.headers.set(name, value);
-          }
-          if (context.clientIp) {
-            request.http?.headers.set(CLIENT_IP_HEADER, context.clientIp);
-            if (context.clientIpSignature) request.http?.headers.set(CLIENT_IP_SIGNATURE_HEADER, context.clientIpSignature);
-          }
-        },
-      }),
+    buildService: ({ name, url }) => new SubgraphDataSource<RouterContext>(options.subgraphUrls[name] ?? url ?? '', fetcherOf(name)),
   });
   const limits = options.limits ?? {};
   const armor = new ApolloArmor({

@@ -1,11 +1,11 @@
 /**
- * How the router calls a subgraph: the `fetcher` of every RemoteGraphQLDataSource. Three things
+ * How the router calls a subgraph: the fetch of every SubgraphDataSource (data-source.ts). Three things
  * on top of a plain `fetch`:
  *
  * - The request goes over a keep-alive undici pool per subgraph with `request()`: the body is a
  *   string of known length, written at once (global `fetch` streams it chunked, several writes a
  *   request) and nothing asks for compression on loopback. What the gateway gets back is a small
- *   response object with what RemoteGraphQLDataSource reads (status, headers, text, json).
+ *   response object with what the data source reads (status, headers, text, json).
  * - A subgraph answers 400 when it cannot coerce a variable (a scalar the router passes through
  *   unchecked, such as DateTimeISO); its body holds GraphQL errors with their codes. The gateway
  *   would turn any non-2xx into an internal error, so such an answer is handed on as a 200 and
@@ -20,7 +20,7 @@ import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
 import { CLIENT_IP_SIGNATURE_HEADER, type InProcessGraphql } from '@svc/kit';
 
-/** What the gateway hands its fetcher: RemoteGraphQLDataSource's request, headers as a plain object. */
+/** What the data source sends: method, headers as a plain object, the JSON body. */
 export interface SubgraphRequest {
   method?: string;
   headers?: Record<string, string>;
@@ -37,7 +37,7 @@ export type SubgraphAnswer = {
 /** Sends one request to a subgraph and reads its whole answer. */
 export type SubgraphTransport = (url: string, init: SubgraphRequest) => Promise<SubgraphAnswer>;
 
-/** What RemoteGraphQLDataSource reads of a response (sendRequest, parseBody, errorFromResponse, respond). */
+/** What the data source reads of a response (data-source.ts: status, reason, headers, body). */
 export interface SubgraphResponse {
   ok: boolean;
   status: number;
