@@ -13,7 +13,7 @@
  * subgraph's Cache-Control. Automatic persisted queries to subgraphs stay off, as they were.
  */
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
-import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, FORWARDED_HEADERS } from '@svc/kit';
+import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, FORWARDED_HEADERS, isJsonObject } from '@svc/kit';
 import { GraphQLError } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { SubgraphRequest, SubgraphResponse } from './subgraph-fetch.js';
@@ -26,8 +26,6 @@ export interface ForwardingContext {
 }
 
 type Fetch = (url: string, init: SubgraphRequest & { headers: Record<string, string>; body: string }) => Promise<SubgraphResponse>;
-
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
 
 async function bodyOf(response: SubgraphResponse): Promise<unknown> {
   const type = response.headers.get('content-type');
@@ -82,7 +80,7 @@ export class SubgraphDataSource<TContext extends ForwardingContext> implements G
     const response = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify({ query, ...rest }) });
     if (!response.ok) throw await errorFrom(response);
     const body = await bodyOf(response);
-    if (!isObject(body)) throw new Error(`Expected JSON response body, but received: ${String(body)}`);
+    if (!isJsonObject(body)) throw new Error(`Expected JSON response body, but received: ${String(body)}`);
     // A client's operation (not a health check): its cache policy is as restricted as each answer's.
     if ('incomingRequestContext' in options) {
       const policy = options.incomingRequestContext.overallCachePolicy as unknown;

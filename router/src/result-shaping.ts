@@ -33,7 +33,7 @@ import type { Logger } from '@svc/kit';
 const require = createRequire(import.meta.url);
 
 /** The @apollo/gateway and federation-internals versions whose internals these patches match. */
-export const SHAPING_VERSIONS = /^2\.14\./;
+const SHAPING_VERSIONS = /^2\.14\./;
 
 // federation-internals types, as far as this module reads them.
 interface NamedType { name: string; kind: string }

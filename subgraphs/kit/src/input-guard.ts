@@ -70,6 +70,11 @@ export function jsonTooDeep(text: string, max = MAX_JSON_DEPTH): boolean {
   return false;
 }
 
+/** A JSON object (not null, not an array). */
+export function isJsonObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
+}
+
 /**
  * Parses a client's JSON: refuses nesting deeper than {@link MAX_JSON_DEPTH} before parsing,
  * invalid JSON, and bad text after; each a 400 saying what is wrong.

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { SvcError } from '../errors.js';
+import { isJsonObject } from '../input-guard.js';
 import { svcErrorOf, type GraphQLResult } from './graphql-result.js';
 
 export interface RouterClientOptions {
@@ -68,10 +69,6 @@ function asError(error: unknown): Error {
   return new Error(typeof message === 'string' ? message : String(error), { cause: error });
 }
 
-function isObject(value: unknown): value is Record<string, unknown> {
-  return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
 /** The GraphQL result in a router's answer; UPSTREAM_ERROR (ROUTER_FAILURE.invalidAnswer) when the body is not one. */
 export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
   const text = answer.body;
@@ -81,7 +78,7 @@ export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
   } catch {
     result = undefined;
   }
-  if (!isObject(result)) {
+  if (!isJsonObject(result)) {
     throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${answer.status} with a body that is not a GraphQL result`, {
       slug: ROUTER_FAILURE.invalidAnswer,
       details: { httpStatus: answer.status, bodyStart: text.slice(0, 200) } });
@@ -120,7 +117,7 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
       const answer = await post(operationName, variables, call);
       const result = resultOfAnswer(answer);
       if (result.errors?.length) throw svcErrorOf(result.errors[0]!);
-      if (!isObject(result.data)) throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${answer.status} without data for ${operationName}`, { slug: ROUTER_FAILURE.invalidAnswer, details: { httpStatus: answer.status } });
+      if (!isJsonObject(result.data)) throw new SvcError('UPSTREAM_ERROR', `The GraphQL router answered HTTP ${answer.status} without data for ${operationName}`, { slug: ROUTER_FAILURE.invalidAnswer, details: { httpStatus: answer.status } });
       return result.data as T;
     },
     async raw(operationName, variables = {}, call = {}) {

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { HeaderMap, type ApolloServer, type BaseContext } from '@apollo/server';
 import { CLIENT_CODES, SvcError } from '../errors.js';
-import { parseClientJson } from '../input-guard.js';
+import { isJsonObject, parseClientJson } from '../input-guard.js';
 import { readBody } from './read-body.js';
 import { sendJson, type Handler } from './server.js';
 
@@ -43,7 +43,16 @@ const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** A refusal before Apollo is reached (a body that is no JSON or nests too deep): 400, in GraphQL's error shape. */
 function refusal(error: SvcError): { status: number; headers: HeaderMap; body: string } {
-  return { status: 400, headers: new HeaderMap([['content-type', JSON_TYPE]]), body: JSON.stringify({ errors: [{ message: error.message, extensions: error.extensions }] }) };
+  return { status: 400, headers: new HeaderMap([['content-type', JSON_TYPE]]), body: JSON.stringify(refusalResult(error)) };
+}
+
+function refusalResult(error: SvcError): Record<string, unknown> {
+  return { errors: [{ message: error.message, extensions: error.extensions }] };
+}
+
+/** An in-process answer for a failure of the server itself, shaped as Apollo answers one over HTTP. */
+function serverFailure(message: string): InProcessAnswer {
+  return { status: 500, headers: { 'content-type': JSON_TYPE }, result: { errors: [{ message, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
 }
 
 /** Runs one request whose body was read through Apollo; a refusal before execution for the client's mistake is a 400. */
@@ -107,8 +116,6 @@ export function apolloHandler<C extends BaseContext>(
   };
 }
 
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === 'object' && value !== null && !Array.isArray(value);
-
 /**
  * The same endpoint for callers in this process (see {@link InProcessGraphql}); `context` gets the
  * request's headers. A POST of a JSON GraphQL request (what the router sends) is executed with
@@ -131,23 +138,22 @@ export function inProcessGraphql<C extends BaseContext>(server: ApolloServer<C>,
       parsed = request.method === 'POST' && (map.get('content-type') ?? '').includes('json') ? parseClientJson(request.body) : undefined;
     } catch (error) {
       if (!(error instanceof SvcError)) throw error;
-      const refused = refusal(error);
-      return { status: refused.status, headers: Object.fromEntries(refused.headers), result: JSON.parse(refused.body) as Record<string, unknown> };
+      return { status: 400, headers: { 'content-type': JSON_TYPE }, result: refusalResult(error) };
     }
-    if (!isObject(parsed) || typeof parsed.query !== 'string') return viaHttp(request);
+    if (!isJsonObject(parsed) || typeof parsed.query !== 'string') return viaHttp(request);
     let contextValue: C;
     try {
       contextValue = await context(Object.fromEntries(map));
     } catch (error) {
-      // As Apollo answers a failing context function over HTTP.
-      return { status: 500, headers: { 'content-type': JSON_TYPE }, result: { errors: [{ message: `Context creation failed: ${(error as Error).message}`, extensions: { code: 'INTERNAL_SERVER_ERROR' } }] } };
+      return serverFailure(`Context creation failed: ${(error as Error).message}`);
     }
     const { query, variables, operationName, extensions } = parsed as { query: string; variables?: Record<string, unknown>; operationName?: string; extensions?: Record<string, unknown> };
     const response = await server.executeOperation(
       { query, variables: variables ?? undefined, operationName: operationName ?? undefined, extensions: extensions ?? undefined, http: { method: 'POST', headers: map, search: '', body: parsed } },
       { contextValue },
     );
-    if (response.body.kind !== 'single') return viaHttp(request);
+    // The router asks for one answer, never incremental delivery; running the operation again over the HTTP path would run a mutation twice.
+    if (response.body.kind !== 'single') return serverFailure('A subgraph in this process answered incrementally');
     const result = response.body.singleResult as Record<string, unknown>;
     const headers: Record<string, string> = { 'content-type': JSON_TYPE };
     for (const [key, value] of response.http.headers) headers[key] = value;
