@@ -77,17 +77,25 @@ describe('entity references in batches', () => {
     expect((await ask(ids.slice(0, 2))).statements).toBe(1);
   });
 
-  it('reads who may see which agent once a request, and each distinct agent once, however many references name it', async () => {
+  it('reads the agents of a request with their owners in one statement, however many references name them, and leaves out what the caller may not read', async () => {
     const admin = await platform.token({ roles: ['admin'], tenants: '*', sites: '*' });
-    // The demo's agent, and one nobody has (null).
-    const codes = ['shop-assistant', 'nobody-has-this-agent'];
-    const ask = (list: readonly string[]) => counting(() => gql(platform.urls.llm!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { code } } }', { r: list.map((code) => ({ __typename: 'Agent', code })) }, { authorization: `Bearer ${admin}` }));
-    const two = await ask(codes);
-    expect(two.result.body.data._entities).toEqual([{ code: 'shop-assistant' }, null]);
-    const fifty = await ask(Array.from({ length: 50 }, (_, i) => codes[i % 2]!));
+    const demoAnalyst = await platform.token({ roles: ['analyst'], tenants: ['demo'], sites: ['demo'] });
+    // The demo tenant's agent, one nobody has, and a code that must be quoted in the statement (null, not an error).
+    const codes = ['shop-assistant', 'nobody-has-this-agent', 'odd"code\\{x,y}'];
+    const ask = (list: readonly string[], bearer: string) => counting(() => gql(platform.urls.llm!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { code budget { agentCode } } } }', { r: list.map((code) => ({ __typename: 'Agent', code })) }, { authorization: `Bearer ${bearer}` }));
+    const three = await ask(codes, admin);
+    expect(three.result.body.errors).toBeUndefined();
+    expect(three.result.body.data._entities).toEqual([{ code: 'shop-assistant', budget: { agentCode: 'shop-assistant' } }, null, null]);
+    expect(three.statements).toBe(1);
+    const fifty = await ask(Array.from({ length: 50 }, (_, i) => codes[i % 3]!), admin);
     expect(fifty.result.body.errors).toBeUndefined();
     expect(fifty.result.body.data._entities).toHaveLength(50);
-    expect(fifty.statements).toBe(two.statements);
+    expect(fifty.statements).toBe(1);
+    // The demo tenant's reader sees its agent; another tenant's admin does not (as if it did not exist).
+    expect((await ask(codes, demoAnalyst)).result.body.data._entities).toEqual([{ code: 'shop-assistant', budget: { agentCode: 'shop-assistant' } }, null, null]);
+    const other = await ask(codes, token);
+    expect(other.result.body.errors).toBeUndefined();
+    expect(other.result.body.data._entities).toEqual([null, null, null]);
   });
 
   it('reads 50 contents of a site in one query, keeping the order of the references and repeating none', async () => {

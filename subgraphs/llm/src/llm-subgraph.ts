@@ -2,6 +2,7 @@ import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboun
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Price } from './domain/cost.js';
+import { ownerOf } from './domain/agent-owner.js';
 import { resolveGatewayConfig } from './domain/gateway-config.js';
 import { createProvider } from './providers/factory.js';
 import { createModelRouter } from './routing/model-router.js';
@@ -66,16 +67,15 @@ function parts(services?: GatewayServices): SchemaParts {
     instances: services ? [new GatewayResolver(services), new AgentLimitsResolver(services)] : [],
     referenceResolvers: {
       Agent: {
-        // The request's references together (kit reference-loader.ts): who may read what is decided once, each distinct agent read once.
+        // The request's references together (kit reference-loader.ts): who may read what is decided once, and the agents with their budgets and owners are read in one statement.
         __resolveReference: batchedReference('Agent', (r: { code: string }) => r.code, async (ctx, codes) => {
           // People and the master key by owner (agent-access.ts); an agent's key sees its own agent only.
-          const readable = await services!.access.readable(ctx).catch(() => undefined);
-          // One agent at a time: a request may name many, and each read takes a pool connection.
+          const readable = await services!.access.readableOwners(ctx).catch(() => undefined);
           const agents = new Map<string, object>();
-          for (const code of codes) {
-            const visible = readable?.(code) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, code)));
-            const agent = visible ? await services!.budgets.agent(code) : null;
-            if (agent) agents.set(code, agent);
+          for (const [code, agent] of await services!.budgets.agents(codes)) {
+            const { tenantId, managedBy } = agent.budget;
+            const visible = readable?.(ownerOf(tenantId, managedBy === 'TENANT')) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, code)));
+            if (visible) agents.set(code, agent);
           }
           return agents;
         }),

@@ -1,6 +1,6 @@
 import { hasRole, openAiErrors, SvcError, tenantOf, type SvcContext } from '@svc/kit';
 import { AGENT_CODE, TENANT_ID } from '../domain/agent-code.js';
-import { canManage, canRead, ownerForNew, PLATFORM, type AgentScope } from '../domain/agent-owner.js';
+import { canManage, canRead, ownerForNew, PLATFORM, type AgentOwner, type AgentScope } from '../domain/agent-owner.js';
 import type { AgentStore } from '../store/agent-store.js';
 import type { KeyService } from './key-service.js';
 
@@ -54,11 +54,21 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
     return (code) => can(scope, owners.get(code) ?? PLATFORM);
   }
 
+  /** A test of agents' owners for what the caller may `need`, reading nothing (for callers that read the owners with the agents). */
+  async function allowedOwners(ctx: SvcContext, need: 'manage' | 'read'): Promise<(owner: AgentOwner) => boolean> {
+    const { scope } = await reach(ctx, need);
+    const can = need === 'manage' ? canManage : canRead;
+    return (owner) => can(scope, owner);
+  }
+
   const notYours = (code: string) => openAiErrors.permissionDenied(`The agent ${JSON.stringify(code)} is not yours to manage: it belongs to the platform or another tenant`, 'agent_not_yours');
 
   return {
     /** The agents the caller may read (budgets, usage), as a test of their codes. */
     readable: (ctx: SvcContext) => allowed(ctx, 'read'),
+
+    /** The owners whose agents the caller may read, as a test: for agents read with their owner (budgets carry it). */
+    readableOwners: (ctx: SvcContext) => allowedOwners(ctx, 'read'),
 
     /** Whether the caller may read the agent `code` (an unknown one: no). */
     async mayRead(ctx: SvcContext, code: string): Promise<boolean> {

@@ -48,6 +48,14 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
   });
 
   const view = (agentCode: string, period = periodOf(clock())): Promise<Budget | undefined> => budgets.budget(agentCode, period);
+  /** An agent with its budget; its usage since `from` is read only when asked for. */
+  const agentOf = (budget: Budget, from: Date): Agent => ({
+    code: budget.agentCode,
+    budget,
+    get usage() {
+      return usage.daily({ agentCode: budget.agentCode, from });
+    },
+  });
 
   return {
     view,
@@ -57,15 +65,14 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
     /** The agent with its budget, and this month's usage when asked for; null when unknown. */
     async agent(code: string): Promise<Agent | null> {
       const budget = await view(code);
-      if (!budget) return null;
+      return budget ? agentOf(budget, periodBounds(periodOf(clock())).start) : null;
+    },
+
+    /** The agents of these codes with their budgets, by code (unknown ones left out): one read for all. */
+    async agents(codes: readonly string[]): Promise<Map<string, Agent>> {
       const from = periodBounds(periodOf(clock())).start;
-      return {
-        code,
-        budget,
-        get usage() {
-          return usage.daily({ agentCode: code, from });
-        },
-      };
+      const found = await budgets.budgetsOf(codes, periodOf(clock()));
+      return new Map(found.map((budget) => [budget.agentCode, agentOf(budget, from)]));
     },
 
     /**

@@ -59,6 +59,15 @@ export function createBudgetStore(orm: MikroORM) {
       return rows[0] ? toBudget(rows[0]) : undefined;
     },
 
+    /** The budgets of these agents (unknown codes left out), in one statement. */
+    async budgetsOf(agentCodes: readonly string[], period: string): Promise<Budget[]> {
+      if (!agentCodes.length) return [];
+      // A text[] literal: every element quoted, with its quotes and backslashes escaped.
+      const codes = `{${agentCodes.map((code) => `"${code.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
+      const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = any(?::text[])`, [period, codes]);
+      return rows.map(toBudget);
+    },
+
     async budgets(period: string): Promise<Budget[]> {
       const rows = await em().execute<Row[]>(`${BUDGETS}\n          order by a.code`, [period]);
       return rows.map(toBudget);
