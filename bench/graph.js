@@ -269,7 +269,7 @@ async function main() {
   try {
     database = await createBenchDatabase(name);
     dir = await mkdtemp(join(os.tmpdir(), 'svc-graph-'));
-    const ports = { insight: await freePort(), llm: await freePort(), crawl: await freePort(), cms: await freePort(), router: await freePort(), bridge: await freePort(), all: await freePort() };
+    const ports = { insight: await freePort(), llm: await freePort(), crawl: await freePort(), cms: await freePort(), router: await freePort(), bridge: await freePort(), all: await freePort(), allBridge: await freePort() };
     const url = (service) => `http://127.0.0.1:${ports[service]}`;
     const adminPassword = randomBytes(12).toString('base64url');
     const env = {
@@ -341,10 +341,11 @@ async function main() {
     log(`svc router :${ports.router} and svc bridge :${ports.bridge} ready`);
     // The whole platform in one process on the same database and Redis (`svc all`, what `npm start`
     // runs): its router calls the subgraphs of its process without a socket. Its other listeners
-    // on ports of their own; `ports.all` is its router's.
+    // on ports of their own; `ports.all` is its router's, `ports.allBridge` its bridge's (which runs its
+    // operations on the router of its process without a socket).
     await startService('all', {
       SVC_ROUTER_PORT: String(ports.all), SVC_INSIGHT_PORT: String(await freePort()), SVC_LLM_PORT: String(await freePort()), SVC_CRAWL_PORT: String(await freePort()),
-      SVC_CMS_PORT: String(await freePort()), SERVER_PORT: String(await freePort()), SVC_DASHBOARD_PORT: String(await freePort()),
+      SVC_CMS_PORT: String(await freePort()), SERVER_PORT: String(ports.allBridge), SVC_DASHBOARD_PORT: String(await freePort()),
     });
     log(`svc all (one process) ready, its router on :${ports.all}`);
 
@@ -564,16 +565,20 @@ async function main() {
       ],
       view: (c) => c.answer.body,
     };
+    const listActions = (base) => ({ url: `${base}/api/v1/insight/actions?first=${ACTIONS}`, method: 'GET', headers: { accept: 'application/json', ...authHeaders } });
+    const asListActionsData = (c) => Object.assign(c, {
+      compare: (reference, mine) => {
+        const result = compareBodies(JSON.stringify(JSON.parse(reference.body).data), JSON.stringify(JSON.parse(mine.body).data.actionProposals));
+        return { ...result, how: `the bridge's data vs the router's data.actionProposals: ${result.how}` };
+      },
+    });
     const w4 = {
       key: 'W4',
       contenders: [
-        contender('bridge', 'bridge', { url: `${url('bridge')}/api/v1/insight/actions?first=${ACTIONS}`, method: 'GET', headers: { accept: 'application/json', ...authHeaders } }, ['bridge', 'router', 'insight']),
-        Object.assign(asGraphql(contender('our router (ListActions)', 'router', gql(url('router'), ...listActionsOp), ['router', 'insight'])), {
-          compare: (reference, mine) => {
-            const result = compareBodies(JSON.stringify(JSON.parse(reference.body).data), JSON.stringify(JSON.parse(mine.body).data.actionProposals));
-            return { ...result, how: `the bridge's data vs the router's data.actionProposals: ${result.how}` };
-          },
-        }),
+        contender('bridge', 'bridge', listActions(url('bridge')), ['bridge', 'router', 'insight']),
+        asListActionsData(asGraphql(contender('our router (ListActions)', 'router', gql(url('router'), ...listActionsOp), ['router', 'insight']))),
+        contender('bridge, svc all (the router of its process, no socket)', 'all-bridge', listActions(url('allBridge')), ['all']),
+        asListActionsData(asGraphql(contender('our router, svc all (ListActions)', 'all-router', gql(url('all'), ...listActionsOp), ['all']))),
       ],
       view: (c) => c.answer.body,
     };
@@ -679,7 +684,7 @@ async function main() {
       ...comparedTable(w3),
       `### 4. REST through the bridge vs its operation through the router: \`GET /api/v1/insight/actions?first=${ACTIONS}\` (ListActions)`,
       '',
-      `No REST route's operation is planned over more than one subgraph (${federated.spanning.length ? `except ${federated.spanning.join('; ')}` : `all ${federated.checked} routes checked with @apollo/query-planner`}), so this is the bridge's route for listing actions against the same operation sent to the router.`,
+      `No REST route's operation is planned over more than one subgraph (${federated.spanning.length ? `except ${federated.spanning.join('; ')}` : `all ${federated.checked} routes checked with @apollo/query-planner`}), so this is the bridge's route for listing actions against the same operation sent to the router: each in its own process, and both in \`svc all\`, whose bridge runs the operation on the router of its process without a socket.`,
       '',
       ...header,
       ...w4.contenders.flatMap((c) => row('', c)),
@@ -690,7 +695,7 @@ async function main() {
       '',
       `- Our router ÷ Hive Gateway, throughput: one subgraph ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive-nodedupe'), 'rps', c))}); federated ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive-nodedupe'), 'rps', c))}).`,
       `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc all\` ${perC((c) => ratio(find(w3, 'all'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
-      `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
+      `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; ListActions in \`svc all\` ${perC((c) => `${diff(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)} (${ratio(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
       `- Cached delivery with locale negotiation ÷ without (bridge), throughput: ${perC((c) => ratio(w1cached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1cached, 'bridge'), 'rps', c))}; uncached: ${perC((c) => ratio(w1uncached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1uncached, 'bridge'), 'rps', c))}.`,
       `- Bridge ÷ bare node:http, throughput: cached delivery ${perC((c) => ratio(find(w1cached, 'bridge'), find(w1cached, 'bare-cached'), 'rps', c))}; uncached ${perC((c) => ratio(find(w1uncached, 'bridge'), find(w1uncached, 'bare-uncached'), 'rps', c))}.`,
       END,

@@ -3,10 +3,10 @@ import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc
 import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
 import {
   bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createPurgeChannel, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
-  type InProcessGraphql, type Logger, type RunningServer, type RunningSubgraph, type ServiceName, type ServiceStart,
+  type InProcessGraphql, type Logger, type RunningSubgraph, type ServiceName, type ServiceStart,
 } from '@svc/kit';
 import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
-import { startRouter } from '@svc/router';
+import { startRouter, type RunningRouter } from '@svc/router';
 import { ROUTES, startBridge } from '@svc/rest-bridge';
 import { createDashboardSessions, startDashboard } from '@svc/dashboard';
 import { readFile } from 'node:fs/promises';
@@ -100,7 +100,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       closers.push({ name: 'analysis-worker', close: analysis.close });
     }
     if (runs('cms')) serve('cms', await startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
-    let router: RunningServer | undefined;
+    let router: RunningRouter | undefined;
     if (runs('router')) {
       router = await startRouter(
         {
@@ -128,6 +128,8 @@ export async function startPlatform(config: Config, service: Service, log = crea
           routes: ROUTES,
           operations: await loadOperations(OPERATIONS_DIR),
           routerUrl: router ? `${router.url}/graphql` : routerUrl(config),
+          // The router of this process runs the bridge's operations without a socket.
+          router: router?.graphql,
           log: log.child({ svc: 'bridge' }),
           maxBodyBytes: config.SVC_MAX_BODY_BYTES,
           corsOrigins: config.SVC_CORS_ORIGINS,

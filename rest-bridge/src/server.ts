@@ -1,4 +1,4 @@
-import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type Logger, type PurgeChannel, type RunningServer } from '@svc/kit';
+import { createAddressMatcher, createHttpServer, createRouterClient, healthRoutes, htmlRoute, listen, packageFileRoutes, readBody, SvcError, type InProcessGraphql, type Logger, type PurgeChannel, type RunningServer } from '@svc/kit';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { createBridge, type RestRequest } from './bridge.js';
 import { createNativePass, type InProcessHandler } from './native-pass.js';
@@ -10,6 +10,8 @@ export interface BridgeServerOptions {
   routes: readonly RouteSpec[];
   operations: ReadonlyMap<string, string>;
   routerUrl: string;
+  /** The router of this process (`svc all`): operations run on it without a socket, not on `routerUrl`. */
+  router?: InProcessGraphql;
   log: Logger;
   maxBodyBytes: number;
   corsOrigins: readonly string[];
@@ -50,7 +52,7 @@ const SWAGGER_INIT = `window.ui = SwaggerUIBundle({ url: '/openapi.json', dom_id
 
 export async function startBridge(options: BridgeServerOptions, port: number, host: string): Promise<RunningServer> {
   const { log } = options;
-  const router = createRouterClient({ url: options.routerUrl, operations: options.operations, timeoutMs: ROUTER_TIMEOUT_MS });
+  const router = createRouterClient({ url: options.routerUrl, operations: options.operations, timeoutMs: ROUTER_TIMEOUT_MS, inProcess: options.router });
   const responseCache = options.purgeChannel ? createResponseCache({ channel: options.purgeChannel, log }) : undefined;
   const bridge = createBridge({
     ...options,

@@ -1,7 +1,7 @@
 import { ApolloGateway } from '@apollo/gateway';
 import { ApolloServer, type ApolloServerPlugin } from '@apollo/server';
 import { ApolloArmor } from '@escape.tech/graphql-armor';
-import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, FiniteNumberRule, plainMessage, useFiniteVariables, createAddressMatcher, createHttpServer, healthRoutes, introspectionDepthRule, listen, clientAddressSigner, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
+import { apolloHandler, BadTextRule, type InProcessGraphql, clientIp, forwardedClientIp, inProcessGraphql, FiniteNumberRule, plainMessage, useFiniteVariables, createAddressMatcher, createHttpServer, healthRoutes, introspectionDepthRule, listen, clientAddressSigner, type ClientAddressKey, type Logger, type RunningServer } from '@svc/kit';
 import type { IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import { SubgraphDataSource } from './data-source.js';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
@@ -41,8 +41,17 @@ export interface RouterOptions {
   compiledShaping?: boolean;
 }
 
+export interface RunningRouter extends RunningServer {
+  /**
+   * The router's GraphQL endpoint for a caller in this process (the bridge in `svc all`), without
+   * a socket: the same plugins, limits and validation as over HTTP. The caller is trusted like a
+   * proxy: the client address is the last untrusted hop of the X-Forwarded-For it sends.
+   */
+  graphql: InProcessGraphql;
+}
+
 /** The federated router: @apollo/gateway over a static supergraph, with header propagation and limits. */
-export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningServer> {
+export async function startRouter(options: RouterOptions, port: number, host: string): Promise<RunningRouter> {
   const { log } = options;
   // @apollo/gateway reports usage metrics to Apollo over the internet unless told not to: a
   // platform's router must not call out on its own (and on a machine without internet each
@@ -94,14 +103,12 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   await apollo.start();
   const isTrusted = createAddressMatcher(options.trustedProxies);
   const sign = options.clientAddressKey ? clientAddressSigner(options.clientAddressKey) : undefined;
-  const context = async (req: IncomingMessage): Promise<RouterContext> => {
-    const address = clientIp(req, isTrusted);
-    return {
-      headers: req.headers,
-      clientIp: address,
-      clientIpSignature: address && sign ? sign(address) : undefined,
-    };
-  };
+  const contextOf = (headers: IncomingHttpHeaders, address: string | undefined): RouterContext => ({
+    headers,
+    clientIp: address,
+    clientIpSignature: address && sign ? sign(address) : undefined,
+  });
+  const context = async (req: IncomingMessage): Promise<RouterContext> => contextOf(req.headers, clientIp(req, isTrusted));
   const server = createHttpServer({
     name: 'router',
     log,
@@ -116,6 +123,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   log.info({ url: `${running.url}/graphql` }, 'router listening');
   return {
     ...running,
+    graphql: inProcessGraphql(apollo, async (headers) => contextOf(headers, forwardedClientIp(headers['x-forwarded-for'], isTrusted))),
     close: async (graceMs) => {
       await running.close(graceMs);
       await apollo.stop();

@@ -2,7 +2,8 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { SvcError } from '../errors.js';
-import { createRouterClient, ROUTER_FAILURE, type RouterClient } from './router-client.js';
+import type { InProcessGraphql } from '../http/apollo-handler.js';
+import { createRouterClient, ROUTER_FAILURE, resultOfAnswer, type RouterClient } from './router-client.js';
 
 const OPERATIONS = new Map([['FindThing', 'query FindThing($id: ID!) { thing(id: $id) { id } }']]);
 
@@ -154,5 +155,62 @@ describe('createRouterClient', () => {
   it('refuses an operation no file defines, before any request', async () => {
     await expect(client.execute('Nope')).rejects.toThrow(/Unknown operation Nope/);
     expect(seen).toHaveLength(0);
+  });
+});
+
+describe('createRouterClient with the router of this process', () => {
+  /** A stand-in for the router's in-process endpoint: records each request and answers as `reply` says. */
+  function inProcessRouter(reply: (request: Parameters<InProcessGraphql>[0]) => Promise<Awaited<ReturnType<InProcessGraphql>>>) {
+    const calls: Parameters<InProcessGraphql>[0][] = [];
+    const graphql: InProcessGraphql = (request) => {
+      calls.push(request);
+      return reply(request);
+    };
+    // No server listens at this URL: a call that went over HTTP would fail.
+    return { calls, client: createRouterClient({ url: 'http://127.0.0.1:9/graphql', operations: OPERATIONS, inProcess: graphql }) };
+  }
+
+  it('sends the same request as over HTTP and hands the answer over as the object it is', async () => {
+    const result = { data: { thing: { id: '7' } } };
+    const { calls, client: local } = inProcessRouter(async () => ({ status: 200, headers: {}, result }));
+    try {
+      const answer = await local.text('FindThing', { id: '7' }, { headers: { authorization: 'Bearer abc', 'x-request-id': 'req-1', 'x-svc-site-key': undefined } });
+      expect(answer).toEqual({ status: 200, result });
+      // Not a copy: nothing was serialised on the way.
+      expect(resultOfAnswer(answer)).toBe(result);
+      expect(calls).toHaveLength(1);
+      expect(calls[0]!.method).toBe('POST');
+      expect(calls[0]!.headers).toEqual({ 'content-type': 'application/json', accept: 'application/json', authorization: 'Bearer abc', 'x-request-id': 'req-1' });
+      expect(JSON.parse(calls[0]!.body)).toEqual({ query: OPERATIONS.get('FindThing'), operationName: 'FindThing', variables: { id: '7' } });
+      await expect(local.execute('FindThing', { id: '7' })).resolves.toEqual({ thing: { id: '7' } });
+      expect(calls[1]!.headers['x-request-id']).toMatch(/^[0-9a-f-]{36}$/);
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('maps GraphQL errors as over HTTP', async () => {
+    const { client: local } = inProcessRouter(async () => ({ status: 200, headers: {}, result: { data: null, errors: [{ message: 'Not yours', extensions: { code: 'FORBIDDEN' } }] } }));
+    try {
+      expect(await failure(local.execute('FindThing', { id: '1' }))).toMatchObject({ code: 'FORBIDDEN', message: 'Not yours' });
+    } finally {
+      await local.close();
+    }
+  });
+
+  it('fails UNAVAILABLE when the router does not answer in time, and when the call itself fails', async () => {
+    const { client: slow } = inProcessRouter(() => new Promise(() => undefined));
+    const { client: broken } = inProcessRouter(async () => {
+      throw new Error('gateway not started');
+    });
+    try {
+      expect(await failure(slow.execute('FindThing', { id: '1' }, { timeoutMs: 50 }))).toMatchObject({ code: 'UNAVAILABLE', status: 503, extensions: { slug: ROUTER_FAILURE.timeout } });
+      const error = await failure(broken.execute('FindThing', { id: '1' }));
+      expect(error).toMatchObject({ code: 'UNAVAILABLE', extensions: { slug: ROUTER_FAILURE.unreachable, retryAfter: 5 } });
+      expect(error.originalError?.message).toBe('gateway not started');
+    } finally {
+      await slow.close();
+      await broken.close();
+    }
   });
 });

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Agent, request } from 'undici';
 import { SvcError } from '../errors.js';
 import { isJsonObject } from '../input-guard.js';
+import type { InProcessGraphql } from '../http/apollo-handler.js';
 import { svcErrorOf, type GraphQLResult } from './graphql-result.js';
 
 export interface RouterClientOptions {
@@ -15,6 +16,11 @@ export interface RouterClientOptions {
   operations: ReadonlyMap<string, string> | Promise<ReadonlyMap<string, string>>;
   /** How long one call may take, the whole answer included; default 30 000 ms. */
   timeoutMs?: number;
+  /**
+   * The router of this process (`svc all`), called without a socket: its answers come as
+   * objects, not text. Without it every call goes to `url` over HTTP.
+   */
+  inProcess?: InProcessGraphql;
 }
 
 export interface CallOptions {
@@ -28,11 +34,11 @@ export interface CallOptions {
   timeoutMs?: number;
 }
 
-/** The router's answer as it came: HTTP status and body text, not yet parsed. */
-export interface RouterAnswer {
-  status: number;
-  body: string;
-}
+/**
+ * The router's answer as it came: HTTP status and body text, not yet parsed; or, from a router
+ * in this process, the result as an object (never serialised).
+ */
+export type RouterAnswer = { status: number; body: string } | { status: number; result: Record<string, unknown> };
 
 export interface RouterClient {
   /**
@@ -71,6 +77,7 @@ function asError(error: unknown): Error {
 
 /** The GraphQL result in a router's answer; UPSTREAM_ERROR (ROUTER_FAILURE.invalidAnswer) when the body is not one. */
 export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
+  if ('result' in answer) return answer.result as GraphQLResult;
   const text = answer.body;
   let result: unknown;
   try {
@@ -86,7 +93,27 @@ export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
   return result as GraphQLResult;
 }
 
-/** One client of the router: every named operation over one pool of keep-alive connections. */
+/**
+ * A call to the router of this process, with the same limit as over HTTP: an answer not there
+ * in time is UNAVAILABLE (ROUTER_FAILURE.timeout), and so is a failure of the call itself.
+ */
+async function inProcess(graphql: InProcessGraphql, operationName: string, timeoutMs: number, request: Parameters<InProcessGraphql>[0]): Promise<RouterAnswer> {
+  let timer: NodeJS.Timeout | undefined;
+  const late = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5 })), timeoutMs);
+  });
+  try {
+    const answer = await Promise.race([graphql(request), late]);
+    return { status: answer.status, result: answer.result };
+  } catch (error) {
+    if (error instanceof SvcError) throw error;
+    throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(error) });
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** One client of the router: every named operation over one pool of keep-alive connections (or the router of this process). */
 export function createRouterClient(options: RouterClientOptions): RouterClient {
   const agent = new Agent();
   const operations = Promise.resolve(options.operations);
@@ -102,9 +129,11 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
     for (const [name, value] of Object.entries(call.headers ?? {})) if (value !== undefined) headers[name.toLowerCase()] = value;
     headers['x-request-id'] ??= randomUUID();
     const timeoutMs = call.timeoutMs ?? options.timeoutMs ?? DEFAULT_TIMEOUT_MS;
+    const body = JSON.stringify({ query, operationName, variables });
+    if (options.inProcess) return inProcess(options.inProcess, operationName, timeoutMs, { method: 'POST', headers, body });
     const signal = AbortSignal.timeout(timeoutMs);
     try {
-      const response = await request(urlOf(), { method: 'POST', headers, body: JSON.stringify({ query, operationName, variables }), dispatcher: agent, signal });
+      const response = await request(urlOf(), { method: 'POST', headers, body, dispatcher: agent, signal });
       return { status: response.statusCode, body: await response.body.text() };
     } catch (error) {
       if (signal.aborted) throw new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5, cause: asError(error) });
