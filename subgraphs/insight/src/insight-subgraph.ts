@@ -10,6 +10,7 @@ import { AuthResolver } from './schema/auth-resolver.js';
 import { callerOf } from './schema/caller.js';
 import { CatalogResolver } from './schema/catalog-resolver.js';
 import { JobResolver } from './schema/job-resolver.js';
+import { actionTargetType } from './schema/job-types.js';
 import { MetricResolver } from './schema/metric-resolver.js';
 import { SettingsResolver } from './schema/settings-resolver.js';
 import { UserResolver } from './schema/user-resolver.js';
@@ -286,6 +287,8 @@ function parts(runtime?: AnalysisRuntime, instances: object[] = []): SchemaParts
           return actionView(await runtime!.actions.get(ctx, reference.actionId));
         },
       },
+      // Synchronous: type-graphql's resolveType is async, a promise for every action's target (50 a page of actions).
+      ActionTarget: { __resolveType: actionTargetType },
     },
   };
 }

@@ -31,11 +31,17 @@ export class ExternalLever {
   @Field(() => String) lever!: string;
 }
 
+/** The GraphQL type of an action's target, by the key it carries (actionView builds it). */
+export function actionTargetType(value: object): 'Agent' | 'CrawlJob' | 'ExternalLever' | 'Content' {
+  return 'code' in value ? 'Agent' : 'jobId' in value ? 'CrawlJob' : 'lever' in value ? 'ExternalLever' : 'Content';
+}
+
 export const ActionTarget = createUnionType({
   name: 'ActionTarget',
   description: 'What an action changes: a budget Agent (llm), a Content (cms), a CrawlJob (crawl) or an ExternalLever (handed off).',
   types: () => [AgentRef, ContentRef, CrawlJobRef, ExternalLever] as const,
-  resolveType: (value) => ('code' in value ? AgentRef : 'jobId' in value ? CrawlJobRef : 'lever' in value ? ExternalLever : ContentRef),
+  // The executable schema resolves it with actionTargetType directly (insight-subgraph.ts): type-graphql's own wrapper is async.
+  resolveType: actionTargetType,
 });
 
 @ObjectType({ description: 'How far a job has got.' })

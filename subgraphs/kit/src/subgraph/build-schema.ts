@@ -16,7 +16,11 @@ export interface SchemaParts {
   instances?: readonly object[];
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   orphanedTypes?: Function[];
-  /** `__resolveReference` per entity type name. */
+  /**
+   * Resolvers merged over type-graphql's, by type name: `__resolveReference` of an entity, or a
+   * synchronous `__resolveType` of a union (type-graphql's own is an async wrapper: one promise,
+   * and graphql-js's slower path, for every value of the union in an answer).
+   */
   referenceResolvers?: GraphQLResolverMap<SvcContext>;
 }
 
