@@ -75,6 +75,13 @@ describe('entity references in batches', () => {
     // One read for 51 references, as for 2.
     expect(statements).toBe(1);
     expect((await ask(ids.slice(0, 2))).statements).toBe(1);
+    // Read as a reference, a job is what the root field answers, field for field.
+    const FIELDS = 'jobId jobName status nextRunAt createdAt targetUrl cronExpression selectors selectorVersion enableRagSync ragConfig';
+    const headers = { authorization: `Bearer ${token}`, 'x-svc-tenant-id': 'batch' };
+    const asReference = await gql(platform.urls.crawl!, `query($r: [_Any!]!) { _entities(representations: $r) { ... on CrawlJob { ${FIELDS} } } }`, { r: [{ __typename: 'CrawlJob', jobId: ids[0] }] }, headers);
+    const asRoot = await gql(platform.urls.crawl!, `query($id: ID!) { crawlJob(jobId: $id) { ${FIELDS} } }`, { id: ids[0] }, headers);
+    expect(asRoot.body.errors).toBeUndefined();
+    expect(asReference.body.data._entities[0]).toEqual(asRoot.body.data.crawlJob);
   });
 
   it('reads the agents of a request with their owners in one statement, however many references name them, and leaves out what the caller may not read', async () => {
@@ -96,6 +103,12 @@ describe('entity references in batches', () => {
     const other = await ask(codes, token);
     expect(other.result.body.errors).toBeUndefined();
     expect(other.result.body.data._entities).toEqual([null, null, null]);
+    // Read as a reference, an agent's budget is what the root field answers, field for field.
+    const FIELDS = 'code budget { agentCode allocatedUsd currentUsageUsd remainingUsd status hardLimitEnabled }';
+    const asReference = await gql(platform.urls.llm!, `query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { ${FIELDS} } } }`, { r: [{ __typename: 'Agent', code: 'shop-assistant' }] }, { authorization: `Bearer ${admin}` });
+    const asRoot = await gql(platform.urls.llm!, `query { agent(code: "shop-assistant") { ${FIELDS} } }`, {}, { authorization: `Bearer ${admin}` });
+    expect(asRoot.body.errors).toBeUndefined();
+    expect(asReference.body.data._entities[0]).toEqual(asRoot.body.data.agent);
   });
 
   it('reads 50 contents of a site in one query, keeping the order of the references and repeating none', async () => {
@@ -115,5 +128,13 @@ describe('entity references in batches', () => {
     const few = await ask(created.slice(0, 2));
     expect(statements).toBe(few.statements);
     expect(statements).toBeLessThanOrEqual(3);
+    // Read as a reference, a content is what the root field answers, field for field (versions, dates and fields included).
+    const FIELDS = 'id siteKey locale groupId slug status title latestVersion publishedVersion publishedAt scheduledPublishAt scheduledVersion createdAt updatedAt versions { version status title fields { headline description bannerUrl ctaText ctaLink } seo { metaTitle metaDescription ogImage } createdAt createdBy publishedAt }';
+    const headers = { authorization: `Bearer ${token}` };
+    const asReference = await gql(platform.urls.cms!, `query($r: [_Any!]!) { _entities(representations: $r) { ... on Content { ${FIELDS} } } }`, { r: [{ __typename: 'Content', id: created[0] }] }, headers);
+    const asRoot = await gql(platform.urls.cms!, `query($id: ID!) { content(id: $id) { ${FIELDS} } }`, { id: created[0] }, headers);
+    expect(asRoot.body.errors).toBeUndefined();
+    expect(asReference.body.errors).toBeUndefined();
+    expect(asReference.body.data._entities[0]).toEqual(asRoot.body.data.content);
   });
 });

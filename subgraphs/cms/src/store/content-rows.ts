@@ -60,7 +60,13 @@ export function toVersion(row: VersionRow): ContentVersion {
   };
 }
 
-/** A row of cms.content joined with its site's key and one of its versions (none: a content without versions). */
+/** A timestamp column as the pool answers it (text, as the ORM's type parsers leave it) or as a Date. */
+export type Timestamp = Date | string;
+
+const dateOf = (value: Timestamp): Date => new Date(value);
+export const dateOrNull = (value: Timestamp | null): Date | null => (value === null ? null : new Date(value));
+
+/** A row of cms.content joined with its site's key and one of its versions (none: a content without versions), as read on the pool. */
 export interface ContentVersionJoin {
   id: string;
   locale: string;
@@ -68,21 +74,21 @@ export interface ContentVersionJoin {
   slug: string;
   latest_version: number;
   published_version: number | null;
-  published_at: Date | null;
-  scheduled_at: Date | null;
+  published_at: Timestamp | null;
+  scheduled_at: Timestamp | null;
   scheduled_version: number | null;
   ever_published: boolean;
-  created_at: Date;
-  updated_at: Date;
+  created_at: Timestamp;
+  updated_at: Timestamp;
   site_key: string;
   version: number | null;
   status: string | null;
   title: string | null;
   fields: ContentFields | null;
   seo: Seo | null;
-  version_created_at: Date | null;
+  version_created_at: Timestamp | null;
   created_by: string | null;
-  version_published_at: Date | null;
+  version_published_at: Timestamp | null;
 }
 
 /** Contents with their versions from joined rows, in the order their ids first appear. */
@@ -92,15 +98,15 @@ export function contentsOfJoin(rows: readonly ContentVersionJoin[]): Content[] {
     let entry = byId.get(row.id);
     if (!entry) {
       const state = toState({
-        id: row.id, locale: row.locale, groupId: row.group_id, slug: row.slug, latestVersion: row.latest_version, publishedVersion: row.published_version, publishedAt: row.published_at,
-        scheduledAt: row.scheduled_at, scheduledVersion: row.scheduled_version, everPublished: row.ever_published, createdAt: row.created_at, updatedAt: row.updated_at,
+        id: row.id, locale: row.locale, groupId: row.group_id, slug: row.slug, latestVersion: row.latest_version, publishedVersion: row.published_version, publishedAt: dateOrNull(row.published_at),
+        scheduledAt: dateOrNull(row.scheduled_at), scheduledVersion: row.scheduled_version, everPublished: row.ever_published, createdAt: dateOf(row.created_at), updatedAt: dateOf(row.updated_at),
       }, row.site_key);
       byId.set(row.id, (entry = { state, versions: [] }));
     }
     if (row.version === null) continue;
     entry.versions.push(toVersion({
       version: row.version, status: row.status!, title: row.title!, fields: row.fields ?? {}, seo: row.seo ?? {},
-      createdAt: row.version_created_at!, createdBy: row.created_by, publishedAt: row.version_published_at,
+      createdAt: dateOf(row.version_created_at!), createdBy: row.created_by, publishedAt: dateOrNull(row.version_published_at),
     }));
   }
   return [...byId.values()].map(({ state, versions }) => contentOf(state, versions));

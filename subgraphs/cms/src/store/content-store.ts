@@ -1,11 +1,11 @@
 import { LockMode, UniqueConstraintViolationException, type EntityManager, type MikroORM } from '@mikro-orm/postgresql';
-import { applyOnce, isUuid, type IdempotentCall } from '@svc/kit';
+import { applyOnce, isUuid, nativeSql, type IdempotentCall } from '@svc/kit';
 import { randomUUID } from 'node:crypto';
 import { contentOf, VersionStatus, type Content, type VersionText } from '../domain/content.js';
 import type { LocaleVersion } from '../domain/delivery.js';
 import type { ContentFields, Seo } from '../domain/seo.js';
 import type { Site } from '../domain/site.js';
-import { contentsOfJoin, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
+import { contentsOfJoin, dateOrNull, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
 import { ContentEntity, ContentVersionEntity } from './entities.js';
 import { lockedContent, type LockedContent } from './locked-content.js';
 
@@ -35,18 +35,18 @@ const PUBLISHED_LOCALES = `select c.id, c.group_id, c.locale, c.slug, c.publishe
        v.created_at as version_created_at, v.created_by, v.published_at as version_published_at
   from cms.content c join cms.content_version v on v.content_id = c.id and v.version = c.published_version`;
 
-/** Raw statements answer timestamps as text. */
-const dateOf = (value: Date | string | null): Date | null => (value === null ? null : new Date(value));
-
 function localeVersions(rows: readonly LocaleVersionRow[]): LocaleVersion[] {
   return rows.map((r) => ({
-    contentId: r.id, groupId: r.group_id, locale: r.locale, slug: r.slug, publishedAt: dateOf(r.published_at),
-    version: toVersion({ version: r.version, status: r.status, title: r.title, fields: r.fields, seo: r.seo, createdAt: dateOf(r.version_created_at)!, createdBy: r.created_by, publishedAt: dateOf(r.version_published_at) }),
+    contentId: r.id, groupId: r.group_id, locale: r.locale, slug: r.slug, publishedAt: dateOrNull(r.published_at),
+    version: toVersion({ version: r.version, status: r.status, title: r.title, fields: r.fields, seo: r.seo, createdAt: dateOrNull(r.version_created_at)!, createdBy: r.created_by, publishedAt: dateOrNull(r.version_published_at) }),
   }));
 }
 
 /** Contents with their versions; a content is only changed with its row locked. */
 export function createContentStore(orm: MikroORM) {
+  // Reads on the federated hot path (Content references) go to the pool directly: no ORM fork or query formatting.
+  const sql = nativeSql(orm);
+
   async function view(em: EntityManager, row: ContentRow, siteKey: string): Promise<Content> {
     const versions = await em.find(ContentVersionEntity, { content: row.id }, { orderBy: { version: 'desc' } });
     return contentOf(toState(row, siteKey), versions.map(toVersion));
@@ -81,17 +81,17 @@ export function createContentStore(orm: MikroORM) {
     async byIds(ids: readonly string[]): Promise<Content[]> {
       const valid = [...new Set(ids.filter((id) => isUuid(id)))];
       if (!valid.length) return [];
-      const rows = await orm.em.fork().execute<ContentVersionJoin[]>(
+      const rows = (await sql.query(
         `select c.id, c.locale, c.group_id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
                 c.ever_published, c.created_at, c.updated_at, s.site_key,
                 v.version, v.status, v.title, v.fields, v.seo, v.created_at as version_created_at, v.created_by,
                 v.published_at as version_published_at
            from cms.content c join cms.site s on s.id = c.site_id
            left join cms.content_version v on v.content_id = c.id
-          where c.id in (${valid.map(() => '?').join(', ')})
+          where c.id = any($1::uuid[])
           order by c.id, v.version desc`,
-        valid,
-      );
+        [valid],
+      )) as ContentVersionJoin[];
       return contentsOfJoin(rows);
     },
 

@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { applyOnce, isUuid, type IdempotentCall, type MikroORM } from '@svc/kit';
+import { applyOnce, isUuid, nativeSql, type IdempotentCall, type MikroORM } from '@svc/kit';
 import type { CrawlJobInput, CrawlSelectors, RagConfig, WebhookEvent } from '../domain/crawl-job-input.js';
 import type { DemoCrawl } from '../domain/demo-crawl.js';
 import type { StoredFingerprints } from '../domain/fingerprint.js';
@@ -114,6 +114,8 @@ async function execution(em: EntityManager, tenantId: string, executionId: strin
 /** Jobs, selector versions and executions; every query is scoped to a tenant. */
 export function createJobStore(orm: MikroORM) {
   const em = () => orm.em.fork();
+  // Reads on the federated hot path (entity references) go to the pool directly: no ORM fork or query formatting.
+  const sql = nativeSql(orm);
   return {
     async insertJob(tenantId: string, input: CrawlJobInput, nextRunAt: Date): Promise<JobRow> {
       const id = randomUUID();
@@ -170,7 +172,7 @@ export function createJobStore(orm: MikroORM) {
     async jobsByIds(tenantId: string, jobIds: readonly string[]): Promise<Map<string, JobRow>> {
       const ids = jobIds.filter(isUuid);
       if (!ids.length) return new Map();
-      const rows = await em().execute<Row[]>(`select * from crawl.crawl_job where tenant_id = ? and id = any(?::uuid[]) and status <> 'DELETED'`, [tenantId, `{${ids.join(',')}}`]);
+      const rows = await sql.query(`select * from crawl.crawl_job where tenant_id = $1 and id = any($2::uuid[]) and status <> 'DELETED'`, [tenantId, ids]);
       return new Map(rows.map((r) => [String(r.id), toJob(r)]));
     },
 

@@ -1,5 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { applyOnce, type IdempotentCall, type MikroORM } from '@svc/kit';
+import { applyOnce, nativeSql, type IdempotentCall, type MikroORM } from '@svc/kit';
 import { budgetOf, type Budget, type BudgetChange } from '../domain/budget.js';
 import type { UsageEntry } from '../domain/usage.js';
 import { LEDGER_INSERT, ledgerValues } from './usage-store.js';
@@ -53,6 +53,8 @@ async function saveSettings(em: EntityManager, change: BudgetChange): Promise<vo
  */
 export function createBudgetStore(orm: MikroORM) {
   const em = () => orm.em.fork();
+  // Reads on the federated hot path (Agent references) go to the pool directly: no ORM fork or query formatting.
+  const sql = nativeSql(orm);
   return {
     async budget(agentCode: string, period: string): Promise<Budget | undefined> {
       const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = ?`, [period, agentCode]);
@@ -62,9 +64,7 @@ export function createBudgetStore(orm: MikroORM) {
     /** The budgets of these agents (unknown codes left out), in one statement. */
     async budgetsOf(agentCodes: readonly string[], period: string): Promise<Budget[]> {
       if (!agentCodes.length) return [];
-      // A text[] literal: every element quoted, with its quotes and backslashes escaped.
-      const codes = `{${agentCodes.map((code) => `"${code.replace(/["\\]/g, '\\$&')}"`).join(',')}}`;
-      const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = any(?::text[])`, [period, codes]);
+      const rows = await sql.query(`${BUDGETS.replace('?', '$1')}\n        where a.code = any($2::text[])`, [period, agentCodes]);
       return rows.map(toBudget);
     },
 
