@@ -156,6 +156,21 @@ describe.each(['postgres', 'embedded'] as const)('nativeSql copyFrom on %s', (ki
     })));
   });
 
+  it('runs a prepared statement on every connection of the pool: named (parsed once per connection) on PostgreSQL, unnamed on the embedded database, whose connections share one session', async () => {
+    // The statement lists the prepared statements of the connection it runs on, itself included when it is one.
+    const statement = copySql.prepared<{ names: string[]; n: number }>('select array(select name::text from pg_prepared_statements order by name) as names, $1::int as n');
+    // Both connections of the pool, several times each, at once: on one shared session a second PREPARE of the name would fail.
+    const runs = await Promise.all(Array.from({ length: 8 }, (_, n) => statement([n])));
+    expect(runs.map((r) => r[0]!.n)).toEqual([0, 1, 2, 3, 4, 5, 6, 7]);
+    const named = runs.flatMap((r) => r[0]!.names.filter((name) => name.startsWith('svc_')));
+    if (kind === 'postgres') {
+      expect(new Set(named).size).toBe(1);
+      expect(named).toHaveLength(8);
+    } else {
+      expect(named).toEqual([]);
+    }
+  });
+
   it('rolls the whole transaction back when the source fails half-way; the pool keeps serving', async () => {
     const failed = copySql.transaction(async (query, copyFrom) => {
       await query('insert into native_copy_t (n, v) values (-1, 0)');

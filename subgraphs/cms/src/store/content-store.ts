@@ -44,8 +44,17 @@ function localeVersions(rows: readonly LocaleVersionRow[]): LocaleVersion[] {
 
 /** Contents with their versions; a content is only changed with its row locked. */
 export function createContentStore(orm: MikroORM) {
-  // Reads on the federated hot path (Content references) go to the pool directly: no ORM fork or query formatting.
-  const sql = nativeSql(orm);
+  // Reads on the federated hot path (Content references): prepared, on the pool directly (no ORM fork or query formatting).
+  const contentsByIds = nativeSql(orm).prepared<ContentVersionJoin>(
+    `select c.id, c.locale, c.group_id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
+            c.ever_published, c.created_at, c.updated_at, s.site_key,
+            v.version, v.status, v.title, v.fields, v.seo, v.created_at as version_created_at, v.created_by,
+            v.published_at as version_published_at
+       from cms.content c join cms.site s on s.id = c.site_id
+       left join cms.content_version v on v.content_id = c.id
+      where c.id = any($1::uuid[])
+      order by c.id, v.version desc`,
+  );
 
   async function view(em: EntityManager, row: ContentRow, siteKey: string): Promise<Content> {
     const versions = await em.find(ContentVersionEntity, { content: row.id }, { orderBy: { version: 'desc' } });
@@ -81,17 +90,7 @@ export function createContentStore(orm: MikroORM) {
     async byIds(ids: readonly string[]): Promise<Content[]> {
       const valid = [...new Set(ids.filter((id) => isUuid(id)))];
       if (!valid.length) return [];
-      const rows = (await sql.query(
-        `select c.id, c.locale, c.group_id, c.slug, c.latest_version, c.published_version, c.published_at, c.scheduled_at, c.scheduled_version,
-                c.ever_published, c.created_at, c.updated_at, s.site_key,
-                v.version, v.status, v.title, v.fields, v.seo, v.created_at as version_created_at, v.created_by,
-                v.published_at as version_published_at
-           from cms.content c join cms.site s on s.id = c.site_id
-           left join cms.content_version v on v.content_id = c.id
-          where c.id = any($1::uuid[])
-          order by c.id, v.version desc`,
-        [valid],
-      )) as ContentVersionJoin[];
+      const rows = await contentsByIds([valid]);
       return contentsOfJoin(rows);
     },
 

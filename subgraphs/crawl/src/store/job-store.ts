@@ -114,8 +114,8 @@ async function execution(em: EntityManager, tenantId: string, executionId: strin
 /** Jobs, selector versions and executions; every query is scoped to a tenant. */
 export function createJobStore(orm: MikroORM) {
   const em = () => orm.em.fork();
-  // Reads on the federated hot path (entity references) go to the pool directly: no ORM fork or query formatting.
-  const sql = nativeSql(orm);
+  // Reads on the federated hot path (entity references): prepared, on the pool directly (no ORM fork or query formatting).
+  const liveJobsByIds = nativeSql(orm).prepared<Row>(`select * from crawl.crawl_job where tenant_id = $1 and id = any($2::uuid[]) and status <> 'DELETED'`);
   return {
     async insertJob(tenantId: string, input: CrawlJobInput, nextRunAt: Date): Promise<JobRow> {
       const id = randomUUID();
@@ -172,7 +172,7 @@ export function createJobStore(orm: MikroORM) {
     async jobsByIds(tenantId: string, jobIds: readonly string[]): Promise<Map<string, JobRow>> {
       const ids = jobIds.filter(isUuid);
       if (!ids.length) return new Map();
-      const rows = await sql.query(`select * from crawl.crawl_job where tenant_id = $1 and id = any($2::uuid[]) and status <> 'DELETED'`, [tenantId, ids]);
+      const rows = await liveJobsByIds([tenantId, ids]);
       return new Map(rows.map((r) => [String(r.id), toJob(r)]));
     },
 

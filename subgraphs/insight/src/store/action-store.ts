@@ -1,4 +1,4 @@
-import { isUuid, type MikroORM } from '@svc/kit';
+import { isUuid, nativeSql, type MikroORM } from '@svc/kit';
 import type { ActionStatus } from '../domain/action.js';
 import type { Action } from '../domain/action.js';
 import { toAction, type Row } from './rows.js';
@@ -18,6 +18,12 @@ export interface DecisionInput {
 /** Proposed actions, their one decision and their one outcome. */
 export function createActionStore(orm: MikroORM) {
   const em = () => orm.em.fork();
+  // A page of actions is read for every action list and every federated page of action cards: prepared, on the pool directly.
+  const page = nativeSql(orm).prepared<Row>(
+    `select a.* from insight.action a join insight.job j on j.id = a.job_id
+      where a.tenant_id = $1 and ($2::text is null or a.status = $2) and ($3::uuid is null or a.job_id = $3::uuid) and ($4::text is null or j.owner = $4)
+      order by a.proposed_at desc, a.id limit $5`,
+  );
 
   async function get(id: string): Promise<Action | undefined> {
     if (!isUuid(id)) return undefined;
@@ -29,12 +35,7 @@ export function createActionStore(orm: MikroORM) {
     get,
 
     async list(filter: { tenantId: string; status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; limit: number }): Promise<Action[]> {
-      const rows = await em().execute<Row[]>(
-        `select a.* from insight.action a join insight.job j on j.id = a.job_id
-          where a.tenant_id = ? and (?::text is null or a.status = ?) and (?::uuid is null or a.job_id = ?::uuid) and (?::text is null or j.owner = ?)
-          order by a.proposed_at desc, a.id limit ?`,
-        [filter.tenantId, filter.status ?? null, filter.status ?? null, filter.jobId ?? null, filter.jobId ?? null, filter.owner ?? null, filter.owner ?? null, filter.limit],
-      );
+      const rows = await page([filter.tenantId, filter.status ?? null, filter.jobId ?? null, filter.owner ?? null, filter.limit]);
       return rows.map(toAction);
     },
 

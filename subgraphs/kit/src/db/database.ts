@@ -1,4 +1,5 @@
 import { Migrator } from '@mikro-orm/migrations';
+import { createHash } from 'node:crypto';
 import type { MigrationObject } from '@mikro-orm/core';
 import { MikroORM, type EntitySchema, type PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { pipeline } from 'node:stream/promises';
@@ -86,6 +87,9 @@ export function releaseDroppedClients(pool: pg.Pool): void {
 /** Runs one statement with bind parameters (`$1`, `$2`, ...) and returns its rows. */
 export type NativeQuery = <R = Record<string, unknown>>(text: string, params?: readonly unknown[]) => Promise<R[]>;
 
+/** Runs one prepared statement with these bind parameters and returns its rows. */
+export type PreparedQuery<R = Record<string, unknown>> = (params?: readonly unknown[]) => Promise<R[]>;
+
 /**
  * Bulk load into `table` (`columns`): `rows` is COPY's text format (tab-separated, one row per
  * line, `\N` for null) in chunks of whole lines, or with `binary` its binary format (kit
@@ -141,8 +145,24 @@ export function nativeSql(orm: MikroORM) {
       throw error;
     }));
   const run = (client: pg.Pool | pg.PoolClient): NativeQuery => async (text, params = []) => (await client.query(text, params as unknown[])).rows;
+  const url = orm.config.get('clientUrl');
   return {
     query: (async (text, params) => run(await getPool())(text, params)) as NativeQuery,
+    /**
+     * A statement PostgreSQL parses and plans once per connection, then only runs: for reads on
+     * hot paths (on this machine a small join took 0.20 ms a run prepared against 0.55 ms
+     * unnamed, pgbench at one client). It is named by a hash of its text. On the embedded
+     * database every connection is the same PGlite session, where a statement one connection
+     * prepared exists for all the others (which would prepare it again: an error), so there it
+     * runs unnamed.
+     */
+    prepared<R = Record<string, unknown>>(text: string): PreparedQuery<R> {
+      const name = `svc_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
+      return async (params = []) => {
+        const named = !(url && embeddedCopy(url));
+        return (await (await getPool()).query<R & pg.QueryResultRow>(named ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] })).rows;
+      };
+    },
     async transaction<T>(work: (query: NativeQuery, copyFrom: CopyFrom) => Promise<T>): Promise<T> {
       const client = await (await getPool()).connect();
       let broken: Error | undefined;

@@ -53,8 +53,8 @@ async function saveSettings(em: EntityManager, change: BudgetChange): Promise<vo
  */
 export function createBudgetStore(orm: MikroORM) {
   const em = () => orm.em.fork();
-  // Reads on the federated hot path (Agent references) go to the pool directly: no ORM fork or query formatting.
-  const sql = nativeSql(orm);
+  // Reads on the federated hot path (Agent references): prepared, on the pool directly (no ORM fork or query formatting).
+  const budgetsOfCodes = nativeSql(orm).prepared<Row>(`${BUDGETS.replace('?', '$1')}\n        where a.code = any($2::text[])`);
   return {
     async budget(agentCode: string, period: string): Promise<Budget | undefined> {
       const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = ?`, [period, agentCode]);
@@ -64,7 +64,7 @@ export function createBudgetStore(orm: MikroORM) {
     /** The budgets of these agents (unknown codes left out), in one statement. */
     async budgetsOf(agentCodes: readonly string[], period: string): Promise<Budget[]> {
       if (!agentCodes.length) return [];
-      const rows = await sql.query(`${BUDGETS.replace('?', '$1')}\n        where a.code = any($2::text[])`, [period, agentCodes]);
+      const rows = await budgetsOfCodes([period, agentCodes]);
       return rows.map(toBudget);
     },
 
