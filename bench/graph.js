@@ -269,7 +269,15 @@ async function main() {
   try {
     database = await createBenchDatabase(name);
     dir = await mkdtemp(join(os.tmpdir(), 'svc-graph-'));
-    const ports = { insight: await freePort(), llm: await freePort(), crawl: await freePort(), cms: await freePort(), router: await freePort(), bridge: await freePort(), all: await freePort(), allBridge: await freePort() };
+    // Every port this run hands out differs from the others: the OS may give a port it gave a moment ago (freePort closes its listener), and one process holding two of them fails to start.
+    const handedOut = new Set();
+    const port = async () => {
+      for (;;) {
+        const candidate = await freePort();
+        if (!handedOut.has(candidate)) return handedOut.add(candidate), candidate;
+      }
+    };
+    const ports = { insight: await port(), llm: await port(), crawl: await port(), cms: await port(), router: await port(), bridge: await port(), all: await port(), allBridge: await port() };
     const url = (service) => `http://127.0.0.1:${ports[service]}`;
     const adminPassword = randomBytes(12).toString('base64url');
     const env = {
@@ -344,8 +352,8 @@ async function main() {
     // on ports of their own; `ports.all` is its router's, `ports.allBridge` its bridge's (which runs its
     // operations on the router of its process without a socket).
     await startService('all', {
-      SVC_ROUTER_PORT: String(ports.all), SVC_INSIGHT_PORT: String(await freePort()), SVC_LLM_PORT: String(await freePort()), SVC_CRAWL_PORT: String(await freePort()),
-      SVC_CMS_PORT: String(await freePort()), SERVER_PORT: String(ports.allBridge), SVC_DASHBOARD_PORT: String(await freePort()),
+      SVC_ROUTER_PORT: String(ports.all), SVC_INSIGHT_PORT: String(await port()), SVC_LLM_PORT: String(await port()), SVC_CRAWL_PORT: String(await port()),
+      SVC_CMS_PORT: String(await port()), SERVER_PORT: String(ports.allBridge), SVC_DASHBOARD_PORT: String(await port()),
     });
     log(`svc all (one process) ready, its router on :${ports.all}`);
 
