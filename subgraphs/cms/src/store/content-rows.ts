@@ -63,7 +63,7 @@ export function toVersion(row: VersionRow): ContentVersion {
 /** A timestamp column as the pool answers it (text, as the ORM's type parsers leave it) or as a Date. */
 export type Timestamp = Date | string;
 
-const dateOf = (value: Timestamp): Date => new Date(value);
+export const dateOf = (value: Timestamp): Date => new Date(value);
 export const dateOrNull = (value: Timestamp | null): Date | null => (value === null ? null : new Date(value));
 
 /** A row of cms.content joined with its site's key and one of its versions (none: a content without versions), as read on the pool. */

@@ -5,7 +5,7 @@ import { contentOf, VersionStatus, type Content, type VersionText } from '../dom
 import type { LocaleVersion } from '../domain/delivery.js';
 import type { ContentFields, Seo } from '../domain/seo.js';
 import type { Site } from '../domain/site.js';
-import { contentsOfJoin, dateOrNull, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
+import { contentsOfJoin, dateOf, dateOrNull, toState, toVersion, type ContentRow, type ContentVersionJoin } from './content-rows.js';
 import { ContentEntity, ContentVersionEntity } from './entities.js';
 import { lockedContent, type LockedContent } from './locked-content.js';
 
@@ -38,7 +38,7 @@ const PUBLISHED_LOCALES = `select c.id, c.group_id, c.locale, c.slug, c.publishe
 function localeVersions(rows: readonly LocaleVersionRow[]): LocaleVersion[] {
   return rows.map((r) => ({
     contentId: r.id, groupId: r.group_id, locale: r.locale, slug: r.slug, publishedAt: dateOrNull(r.published_at),
-    version: toVersion({ version: r.version, status: r.status, title: r.title, fields: r.fields, seo: r.seo, createdAt: dateOrNull(r.version_created_at)!, createdBy: r.created_by, publishedAt: dateOrNull(r.version_published_at) }),
+    version: toVersion({ version: r.version, status: r.status, title: r.title, fields: r.fields, seo: r.seo, createdAt: dateOf(r.version_created_at), createdBy: r.created_by, publishedAt: dateOrNull(r.version_published_at) }),
   }));
 }
 

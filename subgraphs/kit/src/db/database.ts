@@ -146,6 +146,8 @@ export function nativeSql(orm: MikroORM) {
     }));
   const run = (client: pg.Pool | pg.PoolClient): NativeQuery => async (text, params = []) => (await client.query(text, params as unknown[])).rows;
   const url = orm.config.get('clientUrl');
+  // The embedded database registers its URL when it starts, before any pool is opened on it.
+  const names = !(url && embeddedCopy(url));
   return {
     query: (async (text, params) => run(await getPool())(text, params)) as NativeQuery,
     /**
@@ -158,10 +160,7 @@ export function nativeSql(orm: MikroORM) {
      */
     prepared<R = Record<string, unknown>>(text: string): PreparedQuery<R> {
       const name = `svc_${createHash('sha256').update(text).digest('hex').slice(0, 24)}`;
-      return async (params = []) => {
-        const named = !(url && embeddedCopy(url));
-        return (await (await getPool()).query<R & pg.QueryResultRow>(named ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] })).rows;
-      };
+      return async (params = []) => (await (await getPool()).query<R & pg.QueryResultRow>(names ? { name, text, values: params as unknown[] } : { text, values: params as unknown[] })).rows;
     },
     async transaction<T>(work: (query: NativeQuery, copyFrom: CopyFrom) => Promise<T>): Promise<T> {
       const client = await (await getPool()).connect();

@@ -93,6 +93,16 @@ export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
   return result as GraphQLResult;
 }
 
+/** No complete answer to `operationName` within `timeoutMs` (ROUTER_FAILURE.timeout). */
+function timedOut(operationName: string, timeoutMs: number, cause?: unknown): SvcError {
+  return new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5, cause: cause === undefined ? undefined : asError(cause) });
+}
+
+/** The call itself failed (ROUTER_FAILURE.unreachable), with that failure as the cause. */
+function unreachable(cause: unknown): SvcError {
+  return new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(cause) });
+}
+
 /**
  * A call to the router of this process, with the same limit as over HTTP: an answer not there
  * in time is UNAVAILABLE (ROUTER_FAILURE.timeout), and so is a failure of the call itself.
@@ -100,14 +110,14 @@ export function resultOfAnswer(answer: RouterAnswer): GraphQLResult {
 async function inProcess(graphql: InProcessGraphql, operationName: string, timeoutMs: number, request: Parameters<InProcessGraphql>[0]): Promise<RouterAnswer> {
   let timer: NodeJS.Timeout | undefined;
   const late = new Promise<never>((_resolve, reject) => {
-    timer = setTimeout(() => reject(new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5 })), timeoutMs);
+    timer = setTimeout(() => reject(timedOut(operationName, timeoutMs)), timeoutMs);
   });
   try {
     const answer = await Promise.race([graphql(request), late]);
     return { status: answer.status, result: answer.result };
   } catch (error) {
     if (error instanceof SvcError) throw error;
-    throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(error) });
+    throw unreachable(error);
   } finally {
     clearTimeout(timer);
   }
@@ -136,8 +146,8 @@ export function createRouterClient(options: RouterClientOptions): RouterClient {
       const response = await request(urlOf(), { method: 'POST', headers, body, dispatcher: agent, signal });
       return { status: response.statusCode, body: await response.body.text() };
     } catch (error) {
-      if (signal.aborted) throw new SvcError('UNAVAILABLE', `The GraphQL router did not answer ${operationName} within ${timeoutMs / 1000} s`, { slug: ROUTER_FAILURE.timeout, retryAfter: 5, cause: asError(error) });
-      throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { slug: ROUTER_FAILURE.unreachable, retryAfter: 5, cause: asError(error) });
+      if (signal.aborted) throw timedOut(operationName, timeoutMs, error);
+      throw unreachable(error);
     }
   }
 

@@ -64,15 +64,16 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
 
     /** The agent with its budget, and this month's usage when asked for; null when unknown. */
     async agent(code: string): Promise<Agent | null> {
-      const budget = await view(code);
-      return budget ? agentOf(budget, periodBounds(periodOf(clock())).start) : null;
+      const period = periodOf(clock());
+      const budget = await view(code, period);
+      return budget ? agentOf(budget, periodBounds(period).start) : null;
     },
 
     /** The agents of these codes with their budgets, by code (unknown ones left out): one read for all. */
     async agents(codes: readonly string[]): Promise<Map<string, Agent>> {
-      const from = periodBounds(periodOf(clock())).start;
-      const found = await budgets.budgetsOf(codes, periodOf(clock()));
-      return new Map(found.map((budget) => [budget.agentCode, agentOf(budget, from)]));
+      const period = periodOf(clock());
+      const found = await budgets.budgetsOf(codes, period);
+      return new Map(found.map((budget) => [budget.agentCode, agentOf(budget, periodBounds(period).start)]));
     },
 
     /**

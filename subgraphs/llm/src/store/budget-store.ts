@@ -9,10 +9,12 @@ const num = (v: unknown) => Number(v ?? 0);
 /** Ledger lines per insert when seeding. */
 const SEED_BATCH = 200;
 
-/** Each agent with its period row (absent before the month's first request). */
-const BUDGETS = `select a.code, a.tenant_id, a.tenant_managed, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
+/** Each agent with its period row (absent before the month's first request); `period` is the placeholder of the period parameter. */
+const budgetsIn = (period: string) => `select a.code, a.tenant_id, a.tenant_managed, a.monthly_budget_usd, a.hard_limit_enabled, a.alert_webhook_url, a.alert_threshold_percent,
               coalesce(bp.spent_usd, 0) as spent_usd, coalesce(bp.reserved_usd, 0) as reserved_usd
-         from llm.agent a left join llm.budget_period bp on bp.agent_code = a.code and bp.period = ?`;
+         from llm.agent a left join llm.budget_period bp on bp.agent_code = a.code and bp.period = ${period}`;
+/** The same, with the ORM's placeholder. */
+const BUDGETS = budgetsIn('?');
 
 function toBudget(row: Row): Budget {
   return budgetOf({
@@ -54,7 +56,7 @@ async function saveSettings(em: EntityManager, change: BudgetChange): Promise<vo
 export function createBudgetStore(orm: MikroORM) {
   const em = () => orm.em.fork();
   // Reads on the federated hot path (Agent references): prepared, on the pool directly (no ORM fork or query formatting).
-  const budgetsOfCodes = nativeSql(orm).prepared<Row>(`${BUDGETS.replace('?', '$1')}\n        where a.code = any($2::text[])`);
+  const budgetsOfCodes = nativeSql(orm).prepared<Row>(`${budgetsIn('$1')}\n        where a.code = any($2::text[])`);
   return {
     async budget(agentCode: string, period: string): Promise<Budget | undefined> {
       const rows = await em().execute<Row[]>(`${BUDGETS}\n        where a.code = ?`, [period, agentCode]);
