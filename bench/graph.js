@@ -287,6 +287,8 @@ async function main() {
       NODE_ENV: 'production',
       // For a before-and-after of the router's compiled result shaping (SVC_ROUTER_COMPILED_SHAPING=false).
       ...(process.env.SVC_ROUTER_COMPILED_SHAPING ? { SVC_ROUTER_COMPILED_SHAPING: process.env.SVC_ROUTER_COMPILED_SHAPING } : {}),
+      // And of the subgraphs' compiled execution (SVC_SUBGRAPH_COMPILED_EXECUTION=false).
+      ...(process.env.SVC_SUBGRAPH_COMPILED_EXECUTION ? { SVC_SUBGRAPH_COMPILED_EXECUTION: process.env.SVC_SUBGRAPH_COMPILED_EXECUTION } : {}),
       DATABASE_URL: database.url,
       REDIS_URL,
       SVC_REDIS_PREFIX: redisPrefix,

@@ -38,6 +38,7 @@ export interface CmsOptions {
   /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts form webhooks may reach. */
   outboundAllow: readonly string[];
   maxBodyBytes: number;
+  compiledExecution?: boolean;
   poolMax: number;
   seedDemo: boolean;
   workerName: string;
@@ -121,6 +122,7 @@ export async function startCms(options: CmsOptions, port: number, host: string):
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
+    compiledExecution: options.compiledExecution,
     // Delivery is public content: the resolver demands a site key (400 site-key-required), or
     // for a preview the token, which is the credential a link carries (a browser sends no headers).
     publicFields: ['deliveredContent'],

@@ -10,6 +10,7 @@ describe('cmsConfig', () => {
     expect(cmsConfig.fromConfig(config, start)).toEqual({
       ...start,
       maxBodyBytes: 1024 * 1024,
+      compiledExecution: true,
       poolMax: 4,
       workerName: 'w1',
       redisUrl: 'redis://cache:6379',

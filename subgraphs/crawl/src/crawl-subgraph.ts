@@ -29,6 +29,7 @@ export interface CrawlOptions {
   /** Job lock lifetime: a dead worker's run is taken over after it (SVC_CRAWL_LOCK_LIFETIME_MS). */
   lockLifetimeMs: number;
   maxBodyBytes: number;
+  compiledExecution?: boolean;
   poolMax: number;
   workerName: string;
   /** Run crawl jobs in this process too (SVC_CRAWL_WORKER); default true. */
@@ -181,6 +182,7 @@ export async function startCrawl(options: CrawlOptions, port: number, host: stri
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
+    compiledExecution: options.compiledExecution,
     ready: runtime.ready,
   }).listen(port, host);
   return {

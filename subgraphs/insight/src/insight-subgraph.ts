@@ -268,6 +268,7 @@ export interface InsightOptions {
   maxTokenLifetimeSeconds: number;
   loginThrottle: LoginThrottleSettings;
   maxBodyBytes: number;
+  compiledExecution?: boolean;
   poolMax: number;
   analysis: Omit<AnalysisSettings, 'databaseUrl' | 'jwtSecret'>;
 }
@@ -349,6 +350,7 @@ export async function startInsight(options: InsightOptions, port: number, host: 
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
+    compiledExecution: options.compiledExecution,
     publicFields: ['issueAccessToken'],
     routes: [jobEventsRoute({ jobs: runtime.jobs, verifier: options.verifier, log }), metricImportRoute({ importMetrics: runtime.importMetrics, verifier: options.verifier, log })],
     ready: async () => {

@@ -50,6 +50,7 @@ export interface LlmOptions {
   /** SVC_OUTBOUND_ALLOW_PRIVATE_HOSTS: non-public hosts budget alert URLs may reach. */
   outboundAllow: readonly string[];
   maxBodyBytes: number;
+  compiledExecution?: boolean;
   poolMax: number;
   workerName: string;
   /** How long a crashed instance's budget leases hold money before the sweep charges them, s. */
@@ -156,6 +157,7 @@ export async function startLlm(options: LlmOptions, port: number, host: string):
     log,
     verifier: options.verifier,
     maxBodyBytes: options.maxBodyBytes,
+    compiledExecution: options.compiledExecution,
     isOwnCredential: keys.isGatewayCredential,
     routes: [
       ...openAiRoutes(openAi),

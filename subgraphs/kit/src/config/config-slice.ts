@@ -35,5 +35,5 @@ export function defineConfigSlice<Shape extends z.core.$ZodShape, Start extends 
 /** The options every service takes from the platform-wide variables, with what its start hands it. */
 export function serviceOptions(config: PlatformConfig, start: ServiceStart) {
   const { databaseUrl, verifier, log } = start;
-  return { databaseUrl, verifier, log, maxBodyBytes: config.SVC_MAX_BODY_BYTES, poolMax: config.DB_POOL_MAX, workerName: workerNameOf(config) };
+  return { databaseUrl, verifier, log, maxBodyBytes: config.SVC_MAX_BODY_BYTES, compiledExecution: config.SVC_SUBGRAPH_COMPILED_EXECUTION, poolMax: config.DB_POOL_MAX, workerName: workerNameOf(config) };
 }

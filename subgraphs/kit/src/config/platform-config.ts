@@ -95,6 +95,12 @@ export const platformConfig = z.object({
    * the escape hatch should an answer ever differ.
    */
   SVC_ROUTER_COMPILED_SHAPING: envVar.flag(true),
+  /**
+   * Whether the subgraphs run operations they are sent more than once compiled by graphql-jit
+   * (kit subgraph/compiled-execution.ts) instead of graphql-js. Default true; false is the escape
+   * hatch should an answer ever differ.
+   */
+  SVC_SUBGRAPH_COMPILED_EXECUTION: envVar.flag(true),
   /** Origins allowed by CORS on the router and bridge. Default Apollo Studio and localhost. */
   SVC_CORS_ORIGINS: envVar.list(['https://studio.apollographql.com', 'http://localhost:3000', 'http://127.0.0.1:3000']),
   /** Peers (addresses or CIDR ranges) whose X-Forwarded-For is trusted for the client address. Default loopback. */

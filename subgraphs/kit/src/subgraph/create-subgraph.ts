@@ -7,6 +7,7 @@ import { apolloHandler, inProcessGraphql, type InProcessGraphql } from '../http/
 import { healthRoutes } from '../http/health.js';
 import { createHttpServer, listen, type Route, type RunningServer } from '../http/server.js';
 import type { Logger } from '../logger.js';
+import { compiledExecution } from './compiled-execution.js';
 import { FiniteNumberRule, plainMessage, useFiniteVariables } from './finite-numbers.js';
 import { BadTextRule, maskError, useAuthGuard, useOperationLog, type GuardOptions } from './plugins.js';
 import { ApolloServerPluginCacheControlDisabled, ApolloServerPluginInlineTraceDisabled } from '@apollo/server/plugin/disabled';
@@ -16,6 +17,8 @@ export interface SubgraphServerOptions extends GuardOptions, Omit<ContextOptions
   schema: GraphQLSchema;
   log: Logger;
   maxBodyBytes: number;
+  /** Operations sent more than once run compiled by graphql-jit (compiled-execution.ts); default true. */
+  compiledExecution?: boolean;
   /** Resolves when the subgraph can serve (database reachable, ...); rejects with the reason otherwise. */
   ready?: () => Promise<void | Record<string, string>>;
   /** Extra HTTP routes (metrics, internal streams). */
@@ -37,7 +40,8 @@ export interface SubgraphServer {
 export function createSubgraphServer(options: SubgraphServerOptions): SubgraphServer {
   const { log } = options;
   const apollo = new ApolloServer<SvcContext>({
-    schema: options.schema,
+    // Apollo Server takes another executor only as a gateway (compiled-execution.ts).
+    ...(options.compiledExecution === false ? { schema: options.schema } : { gateway: compiledExecution(options.schema, log) }),
     introspection: true,
     // svc owns shutdown (drain HTTP, stop jobs, close pools); Apollo must not race it.
     stopOnTerminationSignals: false,
