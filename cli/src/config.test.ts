@@ -212,6 +212,13 @@ describe('loadPlatformConfig rules for the services a process runs', () => {
     expect(loadConfig({ DB_HOST: 'db', SVC_JWT_SECRET: SECRET }, 'worker').DB_HOST).toBe('db');
   });
 
+  it('runs the router and the bridge in svc edge, without the rules of the services it does not run', () => {
+    expect(servicesRunBy('edge')).toEqual(['router', 'bridge']);
+    const env = { ...POSTGRES, SVC_JWT_SECRET: SECRET, SVC_INSIGHT_REVIEW_WEBHOOK_URL: 'https://hooks.example.com/review' };
+    expect(loadConfig(env, 'edge').SVC_INSIGHT_REVIEW_WEBHOOK_URL).toBe(env.SVC_INSIGHT_REVIEW_WEBHOOK_URL);
+    expect(ruleError(env, 'all')).toMatch(/SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: is required/);
+  });
+
   it('checks no rules for the MCP servers (they start no service) or without a service', () => {
     expect(servicesRunBy('crawl-mcp')).toEqual([]);
     expect(loadConfig(POSTGRES, 'crawl-mcp').DATABASE_URL).toBe(POSTGRES.DATABASE_URL);

@@ -4,7 +4,7 @@ import { dirname, resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'yaml';
 import { configSchema } from './config.js';
-import { SERVICES } from './services.js';
+import { SERVICES, servicesRunBy, type Service } from './services.js';
 
 /**
  * Keeps docker/compose.yaml and docker/Dockerfile in step with the code: service names the
@@ -78,7 +78,9 @@ function entrypointOf(text: string): string[] | undefined {
 describe('docker/compose.yaml', () => {
   it('has services built from docker/Dockerfile', () => {
     expect(Object.keys(services).length).toBeGreaterThan(0);
-    expect(platformServices.map(([name]) => name)).toEqual(expect.arrayContaining(['router', 'bridge']));
+    const runs = (service: Service) => platformServices.filter(([, s]) => servicesRunBy(commandOf(s)[0] as Service).includes(service)).map(([name]) => name);
+    expect(runs('router')).toHaveLength(1);
+    expect(runs('bridge')).toHaveLength(1);
   });
 
   it('runs only services the svc entry knows (SERVICES in cli/src/services.ts)', () => {
@@ -132,12 +134,15 @@ describe('docker/compose.yaml', () => {
     if (!/^\s*import\s+xkey\s*;/m.test(text)) throw new Error(`${vcl.source} (mounted by service "${name}") has no "import xkey;"`);
   });
 
-  it('runs the bridge on SERVER_PORT 8084 (the port the VCL backend names)', () => {
-    const bridge = platformServices.find(([, service]) => commandOf(service)[0] === 'bridge');
-    if (!bridge) throw new Error('no service runs `svc bridge`');
+  it('runs the bridge on SERVER_PORT 8084, in the service the VCL backend names', () => {
+    const bridge = platformServices.find(([, service]) => servicesRunBy(commandOf(service)[0] as Service).includes('bridge'));
+    if (!bridge) throw new Error('no service runs the bridge (`svc bridge`, `svc edge` or `svc all`)');
     const [name, service] = bridge;
     const port = environmentOf(service).SERVER_PORT;
     if (port !== '8084') throw new Error(`service "${name}": SERVER_PORT is ${port === undefined ? 'not set' : JSON.stringify(port)}, expected "8084"`);
+    const vcl = readFileSync(resolve(COMPOSE_DIR, 'varnish/default.vcl'), 'utf8');
+    const backend = /backend\s+\w+\s*\{[^}]*\.host\s*=\s*"([^"]+)";[^}]*\.port\s*=\s*"([^"]+)";/.exec(vcl);
+    expect(backend?.slice(1)).toEqual([name, port]);
   });
 });
 
