@@ -3,14 +3,8 @@ import { execute, GraphQLError, printSchema, type DocumentNode, type GraphQLSche
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import type { Logger } from '../logger.js';
 
-/** How often a document runs through graphql-js before it is compiled. */
-const RUNS_BEFORE_COMPILING = 1;
-
-/** A document's operations: how often each ran, and its compiled function once it has one. */
-interface Operations {
-  runs: Map<string, number>;
-  compiled: Map<string, CompiledQuery | null>;
-}
+/** An operation's state: run once on graphql-js, then its compiled function (null: graphql-jit could not compile it). */
+type Compiled = 'ran once' | CompiledQuery | null;
 
 /**
  * graphql-jit's errors only look like graphql-js's: one without an original error (a null in a
@@ -48,28 +42,31 @@ function asGraphQLError(error: GraphQLError, document: DocumentNode): GraphQLErr
  * compiled operations are held weakly by their document and go when it is evicted.
  */
 export function compiledExecution(schema: GraphQLSchema, log: Logger): GatewayInterface {
-  const byDocument = new WeakMap<DocumentNode, Operations>();
+  const byDocument = new WeakMap<DocumentNode, Map<string, Compiled>>();
   const compiledFor = (document: DocumentNode, operationName: string | null): CompiledQuery | null => {
     let operations = byDocument.get(document);
-    if (!operations) byDocument.set(document, (operations = { runs: new Map(), compiled: new Map() }));
+    if (!operations) byDocument.set(document, (operations = new Map()));
     const key = operationName ?? '';
-    const compiled = operations.compiled.get(key);
-    if (compiled !== undefined) return compiled;
-    const runs = (operations.runs.get(key) ?? 0) + 1;
-    operations.runs.set(key, runs);
-    if (runs <= RUNS_BEFORE_COMPILING) return null;
+    const state = operations.get(key);
+    if (state === undefined) {
+      operations.set(key, 'ran once');
+      return null;
+    }
+    if (state !== 'ran once') return state;
     const started = performance.now();
     const operation = operationName ?? null;
     let entry: CompiledQuery | null = null;
+    let reason: string | undefined;
     try {
       const result = compileQuery(schema, document, operationName ?? undefined, { disablingCapturingStackErrors: true });
       if (isCompiledQuery(result)) entry = result;
-      else log.warn({ operation, reason: result.errors?.map((e) => e.message).join('; ') }, 'graphql operation not compiled: it runs on graphql-js');
+      else reason = result.errors?.map((e) => e.message).join('; ');
     } catch (error) {
-      log.warn({ operation, reason: (error as Error).message }, 'graphql operation not compiled: it runs on graphql-js');
+      reason = (error as Error).message;
     }
     if (entry) log.debug({ operation, compileMs: Math.round((performance.now() - started) * 10) / 10 }, 'graphql operation compiled');
-    operations.compiled.set(key, entry);
+    else log.warn({ operation, reason }, 'graphql operation not compiled: it runs on graphql-js');
+    operations.set(key, entry);
     return entry;
   };
   const executor: GatewayExecutor = async (request) => {

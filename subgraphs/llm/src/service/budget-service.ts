@@ -72,8 +72,9 @@ export function createBudgetService(stores: BudgetStores, queue: AlertQueue, log
     /** The agents of these codes with their budgets, by code (unknown ones left out): one read for all. */
     async agents(codes: readonly string[]): Promise<Map<string, Agent>> {
       const period = periodOf(clock());
+      const from = periodBounds(period).start;
       const found = await budgets.budgetsOf(codes, period);
-      return new Map(found.map((budget) => [budget.agentCode, agentOf(budget, periodBounds(period).start)]));
+      return new Map(found.map((budget) => [budget.agentCode, agentOf(budget, from)]));
     },
 
     /**
