@@ -175,6 +175,12 @@ function cpuTicks(pid) {
   return Number(fields[11]) + Number(fields[12]);
 }
 
+/** Resident memory of a process, in MB (VmRSS). */
+function residentMb(pid) {
+  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
+  return kb ? Math.round(Number(kb) / 1024) : NaN;
+}
+
 function stableStringify(value) {
   if (Array.isArray(value)) return `[${value.map(stableStringify).join(',')}]`;
   if (value && typeof value === 'object') return `{${Object.keys(value).sort().map((k) => `${JSON.stringify(k)}:${stableStringify(value[k])}`).join(',')}}`;
@@ -630,6 +636,8 @@ async function main() {
     const federated = await federatedRoutes(operations);
     log(`REST routes whose query plan spans more than one subgraph: ${federated.spanning.length ? federated.spanning.join('; ') : `none of ${federated.checked}`}`);
 
+    /** Each svc process's resident memory now (svc <service> loads only the code of what it runs). */
+    const memory = () => [...processes].map(([role, { child }]) => `${role} ${residentMb(child.pid)}`).join(', ');
     if (ONLY) {
       for (const w of [w1cached, w2, w3, w4]) {
         if (!ONLY.has(w.key)) continue;
@@ -638,9 +646,11 @@ async function main() {
         await runWorkload(w);
         for (const c of w.contenders) for (const line of row(`${w.key} `, c)) process.stdout.write(`${line}\n`);
       }
+      log(`resident memory, MB: ${memory()}`);
       return;
     }
     for (const w of [w1cached, w2, w3, w4]) await runWorkload(w);
+    const memoryAfterRun = memory();
     const actionsReturned = JSON.parse(w3.contenders[0].answer.body).data?.actionProposals?.length ?? 0;
 
     // Workload 1 without the delivery cache: cms again, with SVC_CMS_CACHE_TTL_SECONDS=0, and the cached entry purged.
@@ -714,6 +724,7 @@ async function main() {
       `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc all\` ${perC((c) => ratio(find(w3, 'all'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
       `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; ListActions in \`svc edge\` ${perC((c) => `${diff(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)} (${ratio(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)})`)}; ListActions in \`svc all\` ${perC((c) => `${diff(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)} (${ratio(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
       `- Cached delivery with locale negotiation ÷ without (bridge), throughput: ${perC((c) => ratio(w1cached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1cached, 'bridge'), 'rps', c))}; uncached: ${perC((c) => ratio(w1uncached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1uncached, 'bridge'), 'rps', c))}.`,
+      `- Resident memory of each process after workloads 1 to 4 (VmRSS, MB): ${memoryAfterRun}.`,
       `- Bridge ÷ bare node:http, throughput: cached delivery ${perC((c) => ratio(find(w1cached, 'bridge'), find(w1cached, 'bare-cached'), 'rps', c))}; uncached ${perC((c) => ratio(find(w1uncached, 'bridge'), find(w1uncached, 'bare-uncached'), 'rps', c))}.`,
       END,
     ].join('\n');

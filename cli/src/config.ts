@@ -1,8 +1,8 @@
-import { cmsConfig } from '@svc/cms';
-import { crawlConfig } from '@svc/crawl';
-import { insightConfig } from '@svc/insight';
+import { cmsConfig } from '@svc/cms/config';
+import { crawlConfig } from '@svc/crawl/config';
+import { insightConfig } from '@svc/insight/config';
 import { composeConfig, loadConfig, type ConfigOf } from '@svc/kit';
-import { llmConfig } from '@svc/llm';
+import { llmConfig } from '@svc/llm/config';
 import { servicesRunBy, type Service } from './services.js';
 
 /**

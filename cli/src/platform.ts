@@ -1,14 +1,12 @@
-import { cmsConfig, startCms } from '@svc/cms';
-import { crawlConfig, startCrawl, startCrawlWorker, type CrawlStart } from '@svc/crawl';
-import { insightConfig, startAnalysisWorker, startInsight, type InsightStart } from '@svc/insight';
+import { cmsConfig } from '@svc/cms/config';
+import { crawlConfig, type CrawlStart } from '@svc/crawl/config';
+import { insightConfig, type InsightStart } from '@svc/insight/config';
 import {
   bridgeUrl, clientAddressKey, ConfigError, createCache, createLogger, createPurgeChannel, createSessionRevocations, loadOperations, createTokenVerifier, databaseUrlOf, EMBEDDED_JWT_SECRET, embeddedSecret, isEmbedded, routerUrl, startEmbeddedDatabase, subgraphUrl,
   type InProcessGraphql, type Logger, type RunningSubgraph, type ServiceName, type ServiceStart,
 } from '@svc/kit';
-import { EMBEDDED_MASTER_KEY, llmConfig, startLlm } from '@svc/llm';
-import { startRouter, type RunningRouter } from '@svc/router';
-import { ROUTES, startBridge } from '@svc/rest-bridge';
-import { createDashboardSessions, startDashboard } from '@svc/dashboard';
+import { EMBEDDED_MASTER_KEY, llmConfig } from '@svc/llm/config';
+import type { RunningRouter } from '@svc/router';
 import { readFile } from 'node:fs/promises';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Config } from './config.js';
@@ -26,7 +24,9 @@ export interface Platform {
 /**
  * Starts the chosen services in this process, in dependency order; `close` stops them in reverse.
  * `config` is what `loadPlatformConfig(env, service)` validated; each service's options come
- * from its slice's `fromConfig`.
+ * from its slice's `fromConfig`. A service's code is loaded only by a process that runs it (its
+ * config slice is light): `svc cms` holds cms and kit, not crawl's browser and DOM libraries,
+ * and its heap is a third of the whole platform's (bench/RESULTS.md).
  */
 export async function startPlatform(config: Config, service: Service, log = createLogger({ level: config.LOG_LEVEL, name: service })): Promise<Platform> {
   if (!AVAILABLE.includes(service)) throw new ConfigError(`Service "${service}" is not part of this build yet; available: ${AVAILABLE.join(', ')}`);
@@ -82,26 +82,29 @@ export async function startPlatform(config: Config, service: Service, log = crea
       if (config.SVC_ADMIN_PASSWORD === 'admin') {
         log.warn('DEFAULT CREDENTIALS IN USE: the local account is admin/admin. Set SVC_ADMIN_USERNAME and SVC_ADMIN_PASSWORD before exposing this platform.');
       }
+      const { startInsight } = await import('@svc/insight');
       serve('insight', await startInsight(insightConfig.fromConfig(config, insightStart('insight')), config.SVC_INSIGHT_PORT, host));
     }
     if (runs('llm')) {
       const masterKey = config.SVCLLM_MASTER_KEY ?? (await embeddedSecret(config, EMBEDDED_MASTER_KEY, log));
+      const { startLlm } = await import('@svc/llm');
       const llm = await startLlm(llmConfig.fromConfig(config, { ...start('llm'), masterKey, env: process.env }), config.SVC_LLM_PORT, host);
       serve('llm', llm);
       inProcess.llm = llm.openAi;
       if (runs('crawl') && !config.SVC_CRAWL_GATEWAY_KEY) issuedGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
       if (runs('insight') && !config.SVC_INSIGHT_GATEWAY_KEY) issuedInsightKey = await llm.issueServiceKey('insight', 'svc-insight-service');
     }
-    if (runs('crawl')) serve('crawl', await startCrawl(crawlConfig.fromConfig(config, crawlStart('crawl')), config.SVC_CRAWL_PORT, host));
+    if (runs('crawl')) serve('crawl', await (await import('@svc/crawl')).startCrawl(crawlConfig.fromConfig(config, crawlStart('crawl')), config.SVC_CRAWL_PORT, host));
     if (runs('worker')) {
-      const worker = await startCrawlWorker(crawlConfig.fromConfig(config, crawlStart('worker')));
+      const worker = await (await import('@svc/crawl')).startCrawlWorker(crawlConfig.fromConfig(config, crawlStart('worker')));
       closers.push({ name: 'worker', close: worker.close });
-      const analysis = await startAnalysisWorker(insightConfig.fromConfig(config, insightStart('worker')));
+      const analysis = await (await import('@svc/insight')).startAnalysisWorker(insightConfig.fromConfig(config, insightStart('worker')));
       closers.push({ name: 'analysis-worker', close: analysis.close });
     }
-    if (runs('cms')) serve('cms', await startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
+    if (runs('cms')) serve('cms', await (await import('@svc/cms')).startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
     let router: RunningRouter | undefined;
     if (runs('router')) {
+      const { startRouter } = await import('@svc/router');
       router = await startRouter(
         {
           supergraphSdl: await readFile(SUPERGRAPH_FILE, 'utf8'),
@@ -123,6 +126,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       urls.router = routerGraphql = `${router.url}/graphql`;
     }
     if (runs('bridge')) {
+      const { ROUTES, startBridge } = await import('@svc/rest-bridge');
       const bridge = await startBridge(
         {
           routes: ROUTES,
@@ -147,6 +151,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
       urls.bridge = bridge.url;
     }
     if (runs('dashboard')) {
+      const { createDashboardSessions, startDashboard } = await import('@svc/dashboard');
       const dashboard = await startDashboard(
         {
           bridgeUrl: urls.bridge ?? bridgeUrl(config),
