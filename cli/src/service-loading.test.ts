@@ -34,6 +34,12 @@ describe('service code loads only where it runs', () => {
     expect(loaded.filter((url) => SERVICE_CODE.some((pattern) => pattern.test(url)))).toEqual([]);
   }, 60_000);
 
+  it('a service\'s entry holds its service, not its MCP server (which `svc crawl-mcp` and `svc insight-mcp` load)', async () => {
+    const loaded = await modulesLoadedBy(`await import('@svc/crawl'); await import('@svc/insight');`);
+    expect(loaded.some((url) => url.endsWith('/subgraphs/crawl/dist/src/crawl-subgraph.js'))).toBe(true);
+    expect(loaded.filter((url) => /\/dist\/src\/mcp\/|node_modules\/(playwright-core|@modelcontextprotocol)\//.test(url))).toEqual([]);
+  }, 60_000);
+
   it('a service\'s entry brings its code (what the check above would see if platform.ts imported it)', async () => {
     const loaded = await modulesLoadedBy(`await import('@svc/cms');`);
     expect(loaded.filter((url) => SERVICE_CODE.some((pattern) => pattern.test(url))).length).toBeGreaterThan(0);

@@ -38,14 +38,14 @@ async function main(argv: string[]): Promise<void> {
     // A stdio tool server for MCP clients: protocol on stdout, logs on stderr, nothing else.
     const log = createLogger({ level: config.LOG_LEVEL, name: service });
     const mcp = service === 'crawl-mcp'
-      ? await (await import('@svc/crawl')).runCrawlMcpStdio({
+      ? await (await import('@svc/crawl/mcp/stdio')).runCrawlMcpStdio({
         routerUrl: routerUrl(config),
         token: config.SVC_TOKEN,
         tenantId: config.SVC_TENANT_ID,
         allowPrivateHosts: config.SVC_CRAWL_ALLOW_PRIVATE_HOSTS,
         log,
       })
-      : await (await import('@svc/insight')).runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, tenantId: config.SVC_TENANT_ID, log });
+      : await (await import('@svc/insight/mcp/stdio')).runInsightMcpStdio({ routerUrl: routerUrl(config), token: config.SVC_TOKEN, tenantId: config.SVC_TENANT_ID, log });
     const stop = () => void mcp.close().finally(() => process.exit(0));
     process.on('SIGTERM', stop);
     process.on('SIGINT', stop);
