@@ -636,7 +636,7 @@ async function main() {
     const federated = await federatedRoutes(operations);
     log(`REST routes whose query plan spans more than one subgraph: ${federated.spanning.length ? federated.spanning.join('; ') : `none of ${federated.checked}`}`);
 
-    /** Each svc process's resident memory now (svc <service> loads only the code of what it runs). */
+    /** Each process's resident memory now (an svc process loads only the code of the services it runs). */
     const memory = () => [...processes].map(([role, { child }]) => `${role} ${residentMb(child.pid)}`).join(', ');
     if (ONLY) {
       for (const w of [w1cached, w2, w3, w4]) {
