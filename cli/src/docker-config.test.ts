@@ -45,6 +45,11 @@ function commandOf(service: ComposeService): string[] {
   return typeof service.command === 'string' ? service.command.trim().split(/\s+/) : service.command.map(String);
 }
 
+/** The compose services whose `svc` process runs `service` (itself, or as part of `edge` or `all`). */
+function servicesRunning(service: Service): [string, ComposeService][] {
+  return platformServices.filter(([, s]) => servicesRunBy(commandOf(s)[0] as Service).includes(service));
+}
+
 function environmentOf(service: ComposeService): Record<string, string> {
   const env = service.environment ?? {};
   if (Array.isArray(env)) {
@@ -78,9 +83,8 @@ function entrypointOf(text: string): string[] | undefined {
 describe('docker/compose.yaml', () => {
   it('has services built from docker/Dockerfile', () => {
     expect(Object.keys(services).length).toBeGreaterThan(0);
-    const runs = (service: Service) => platformServices.filter(([, s]) => servicesRunBy(commandOf(s)[0] as Service).includes(service)).map(([name]) => name);
-    expect(runs('router')).toHaveLength(1);
-    expect(runs('bridge')).toHaveLength(1);
+    expect(servicesRunning('router')).toHaveLength(1);
+    expect(servicesRunning('bridge')).toHaveLength(1);
   });
 
   it('runs only services the svc entry knows (SERVICES in cli/src/services.ts)', () => {
@@ -135,7 +139,7 @@ describe('docker/compose.yaml', () => {
   });
 
   it('runs the bridge on SERVER_PORT 8084, in the service the VCL backend names', () => {
-    const bridge = platformServices.find(([, service]) => servicesRunBy(commandOf(service)[0] as Service).includes('bridge'));
+    const [bridge] = servicesRunning('bridge');
     if (!bridge) throw new Error('no service runs the bridge (`svc bridge`, `svc edge` or `svc all`)');
     const [name, service] = bridge;
     const port = environmentOf(service).SERVER_PORT;

@@ -94,14 +94,21 @@ export async function startPlatform(config: Config, service: Service, log = crea
       if (runs('crawl') && !config.SVC_CRAWL_GATEWAY_KEY) issuedGatewayKey = await llm.issueServiceKey('crawl', 'svc-crawl-service');
       if (runs('insight') && !config.SVC_INSIGHT_GATEWAY_KEY) issuedInsightKey = await llm.issueServiceKey('insight', 'svc-insight-service');
     }
-    if (runs('crawl')) serve('crawl', await (await import('@svc/crawl')).startCrawl(crawlConfig.fromConfig(config, crawlStart('crawl')), config.SVC_CRAWL_PORT, host));
+    if (runs('crawl')) {
+      const { startCrawl } = await import('@svc/crawl');
+      serve('crawl', await startCrawl(crawlConfig.fromConfig(config, crawlStart('crawl')), config.SVC_CRAWL_PORT, host));
+    }
     if (runs('worker')) {
-      const worker = await (await import('@svc/crawl')).startCrawlWorker(crawlConfig.fromConfig(config, crawlStart('worker')));
+      const [{ startCrawlWorker }, { startAnalysisWorker }] = await Promise.all([import('@svc/crawl'), import('@svc/insight')]);
+      const worker = await startCrawlWorker(crawlConfig.fromConfig(config, crawlStart('worker')));
       closers.push({ name: 'worker', close: worker.close });
-      const analysis = await (await import('@svc/insight')).startAnalysisWorker(insightConfig.fromConfig(config, insightStart('worker')));
+      const analysis = await startAnalysisWorker(insightConfig.fromConfig(config, insightStart('worker')));
       closers.push({ name: 'analysis-worker', close: analysis.close });
     }
-    if (runs('cms')) serve('cms', await (await import('@svc/cms')).startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
+    if (runs('cms')) {
+      const { startCms } = await import('@svc/cms');
+      serve('cms', await startCms(cmsConfig.fromConfig(config, start('cms')), config.SVC_CMS_PORT, host));
+    }
     let router: RunningRouter | undefined;
     if (runs('router')) {
       const { startRouter } = await import('@svc/router');
