@@ -22,7 +22,7 @@
 //      and the same query without `target` sent to insight alone.
 //   4. GET /api/v1/insight/actions?first=50 through the bridge against its operation
 //      (ListActions) sent to the router: each in its own process, both in `svc edge` (the router
-//      and the bridge in one process, what docker/compose.yaml runs) and both in `svc all`.
+//      and the bridge in one process, in front of subgraphs in theirs) and both in `svc graph`.
 // Before timing, each contender's answer is fetched once and compared with the workload's first
 // contender (byte for byte; else after JSON.parse and a stable stringify, which the output says);
 // one that answers differently is reported as a failure and not timed. Each request under load is
@@ -284,7 +284,7 @@ async function main() {
         if (!handedOut.has(candidate)) return handedOut.add(candidate), candidate;
       }
     };
-    const ports = { insight: await port(), llm: await port(), crawl: await port(), cms: await port(), router: await port(), bridge: await port(), all: await port(), allBridge: await port(), edge: await port(), edgeBridge: await port() };
+    const ports = { insight: await port(), llm: await port(), crawl: await port(), cms: await port(), router: await port(), bridge: await port(), graph: await port(), graphBridge: await port(), edge: await port(), edgeBridge: await port() };
     const url = (service) => `http://127.0.0.1:${ports[service]}`;
     const adminPassword = randomBytes(12).toString('base64url');
     const env = {
@@ -330,7 +330,7 @@ async function main() {
       for (let i = 0; i < 1200; i++) {
         if (child.exitCode !== null) throw new Error(`svc ${service} exited with ${child.exitCode}: ${entry.output}`);
         // Subgraphs answer /ready once their database is; the router and the bridge have /health only.
-        if (await fetch(`${url(service)}/${service === 'router' || service === 'bridge' || service === 'all' || service === 'edge' ? 'health' : 'ready'}`).then((r) => r.ok, () => false)) return;
+        if (await fetch(`${url(service)}/${service === 'router' || service === 'bridge' || service === 'graph' || service === 'edge' ? 'health' : 'ready'}`).then((r) => r.ok, () => false)) return;
         await new Promise((r) => setTimeout(r, 100));
       }
       throw new Error(`svc ${service} was not ready within 120 s: ${entry.output}`);
@@ -356,19 +356,20 @@ async function main() {
     }
     await Promise.all([startService('router'), startService('bridge')]);
     log(`svc router :${ports.router} and svc bridge :${ports.bridge} ready`);
-    // The router and the bridge in one process (`svc edge`, what docker/compose.yaml runs) in front
+    // The router and the bridge in one process (`svc edge`) in front
     // of the same subgraph processes: its bridge runs its operations on its router without a socket.
     await startService('edge', { SVC_ROUTER_PORT: String(ports.edge), SERVER_PORT: String(ports.edgeBridge) });
     log(`svc edge ready: its router on :${ports.edge}, its bridge on :${ports.edgeBridge}`);
-    // The whole platform in one process on the same database and Redis (`svc all`, what `npm start`
-    // runs): its router calls the subgraphs of its process without a socket. Its other listeners
-    // on ports of their own; `ports.all` is its router's, `ports.allBridge` its bridge's (which runs its
-    // operations on the router of its process without a socket).
-    await startService('all', {
-      SVC_ROUTER_PORT: String(ports.all), SVC_INSIGHT_PORT: String(await port()), SVC_LLM_PORT: String(await port()), SVC_CRAWL_PORT: String(await port()),
-      SVC_CMS_PORT: String(await port()), SERVER_PORT: String(ports.allBridge), SVC_DASHBOARD_PORT: String(await port()),
+    // The graph in one process on the same database and Redis (`svc graph`, what docker/compose.yaml
+    // runs per replica; `svc all`, what `npm start` runs, is the same plus the dashboard): its router
+    // calls the subgraphs of its process without a socket. Its subgraphs on ports of their own;
+    // `ports.graph` is its router's, `ports.graphBridge` its bridge's (which runs its operations on
+    // the router of its process without a socket).
+    await startService('graph', {
+      SVC_ROUTER_PORT: String(ports.graph), SVC_INSIGHT_PORT: String(await port()), SVC_LLM_PORT: String(await port()), SVC_CRAWL_PORT: String(await port()),
+      SVC_CMS_PORT: String(await port()), SERVER_PORT: String(ports.graphBridge),
     });
-    log(`svc all (one process) ready, its router on :${ports.all}`);
+    log(`svc graph (one process) ready, its router on :${ports.graph}`);
 
     const login = await call({ url: `${url('bridge')}/api/v1/auth/token`, method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ username: 'admin', password: adminPassword }) });
     if (login.status !== 200) throw new Error(`login failed: ${login.status} ${login.body}`);
@@ -575,7 +576,7 @@ async function main() {
         asGraphql(contender('our router', 'router', gql(url('router'), ...federatedOp), ['router', ...subgraphs])),
         asGraphql(contender('Hive Gateway', 'hive', gql(hive.url, ...federatedOp), ['hive', ...subgraphs])),
         asGraphql(contender('Hive Gateway, dedupe off', 'hive-nodedupe', gql(hiveNoDedupe.url, ...federatedOp), ['hive-nodedupe', ...subgraphs])),
-        asGraphql(contender('our router, svc all (subgraphs in its process)', 'all', gql(url('all'), ...federatedOp), ['all'])),
+        asGraphql(contender('our router, svc graph (subgraphs in its process)', 'graph', gql(url('graph'), ...federatedOp), ['graph'])),
         Object.assign(asGraphql(contender('insight root query alone (no target)', 'insight', gql(url('insight'), ...rootOp), ['insight'])), {
           // Compared with the router's answer without the target fields.
           compare: (reference, mine) => {
@@ -600,8 +601,8 @@ async function main() {
         asListActionsData(asGraphql(contender('our router (ListActions)', 'router', gql(url('router'), ...listActionsOp), ['router', 'insight']))),
         contender('bridge, svc edge (the router of its process, no socket; insight in its own)', 'edge-bridge', listActions(url('edgeBridge')), ['edge', 'insight']),
         asListActionsData(asGraphql(contender('our router, svc edge (ListActions)', 'edge-router', gql(url('edge'), ...listActionsOp), ['edge', 'insight']))),
-        contender('bridge, svc all (the router of its process, no socket)', 'all-bridge', listActions(url('allBridge')), ['all']),
-        asListActionsData(asGraphql(contender('our router, svc all (ListActions)', 'all-router', gql(url('all'), ...listActionsOp), ['all']))),
+        contender('bridge, svc graph (the router of its process, no socket)', 'graph-bridge', listActions(url('graphBridge')), ['graph']),
+        asListActionsData(asGraphql(contender('our router, svc graph (ListActions)', 'graph-router', gql(url('graph'), ...listActionsOp), ['graph']))),
       ],
       view: (c) => c.answer.body,
     };
@@ -685,7 +686,7 @@ async function main() {
       BEGIN,
       `Made by \`npm run bench:graph\` (\`node bench/graph.js\`${SMOKE ? ', SVC_BENCH_SMOKE=1' : ''}), ${started.toISOString()}; ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.toFixed(1)} at start; Node ${process.versions.node}; @apollo/gateway ${versionOf('@apollo/gateway')}, @graphql-hive/gateway-runtime ${versionOf('@graphql-hive/gateway-runtime')}, autocannon ${versionOf('autocannon')}.`,
       '',
-      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off, \`NODE_ENV=production\` as the image runs them (Hive Gateway too); once more the whole platform in one process (\`svc all\`, what \`npm start\` runs) on the same database and Redis, whose router calls the subgraphs of its process without a socket (a contender of workload 3); the router and the bridge in one process in front of the same subgraph processes (\`svc edge\`, what docker/compose.yaml runs; a contender of workload 4); Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
+      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off, \`NODE_ENV=production\` as the image runs them (Hive Gateway too); once more the graph in one process (\`svc graph\`: the router, the four subgraphs and the bridge, what docker/compose.yaml runs per replica; \`svc all\`, what \`npm start\` runs, is the same plus the dashboard) on the same database and Redis, whose router calls the subgraphs of its process without a socket (a contender of workloads 3 and 4); the router and the bridge in one process in front of the same subgraph processes (\`svc edge\`, the front of a deployment whose subgraphs run apart; a contender of workload 4); Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
       '',
       `### 1. Content delivery: \`GET /api/v1/contents/${SLUG}\` (X-Svc-Site-Key: ${SITE_KEY})`,
       '',
@@ -711,7 +712,7 @@ async function main() {
       ...comparedTable(w3),
       `### 4. REST through the bridge vs its operation through the router: \`GET /api/v1/insight/actions?first=${ACTIONS}\` (ListActions)`,
       '',
-      `No REST route's operation is planned over more than one subgraph (${federated.spanning.length ? `except ${federated.spanning.join('; ')}` : `all ${federated.checked} routes checked with @apollo/query-planner`}), so this is the bridge's route for listing actions against the same operation sent to the router: each in its own process, both in \`svc edge\` (insight in its own), and both in \`svc all\`; in the last two the bridge runs the operation on the router of its process without a socket.`,
+      `No REST route's operation is planned over more than one subgraph (${federated.spanning.length ? `except ${federated.spanning.join('; ')}` : `all ${federated.checked} routes checked with @apollo/query-planner`}), so this is the bridge's route for listing actions against the same operation sent to the router: each in its own process, both in \`svc edge\` (insight in its own), and both in \`svc graph\`; in the last two the bridge runs the operation on the router of its process without a socket.`,
       '',
       ...header,
       ...w4.contenders.flatMap((c) => row('', c)),
@@ -721,8 +722,8 @@ async function main() {
       '### Ratios',
       '',
       `- Our router ÷ Hive Gateway, throughput: one subgraph ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w2, 'router'), find(w2, 'hive-nodedupe'), 'rps', c))}); federated ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive'), 'rps', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'router'), find(w3, 'hive-nodedupe'), 'rps', c))}).`,
-      `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc all\` ${perC((c) => ratio(find(w3, 'all'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
-      `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; ListActions in \`svc edge\` ${perC((c) => `${diff(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)} (${ratio(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)})`)}; ListActions in \`svc all\` ${perC((c) => `${diff(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)} (${ratio(find(w4, 'all-bridge'), find(w4, 'all-router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
+      `- p50 of the federated query ÷ insight's root query alone: our router ${perC((c) => ratio(find(w3, 'router'), find(w3, 'insight'), 'p50', c))}; our router in \`svc graph\` ${perC((c) => ratio(find(w3, 'graph'), find(w3, 'insight'), 'p50', c))}; Hive Gateway ${perC((c) => ratio(find(w3, 'hive'), find(w3, 'insight'), 'p50', c))} (dedupe off: ${perC((c) => ratio(find(w3, 'hive-nodedupe'), find(w3, 'insight'), 'p50', c))}).`,
+      `- Bridge p50 over the router with the same operation: ListActions ${perC((c) => `${diff(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)} (${ratio(find(w4, 'bridge'), find(w4, 'router'), 'p50', c)})`)}; ListActions in \`svc edge\` ${perC((c) => `${diff(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)} (${ratio(find(w4, 'edge-bridge'), find(w4, 'edge-router'), 'p50', c)})`)}; ListActions in \`svc graph\` ${perC((c) => `${diff(find(w4, 'graph-bridge'), find(w4, 'graph-router'), 'p50', c)} (${ratio(find(w4, 'graph-bridge'), find(w4, 'graph-router'), 'p50', c)})`)}; cached delivery (workload 1) over DeliverContent through the router (workload 2) ${perC((c) => `${diff(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)} (${ratio(find(w1cached, 'bridge'), find(w2, 'router'), 'p50', c)})`)}.`,
       `- Cached delivery with locale negotiation ÷ without (bridge), throughput: ${perC((c) => ratio(w1cached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1cached, 'bridge'), 'rps', c))}; uncached: ${perC((c) => ratio(w1uncached.contenders.find((x) => x.label.startsWith('bridge, negotiated')), find(w1uncached, 'bridge'), 'rps', c))}.`,
       `- Resident memory of each process after workloads 1 to 4 (VmRSS, MB): ${memoryAfterRun}.`,
       `- Bridge ÷ bare node:http, throughput: cached delivery ${perC((c) => ratio(find(w1cached, 'bridge'), find(w1cached, 'bare-cached'), 'rps', c))}; uncached ${perC((c) => ratio(find(w1uncached, 'bridge'), find(w1uncached, 'bare-uncached'), 'rps', c))}.`,

@@ -51,12 +51,12 @@ describe('docker/compose.yaml', () => {
 
   it('would fail on a misspelt key, a wrong type or a bad duration (the schema really applies)', () => {
     const misspelt = load();
-    misspelt.services.edge!.depend_on = ['insight'];
-    expect(problems(misspelt).join('\n')).toContain('/services/edge must NOT have additional properties {"additionalProperty":"depend_on"}');
+    misspelt.services.graph!.depend_on = ['postgres'];
+    expect(problems(misspelt).join('\n')).toContain('/services/graph must NOT have additional properties {"additionalProperty":"depend_on"}');
 
     const wrongType = load();
-    wrongType.services.edge!.ports = 4000;
-    expect(problems(wrongType).join('\n')).toMatch(/\/services\/edge\/ports must be array/);
+    wrongType.services.graph!.ports = 4000;
+    expect(problems(wrongType).join('\n')).toMatch(/\/services\/graph\/ports must be array/);
 
     const badDuration = load();
     const withCheck = Object.entries(badDuration.services).find(([, s]) => s.healthcheck)!;

@@ -219,6 +219,12 @@ describe('loadPlatformConfig rules for the services a process runs', () => {
     expect(ruleError(env, 'all')).toMatch(/SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: is required/);
   });
 
+  it('runs every subgraph with the router and the bridge in svc graph, with their rules', () => {
+    expect(servicesRunBy('graph')).toEqual(['insight', 'llm', 'crawl', 'cms', 'router', 'bridge']);
+    const env = { ...POSTGRES, SVC_JWT_SECRET: SECRET, SVC_INSIGHT_REVIEW_WEBHOOK_URL: 'https://hooks.example.com/review' };
+    expect(ruleError(env, 'graph')).toMatch(/SVC_INSIGHT_REVIEW_WEBHOOK_SECRET: is required/);
+  });
+
   it('checks no rules for the MCP servers (they start no service) or without a service', () => {
     expect(servicesRunBy('crawl-mcp')).toEqual([]);
     expect(loadConfig(POSTGRES, 'crawl-mcp').DATABASE_URL).toBe(POSTGRES.DATABASE_URL);

@@ -45,7 +45,7 @@ function commandOf(service: ComposeService): string[] {
   return typeof service.command === 'string' ? service.command.trim().split(/\s+/) : service.command.map(String);
 }
 
-/** The compose services whose `svc` process runs `service` (itself, or as part of `edge` or `all`). */
+/** The compose services whose `svc` process runs `service` (itself, or as part of `graph`, `edge` or `all`). */
 function servicesRunning(service: Service): [string, ComposeService][] {
   return platformServices.filter(([, s]) => servicesRunBy(commandOf(s)[0] as Service).includes(service));
 }
@@ -85,6 +85,17 @@ describe('docker/compose.yaml', () => {
     expect(Object.keys(services).length).toBeGreaterThan(0);
     expect(servicesRunning('router')).toHaveLength(1);
     expect(servicesRunning('bridge')).toHaveLength(1);
+  });
+
+  it('runs the router with every subgraph in its process, and jobs only on workers (the deployment bench/RESULTS.md measures)', () => {
+    const [router] = servicesRunning('router');
+    if (!router) throw new Error('no service runs the router');
+    const [name, service] = router;
+    const missing = (['insight', 'llm', 'crawl', 'cms'] as const).filter((subgraph) => !servicesRunBy(commandOf(service)[0] as Service).includes(subgraph));
+    expect(missing.map((subgraph) => `service "${name}" runs the router without ${subgraph} in its process`)).toEqual([]);
+    const env = environmentOf(service);
+    expect([env.SVC_INSIGHT_WORKER, env.SVC_CRAWL_WORKER]).toEqual(['false', 'false']);
+    expect(platformServices.filter(([, s]) => commandOf(s)[0] === 'worker').length).toBeGreaterThan(0);
   });
 
   it('runs only services the svc entry knows (SERVICES in cli/src/services.ts)', () => {
@@ -140,7 +151,7 @@ describe('docker/compose.yaml', () => {
 
   it('runs the bridge on SERVER_PORT 8084, in the service the VCL backend names', () => {
     const [bridge] = servicesRunning('bridge');
-    if (!bridge) throw new Error('no service runs the bridge (`svc bridge`, `svc edge` or `svc all`)');
+    if (!bridge) throw new Error('no service runs the bridge (`svc bridge`, `svc graph`, `svc edge` or `svc all`)');
     const [name, service] = bridge;
     const port = environmentOf(service).SERVER_PORT;
     if (port !== '8084') throw new Error(`service "${name}": SERVER_PORT is ${port === undefined ? 'not set' : JSON.stringify(port)}, expected "8084"`);

@@ -13,7 +13,7 @@ import type { Config } from './config.js';
 import { OPERATIONS_DIR, SUPERGRAPH_FILE } from './paths.js';
 import { servicesRunBy, type Service } from './services.js';
 
-const AVAILABLE: readonly Service[] = ['all', 'edge', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard'];
+const AVAILABLE: readonly Service[] = ['all', 'graph', 'edge', 'router', 'bridge', 'insight', 'llm', 'crawl', 'cms', 'worker', 'dashboard'];
 
 export interface Platform {
   urls: Partial<Record<'bridge' | 'router' | 'dashboard' | ServiceName, string>>;

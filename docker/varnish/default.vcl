@@ -23,7 +23,7 @@ vcl 4.1;
 import xkey;
 
 backend bridge {
-    .host = "edge";
+    .host = "graph";
     .port = "8084";
     .connect_timeout = 5s;
     .first_byte_timeout = 120s;

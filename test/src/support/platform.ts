@@ -26,6 +26,8 @@ export interface TestPlatformOptions {
   databaseUrl?: string;
   /** Every log line at debug level goes here too (to check what the platform logs). */
   logTo?: NodeJS.WritableStream;
+  /** `svc all` (the default) or `svc graph` (the router, the subgraphs and the bridge: no dashboard). */
+  service?: 'all' | 'graph';
 }
 
 export async function startTestPlatform(env: Record<string, string> = {}, options: TestPlatformOptions = {}): Promise<TestPlatform> {
@@ -54,11 +56,11 @@ export async function startTestPlatform(env: Record<string, string> = {}, option
     SVC_CMS_PORT: '0',
     SVC_DASHBOARD_PORT: '0',
     ...env,
-  }, 'all');
+  }, options.service ?? 'all');
   let platform: Platform;
   try {
     const log = options.logTo ? createLogger({ level: 'debug', name: 'test', destination: options.logTo }) : createLogger({ level: config.LOG_LEVEL, name: 'test' });
-    platform = await startPlatform(config, 'all', log);
+    platform = await startPlatform(config, options.service ?? 'all', log);
   } catch (error) {
     await db.drop();
     throw error;

@@ -12,7 +12,7 @@ export const VARNISHD = '/usr/sbin/varnishd';
 const REPO_ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '../../../..');
 export const REPO_VCL = path.join(REPO_ROOT, 'docker/varnish/default.vcl');
 
-const HOST_LINE = '    .host = "edge";';
+const HOST_LINE = '    .host = "graph";';
 const PORT_LINE = '    .port = "8084";';
 
 export interface Varnish {
