@@ -40,6 +40,9 @@
 //   BENCH_GRAPH_CONCURRENCY=1 ...  only these concurrencies (default 1,64)
 //   BENCH_GRAPH_PROFILE=<dir> ...  every svc process writes a V8 CPU profile (--cpu-prof) into <dir>
 //                                when it stops: open it in Chrome DevTools or speedscope.
+//   BENCH_GRAPH_NODE_FLAGS="--max-semi-space-size=64" ...  these Node flags for every svc process
+//                                instead of the image's (docker/Dockerfile's ENTRYPOINT; "" for none):
+//                                to measure a V8 setting before making it the default.
 //
 // CPU per request: utime + stime of each process involved (/proc/<pid>/stat, 100 ticks/s) read
 // before and after each run, divided by the requests answered in it. PostgreSQL, Redis and the
@@ -67,6 +70,14 @@ const ONLY = process.env.BENCH_GRAPH_ONLY
   }))
   : undefined;
 const PROFILE_DIR = process.env.BENCH_GRAPH_PROFILE;
+/** The Node flags docker/Dockerfile's ENTRYPOINT runs every service with (those between `node` and the entry). */
+function imageNodeFlags() {
+  const entry = readFileSync(join(ROOT, 'docker/Dockerfile'), 'utf8').match(/^ENTRYPOINT\s+(\[.*\])\s*$/m);
+  if (!entry) throw new Error('docker/Dockerfile has no exec-form ENTRYPOINT');
+  const args = JSON.parse(entry[1]);
+  return args.slice(1, args.indexOf('cli/dist/src/svc.js'));
+}
+const NODE_FLAGS = process.env.BENCH_GRAPH_NODE_FLAGS !== undefined ? process.env.BENCH_GRAPH_NODE_FLAGS.split(/\s+/).filter(Boolean) : imageNodeFlags();
 const NO_WRITE = SMOKE || ONLY !== undefined || process.env.BENCH_NO_WRITE === '1';
 const SECONDS = SMOKE ? 1 : 10;
 const ROUNDS = SMOKE ? 1 : 2;
@@ -322,7 +333,7 @@ async function main() {
     };
 
     const startService = async (service, extra = {}) => {
-      const args = PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`, SVC, service] : [SVC, service];
+      const args = [...NODE_FLAGS, ...(PROFILE_DIR ? ['--cpu-prof', `--cpu-prof-dir=${PROFILE_DIR}`] : []), SVC, service];
       const child = spawn(process.execPath, args, { env: { ...env, ...extra }, stdio: ['ignore', 'ignore', 'pipe'] });
       const entry = { child, output: '' };
       child.stderr.on('data', (c) => (entry.output = (entry.output + c).slice(-4000)));
@@ -686,7 +697,7 @@ async function main() {
       BEGIN,
       `Made by \`npm run bench:graph\` (\`node bench/graph.js\`${SMOKE ? ', SVC_BENCH_SMOKE=1' : ''}), ${started.toISOString()}; ${os.cpus().length} cores (${os.cpus()[0]?.model.trim() ?? 'unknown'}), load average ${loadAtStart.toFixed(1)} at start; Node ${process.versions.node}; @apollo/gateway ${versionOf('@apollo/gateway')}, @graphql-hive/gateway-runtime ${versionOf('@graphql-hive/gateway-runtime')}, autocannon ${versionOf('autocannon')}.`,
       '',
-      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off, \`NODE_ENV=production\` as the image runs them (Hive Gateway too); once more the graph in one process (\`svc graph\`: the router, the four subgraphs and the bridge, what docker/compose.yaml runs per replica; \`svc all\`, what \`npm start\` runs, is the same plus the dashboard) on the same database and Redis, whose router calls the subgraphs of its process without a socket (a contender of workloads 3 and 4); the router and the bridge in one process in front of the same subgraph processes (\`svc edge\`, the front of a deployment whose subgraphs run apart; a contender of workload 4); Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
+      `Every service in its own process (\`svc insight\`, \`llm\`, \`crawl\`, \`cms\`, \`router\`, \`bridge\`) on one fresh PostgreSQL database and Redis, demo seed on, job workers off, \`NODE_ENV=production\` as the image runs them (Hive Gateway too) and the image's Node flags (${NODE_FLAGS.length ? NODE_FLAGS.map((f) => `\`${f}\``).join(' ') : 'none'}; Hive Gateway with Node's defaults); once more the graph in one process (\`svc graph\`: the router, the four subgraphs and the bridge, what docker/compose.yaml runs per replica; \`svc all\`, what \`npm start\` runs, is the same plus the dashboard) on the same database and Redis, whose router calls the subgraphs of its process without a socket (a contender of workloads 3 and 4); the router and the bridge in one process in front of the same subgraph processes (\`svc edge\`, the front of a deployment whose subgraphs run apart; a contender of workload 4); Hive Gateway (its runtime over node:http, the same supergraph, forwarding ${kit.FORWARDED_HEADERS.join(', ')} to the subgraphs as our router does) and the bare node:http server each in a process of their own. Hive Gateway runs twice: with its defaults, which send identical subgraph requests in flight at once only once and share the answer (here every request carries the same token, so under concurrency most subgraph calls are shared: see the subgraphs' CPU per request), and with that off (\`deduplicateInflightRequests: false\` for every HTTP subgraph), doing the work our router does, which has no such deduplication. autocannon in the benchmark's process, ${ROUNDS} round${ROUNDS > 1 ? 's' : ''} of ${SECONDS} s per contender and concurrency${ROUNDS > 1 ? ' (the second in reverse order)' : ''}, after a ${WARMUP_SECONDS} s warm-up at concurrency 16. req/s: mean of the rounds (each round in brackets); p50/p99: over every request of the rounds (measured per response in the load generator); CPU: utime + stime per request of each process named (PostgreSQL, Redis and the load generator not counted). Each contender's answer was fetched once before timing and compared with the first contender's; under load every answer is compared with it (a different body counts as failed).`,
       '',
       `### 1. Content delivery: \`GET /api/v1/contents/${SLUG}\` (X-Svc-Site-Key: ${SITE_KEY})`,
       '',

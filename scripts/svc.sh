@@ -33,4 +33,5 @@ if [ "$BUILD" = 1 ]; then
   (cd "$REPO" && "$NODE" node_modules/typescript/bin/tsc -b cli)
   say "built in $(seconds "$started") s; starting the platform ..."
 fi
-exec "$NODE" "$REPO/cli/dist/src/svc.js" "$@"
+# V8's young generation as docker/Dockerfile's ENTRYPOINT sets it (fewer long collections: bench/RESULTS.md).
+exec "$NODE" --max-semi-space-size=32 "$REPO/cli/dist/src/svc.js" "$@"
