@@ -30,6 +30,22 @@ describe('productAttribution (LMDI)', () => {
     expect(() => productAttribution([{ name: 'orders', before: 0, after: 3 }])).toThrow('orders went from 0 to 3');
   });
 
+  it('gives the same weights in any order of factors when the subject barely moved', () => {
+    // fast-check's counterexample: the products before and after are about 100, 9e-6 apart.
+    const parts = [
+      { name: 'f0', before: 999999.872098294, after: 0.010000000000000005 },
+      { name: 'f1', before: 0.01, after: 999999.9601531146 },
+      { name: 'f2', before: 0.01000000000000001, after: 0.010000000000000005 },
+    ];
+    const forward = productAttribution(parts);
+    const reversed = productAttribution([...parts].reverse());
+    for (const c of forward.contributions) {
+      const same = reversed.contributions.find((d) => d.name === c.name)!;
+      expect(Math.abs(same.contribution - c.contribution)).toBeLessThanOrEqual(1e-12 * Math.abs(c.contribution));
+    }
+    expect(logMean(100 + 8.8e-6, 100)).toBeCloseTo(100 + 4.4e-6, 12);
+  });
+
   it('adds up exactly and ignores the order of factors, for any positive inputs', () => {
     const factor = fc.record({ before: fc.double({ min: 0.01, max: 1e6, noNaN: true }), after: fc.double({ min: 0.01, max: 1e6, noNaN: true }) });
     fc.assert(fc.property(fc.array(factor, { minLength: 1, maxLength: 5 }), (xs) => {

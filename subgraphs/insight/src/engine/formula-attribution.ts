@@ -36,10 +36,17 @@ export interface FormulaAttribution {
   remainder: number;
 }
 
-/** Logarithmic mean L(a, b) = (a − b)/ln(a/b), with L(a, a) = a. Both must be positive. */
+/**
+ * Logarithmic mean L(a, b) = (a − b)/ln(a/b), with L(a, a) = a. Both must be positive. Within a
+ * factor 2 of each other, a − b is exact and the logarithm is taken as log1p((a − b)/b): for a
+ * and b a few parts in 10⁸ apart, a/b rounded to a double keeps only about 8 digits of its
+ * distance from 1, and ln(a/b) with it (an LMDI weight then moved in the ninth digit with the
+ * order the factors were multiplied in). Further apart, ln(a/b) is far from 0 and exact enough.
+ */
 export function logMean(a: number, b: number): number {
   if (a === b) return a;
-  return (a - b) / Math.log(a / b);
+  const near = a >= b / 2 && a <= 2 * b;
+  return (a - b) / (near ? Math.log1p((a - b) / b) : Math.log(a / b));
 }
 
 function finish(change: number, parts: { name: string; contribution: number }[]): FormulaAttribution {
