@@ -7,7 +7,7 @@ import { startTestPlatform, TEST_JWT_SECRET, type TestPlatform } from './support
 import { REDIS_URL } from './support/services.js';
 
 /**
- * `svc edge` (what docker/compose.yaml runs in front of the subgraphs): the router and the bridge
+ * `svc edge` (the front of a deployment whose subgraphs run apart): the router and the bridge
  * in one process, the subgraphs in others. The bridge runs its operations on the router of its
  * process: the router's HTTP server never sees them, the subgraphs are reached over HTTP.
  */

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import OpenAI from 'openai';
 import { answerFor, startFakeAnthropic, startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
+import { eventually } from './support/eventually.js';
 import { call } from './support/http.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
@@ -422,9 +423,15 @@ describe('PII masking (piiStrict)', () => {
 
 describe('usage and metrics', () => {
   it('records usage per agent and model for the admin API', async () => {
-    const reply = await admin(`/admin/v1/usage?agentCode=${AGENT}`);
-    expect(reply.status).toBe(200);
-    const rows: { agentCode: string; model: string; requests: number; costUsd: number; promptTokens: number; cacheHits: number }[] = reply.body.usage;
+    type Row = { agentCode: string; model: string; requests: number; costUsd: number; promptTokens: number; cacheHits: number };
+    // Answers are settled in batches after they have gone (README: the model gateway), so the
+    // ledger may lag the last answers on a busy machine: wait for both models' lines.
+    const rows = await eventually(async () => {
+      const reply = await admin(`/admin/v1/usage?agentCode=${AGENT}`);
+      expect(reply.status).toBe(200);
+      const usage = reply.body.usage as Row[];
+      return ['fast-a', 'claude-x'].every((model) => usage.some((r) => r.model === model && r.costUsd > 0)) ? usage : undefined;
+    }, 15_000, `usage lines of agent ${AGENT} for fast-a and claude-x`);
     expect(rows.every((r) => r.agentCode === AGENT)).toBe(true);
     const fastA = rows.find((r) => r.model === 'fast-a');
     expect(fastA).toBeDefined();
