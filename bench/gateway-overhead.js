@@ -41,6 +41,7 @@ import { Redis } from 'ioredis';
 import { loadPlatformConfig, startPlatform, OPERATIONS_DIR } from '../cli/dist/src/index.js';
 import { createCache, createLogger, loadOperations, openDatabase } from '../subgraphs/kit/dist/src/index.js';
 import { freePort } from './free-port.js';
+import { cpuTicks } from './proc-stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const RESULTS_FILE = fileURLToPath(new URL('./RESULTS.md', import.meta.url));
@@ -275,11 +276,10 @@ function stopChild(child, signal = 'SIGTERM') {
 
 // CPU time per process from /proc (Linux): attributes CPU per request to each party.
 const TICK_MS = 10; // USER_HZ is 100 on Linux.
-function cpuTicks(pid) {
+/** utime + stime of a process in ticks, 0 once it is gone. */
+function ticksOf(pid) {
   try {
-    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-    return Number(fields[11]) + Number(fields[12]); // utime + stime
+    return cpuTicks(pid);
   } catch {
     return 0;
   }
@@ -311,7 +311,7 @@ function machineBusyTicks() {
 /** Per party: ticks per pid (processes come and go: PostgreSQL backends). */
 function cpuSnapshot(parties) {
   const snap = { 'machine busy': new Map([[0, machineBusyTicks()]]) };
-  for (const [name, list] of Object.entries(parties)) snap[name] = new Map(list().map((pid) => [pid, cpuTicks(pid)]));
+  for (const [name, list] of Object.entries(parties)) snap[name] = new Map(list().map((pid) => [pid, ticksOf(pid)]));
   return snap;
 }
 /** Ticks spent between two snapshots; a process born in between counts whole. */

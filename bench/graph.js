@@ -57,6 +57,7 @@ import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
+import { cpuTicks, residentMb } from './proc-stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -177,19 +178,6 @@ function call({ url, method = 'GET', headers = {}, body }) {
     req.on('error', reject);
     req.end(body);
   });
-}
-
-/** utime + stime of a process, in clock ticks. */
-function cpuTicks(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return Number(fields[11]) + Number(fields[12]);
-}
-
-/** Resident memory of a process, in MB (VmRSS). */
-function residentMb(pid) {
-  const kb = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'))?.[1];
-  return kb ? Math.round(Number(kb) / 1024) : NaN;
 }
 
 function stableStringify(value) {

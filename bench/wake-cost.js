@@ -15,13 +15,13 @@
 //   SVC_BENCH_SMOKE=1 ...        20 requests per cell, gaps 0 and 1 ms: checks the script runs
 import { spawn, fork } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { Agent, createServer, request } from 'node:http';
 import os from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
+import { cpuTicks } from './proc-stats.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -44,11 +44,6 @@ if (process.argv.includes('--child=bare')) {
   server.listen(0, '127.0.0.1', () => process.send(server.address().port));
 } else {
   await main();
-}
-
-function cpuTicks(pid) {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(') ')[1].split(' ');
-  return Number(fields[11]) + Number(fields[12]);
 }
 
 function post(agent, url, headers, body) {

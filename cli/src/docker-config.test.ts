@@ -45,9 +45,14 @@ function commandOf(service: ComposeService): string[] {
   return typeof service.command === 'string' ? service.command.trim().split(/\s+/) : service.command.map(String);
 }
 
+/** The platform services a compose service's `svc` process runs (`graph` runs six). */
+function runBy(service: ComposeService): readonly Service[] {
+  return servicesRunBy(commandOf(service)[0] as Service);
+}
+
 /** The compose services whose `svc` process runs `service` (itself, or as part of `graph`, `edge` or `all`). */
 function servicesRunning(service: Service): [string, ComposeService][] {
-  return platformServices.filter(([, s]) => servicesRunBy(commandOf(s)[0] as Service).includes(service));
+  return platformServices.filter(([, s]) => runBy(s).includes(service));
 }
 
 function environmentOf(service: ComposeService): Record<string, string> {
@@ -91,7 +96,7 @@ describe('docker/compose.yaml', () => {
     const [router] = servicesRunning('router');
     if (!router) throw new Error('no service runs the router');
     const [name, service] = router;
-    const missing = (['insight', 'llm', 'crawl', 'cms'] as const).filter((subgraph) => !servicesRunBy(commandOf(service)[0] as Service).includes(subgraph));
+    const missing = (['insight', 'llm', 'crawl', 'cms'] as const).filter((subgraph) => !runBy(service).includes(subgraph));
     expect(missing.map((subgraph) => `service "${name}" runs the router without ${subgraph} in its process`)).toEqual([]);
     const env = environmentOf(service);
     expect([env.SVC_INSIGHT_WORKER, env.SVC_CRAWL_WORKER]).toEqual(['false', 'false']);
