@@ -8,6 +8,8 @@
 //   npm run bench:insight-scale      (SVC_BENCH_SMOKE=1: 120 series on each database, nothing written)
 //   BENCH_NO_WRITE=1 ...              prints instead of writing bench/RESULTS.md
 //   BENCH_SIZES=1000,10000 ...        other sizes; BENCH_DATABASES=postgres to skip the embedded one
+//   BENCH_REPORT_DIR=<dir> ...        also writes each run's finished job (report and steps) to
+//                                     <dir>/<database>-<series>.json, to read it as a reviewer would
 //
 // Printed per run (each in a process of its own): import points/s, the job's seconds (asked to
 // COMPLETED, wall clock), the process's peak resident memory (VmHWM; the whole platform runs in
@@ -16,7 +18,7 @@
 // queries the job sent that touch the metric tables (counted on pg's client): flat means the reads
 // do not grow with the series. The slowest steps of each job are printed too.
 import { createReadStream, createWriteStream } from 'node:fs';
-import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { pipeline } from 'node:stream/promises';
 import { spawn } from 'node:child_process';
 import { createRequire } from 'node:module';
@@ -167,6 +169,10 @@ async function run(kind, size) {
       }
       if (refusedReads) process.stdout.write(`  status reads refused while the job ran: ${refusedReads} (first: ${firstRefusal})\n`);
       const jobSeconds = (performance.now() - t1) / 1000;
+      if (process.env.BENCH_REPORT_DIR) {
+        await mkdir(process.env.BENCH_REPORT_DIR, { recursive: true });
+        await writeFile(join(process.env.BENCH_REPORT_DIR, `${kind}-${series}.json`), JSON.stringify(job, null, 2));
+      }
       const queries = metricQueries - before;
       const found = job.status === 'COMPLETED' && String(job.report?.judgment ?? '').includes('province=p07');
       const slowest = (job.steps ?? []).filter((st) => typeof st.durationMs === 'number').sort((a, b) => b.durationMs - a.durationMs).slice(0, 3).map((st) => `${st.toolName ?? st.kind} ${(st.durationMs / 1000).toFixed(2)} s`).join(', ');
