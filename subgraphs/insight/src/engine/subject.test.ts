@@ -55,15 +55,20 @@ describe('resolveSubject', () => {
     expect(resolveSubject('Why did sign-ups drop yesterday?', defs)).toMatchObject({ kind: 'unknown', asked: 'sign-ups', closest: ['signups'] });
   });
 
-  it('names the metrics closest in meaning when none is close by name: a word of the same kind in a name, a synonym, a display name or a description', () => {
+  it('names the metrics closest in meaning when none is close by name: a word asked that a display name or a description of the catalog uses', () => {
     const catalog = [
-      withDefaults({ name: 'door_count', description: 'Visitors through the front doors per day' }),
-      withDefaults({ name: 'plan_cancels', display: { name: 'Plan cancellations' } }),
+      withDefaults({ name: 'door_count', description: 'Footfall: visitors through the front doors per day' }),
+      withDefaults({ name: 'plan_cancels', display: { name: 'Plan churn (cancellations)' } }),
       withDefaults({ name: 'kwh_used' }),
     ];
     expect(resolveSubject('Why did footfall drop last week?', catalog)).toMatchObject({ kind: 'unknown', asked: 'footfall', closest: ['door_count'] });
     expect(resolveSubject('Why did churn rise yesterday?', catalog)).toMatchObject({ kind: 'unknown', asked: 'churn', closest: ['plan_cancels'] });
     expect(resolveSubject('Why did temperature drop yesterday?', catalog)).toMatchObject({ kind: 'unknown', asked: 'temperature', closest: [] });
+  });
+
+  it('knows no meaning the catalog does not declare (no vocabulary of the planner\'s own)', () => {
+    const catalog = [withDefaults({ name: 'door_count', description: 'Visitors through the front doors per day' })];
+    expect(resolveSubject('Why did footfall drop last week?', catalog)).toMatchObject({ kind: 'unknown', asked: 'footfall', closest: [] });
   });
 
   it('does not match on weak words alone', () => {

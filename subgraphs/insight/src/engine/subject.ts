@@ -152,59 +152,38 @@ function dice(a: Set<string>, b: Set<string>): number {
   return (2 * shared) / (a.size + b.size);
 }
 
-/**
- * Words of a kind in how businesses talk about their figures: a question's word and a metric's
- * (in its name, synonyms, display name or description) in one group mean nearly the same, as
- * "footfall" and "visitors", "churn" and "cancellations".
- */
-const MEANING_GROUPS: readonly (readonly string[])[] = [
-  ['revenue', 'sale', 'income', 'turnover', 'taking', 'gmv', 'receipt', 'earning'],
-  ['order', 'purchase', 'transaction', 'checkout', 'booking', 'reservation'],
-  ['visit', 'visitor', 'session', 'traffic', 'footfall', 'pageview', 'view'],
-  ['signup', 'sign-up', 'registration', 'subscriber', 'subscription', 'enrolment', 'enrollment', 'lead'],
-  ['churn', 'cancellation', 'attrition', 'unsubscribe', 'cancel'],
-  ['spend', 'cost', 'expense', 'expenditure', 'budget', 'outlay'],
-  ['conversion', 'convert'],
-  ['error', 'failure', 'fault', 'incident', 'exception', 'outage'],
-  ['latency', 'delay', 'lag', 'duration', 'wait'],
-  ['refund', 'return', 'chargeback'],
-  ['profit', 'margin'],
-  ['customer', 'client', 'buyer', 'shopper', 'member', 'account'],
-  ['click', 'tap'],
-  ['impression', 'reach'],
-  ['shipment', 'delivery', 'parcel', 'package', 'shipped', 'dispatch'],
-  ['stock', 'inventory'],
-  ['ticket', 'case', 'complaint'],
-];
-const GROUP_OF = new Map(MEANING_GROUPS.flatMap((group, i) => group.map((word) => [word, i] as const)));
+/** How close a metric's meaning is to the words asked: one of them in its declared words (synonyms, display name, description). */
+const MEANING_SCORE = 0.5;
 
-/** The meaning groups of a phrase's words. */
-function groupsOf(phrase: string): Set<number> {
-  const out = new Set<number>();
-  for (const word of phrase.toLowerCase().split(/[^\p{L}\p{N}-]+|[_.]/u).filter(Boolean)) {
-    const group = GROUP_OF.get(stem(word)) ?? GROUP_OF.get(word);
-    if (group !== undefined) out.add(group);
-  }
-  return out;
+/** The stemmed words of `text` that can carry a meaning (three letters or more, not weak). */
+function meaningWords(text: string): string[] {
+  return tokens(text).map((t) => t.word).filter((w) => w.length >= 3 && !WEAK_TOKENS.has(w));
 }
 
-/** How close a metric's meaning is to the words asked: shared groups of its name, synonyms, display name and description. */
-const MEANING_SCORE = 0.5;
+/**
+ * The words a metric's catalog entry uses of it: its synonyms, display name and description.
+ * What a metric means is the tenant's to declare (ANALYSIS.md: the catalog), so no vocabulary of
+ * the planner's own widens it.
+ */
+function declaredWords(d: MetricDef): Set<string> {
+  return new Set(meaningWords([...d.synonyms, d.display?.name ?? '', d.description ?? ''].join(' ')));
+}
 
 /**
  * Up to `n` metrics that come closest to `asked`, closest first: by letters (character
  * trigrams of the name, the synonyms, the display name) or, below an exact spelling, by meaning
- * (a word of the same kind in any of those or the description); none that share nothing.
+ * (a word asked that the catalog entry's synonyms, display name or description use); none that
+ * share nothing.
  */
 export function closestMetrics(asked: string, defs: readonly MetricDef[], n = 3): string[] {
   const want = trigrams(asked);
-  const meant = groupsOf(asked);
+  const meant = meaningWords(asked);
   return defs
     .map((d) => {
       const phrases = [d.name, ...d.synonyms, ...(d.display?.name ? [d.display.name] : [])];
       const letters = Math.max(...phrases.map((p) => dice(want, trigrams(p))));
-      const theirs = groupsOf([...phrases, d.description ?? ''].join(' '));
-      const meaning = [...meant].some((g) => theirs.has(g)) ? MEANING_SCORE : 0;
+      const theirs = declaredWords(d);
+      const meaning = meant.some((w) => theirs.has(w)) ? MEANING_SCORE : 0;
       return { name: d.name, score: Math.max(letters, meaning) };
     })
     .filter((m) => m.score >= 0.3)
