@@ -25,7 +25,8 @@ async function startEmbedded(dataDir: string, extra: Record<string, string> = {}
     try {
       return await startOnce(dataDir, extra);
     } catch (error) {
-      if (attempt >= 3 || !/EADDRINUSE/.test((error as Error).message)) throw error;
+      // svc reports a taken port in one line (cli/src/start-failure.ts), not as EADDRINUSE.
+      if (attempt >= 3 || !/the port is in use|EADDRINUSE/.test((error as Error).message)) throw error;
     }
   }
 }
