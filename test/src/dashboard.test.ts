@@ -370,7 +370,7 @@ describe('the analysis dashboard', () => {
     const job = await ask(page, 'planted', 'Why did parcels fall last week?');
     const expected = job.report.segmentTables[0];
     expect(expected.rows[0].labels.depot).toBe('harbour');
-    expect(expected.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'unexplained' });
+    expect(expected.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'all other segments' });
     const table = page.getByRole('table', { name: expected.title });
     await table.waitFor();
     const heads = (await table.locator('thead th').allInnerTexts()).map((t) => t.split('\n')[0]);

@@ -101,7 +101,7 @@ describe('planted causes through the API', () => {
     expect(table.rows[0]).toMatchObject({ kind: 'SEGMENT', label: expect.stringMatching(/region=north/) });
     expect(table.rows[0].after).toBeLessThan(table.rows[0].before * 0.6);
     expect(table.rows[0].text.contribution).toMatch(/^−€[\d,]+$/);
-    expect(table.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'unexplained', before: null, after: null });
+    expect(table.rows.at(-1)).toMatchObject({ kind: 'REMAINDER', label: 'all other segments', before: null, after: null });
     expect(table.rows.reduce((a: number, r: { contribution: number }) => a + r.contribution, 0)).toBeCloseTo(table.change, 6);
     // The same table through GraphQL as through REST.
     const fields = 'title step metric unit method values change changeText period { from to text } comparison { from to text } rows { kind label labels before after contribution share explanatoryPower surprise text { before after contribution share explanatoryPower surprise } }';

@@ -46,10 +46,10 @@ export interface TablePeriod {
   text: string;
 }
 
-/** One row of a segment table: a segment the engine found, or (last) what the segments leave unexplained. */
+/** One row of a segment table: a segment the engine found, or (last) the change of all the segments not listed. */
 export interface SegmentRow {
   kind: 'SEGMENT' | 'REMAINDER';
-  /** The segment's labels as `k=v, k=v`; `unexplained` for the remainder. */
+  /** The segment's labels as `k=v, k=v`; `all other segments` for the last row. */
   label: string;
   /** Empty for the remainder. */
   labels: Record<string, string>;

@@ -26,7 +26,7 @@ describe('the segment table', () => {
   const catalog: CatalogEntry[] = [{ name: 'parcels', unit: { kind: 'count', noun: 'parcels' }, labels: ['depot', 'carrier'] }];
   const finding = analyse({ question: 'Why did parcels fall last week?', catalog, series: [totalOf('parcels', leaves), ...leaves], now });
 
-  it('ranks the segments by contribution with the engine\'s figures, and ends with what they leave unexplained', () => {
+  it('ranks the segments by contribution with the engine\'s figures, and ends with the change of all the segments not listed', () => {
     const table = segmentTable(outcome(finding))!;
     expect(table).toMatchObject({ metric: 'parcels', unit: 'parcels', step: 4, values: 'TOTAL', period: { from: '2026-11-09', to: '2026-11-15', text: 'Mon 9 – Sun 15 Nov' }, comparison: { from: '2026-11-02', to: '2026-11-08' } });
     expect(table.method).toMatch(/^adtributor/);
@@ -48,7 +48,7 @@ describe('the segment table', () => {
     const magnitudes = table.rows.slice(0, -1).map((r) => Math.abs(r.contribution));
     expect(magnitudes).toEqual([...magnitudes].sort((a, b) => b - a));
     const rest = others.at(-1) ?? first!;
-    expect(rest).toMatchObject({ kind: 'REMAINDER', label: 'unexplained', labels: {}, before: null, after: null, explanatoryPower: null, surprise: null });
+    expect(rest).toMatchObject({ kind: 'REMAINDER', label: 'all other segments', labels: {}, before: null, after: null, explanatoryPower: null, surprise: null });
     expect(table.rows.reduce((a, r) => a + r.contribution, 0)).toBeCloseTo(finding.premise!.change, 6);
     expect(table.rows.reduce((a, r) => a + r.share, 0)).toBeCloseTo(1, 9);
     expect(table.changeText).toMatch(/^−[\d,]+ parcels$/);

@@ -25,8 +25,11 @@ function period(p: Period, locale: string): TablePeriod {
 /**
  * The drill-down table of an analysis whose segment attribution found segments: one row per
  * segment (the most specific the engine chose: the second level where it drilled down, the
- * label combinations where it searched them), largest contribution first, then the rest they
- * leave unexplained, so that the rows add up to the subject's change. Before and after are each
+ * label combinations where it searched them), largest contribution first, then the change of
+ * all the segments not listed, so that the rows add up to the subject's change. That last row is
+ * not "unexplained": the narrative's remainder is what no formula, driver or segment explains,
+ * and a report whose narrative says nothing is left unexplained must not end its table with an
+ * "unexplained" row. Before and after are each
  * segment's own value in the subject's unit (its own ratio, for a ratio metric); shares are of
  * the subject's change, as the narrative states them. Undefined when there is no such table
  * (no analysis, no move, no labels, or no segment found).
@@ -69,7 +72,7 @@ export function segmentTable(o: ToolOutcome<'analyse_change'>): SegmentTable | u
   const rest = change - segments.reduce((a, r) => a + r.contribution, 0);
   const remainder: SegmentRow = {
     kind: 'REMAINDER',
-    label: 'unexplained',
+    label: 'all other segments',
     labels: {},
     before: null,
     after: null,

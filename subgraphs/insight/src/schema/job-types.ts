@@ -108,10 +108,10 @@ export class SegmentRowText {
   @Field(() => String, { nullable: true }) surprise!: string | null;
 }
 
-@ObjectType({ description: 'A segment the engine found, or (the last row) what the segments leave unexplained.' })
+@ObjectType({ description: 'A segment the engine found, or (the last row) the change of all the segments not listed.' })
 export class SegmentRow {
   @Field(() => String, { description: 'SEGMENT or REMAINDER' }) kind!: string;
-  @Field(() => String, { description: 'The labels as `k=v, k=v`; `unexplained` for the remainder.' }) label!: string;
+  @Field(() => String, { description: 'The labels as `k=v, k=v`; `all other segments` for the last row.' }) label!: string;
   @Field(() => GraphQLJSONObject, { description: 'The segment\'s labels; empty for the remainder.' }) labels!: Record<string, string>;
   @Field(() => Float, { nullable: true, description: 'The segment\'s value in the comparison period, in the subject\'s unit (its own ratio for a ratio metric).' }) before!: number | null;
   @Field(() => Float, { nullable: true, description: 'The segment\'s value in the period.' }) after!: number | null;
