@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { PassThrough } from 'node:stream';
 import { call } from './support/http.js';
+import { repeatedKeys } from './support/json-keys.js';
 import { startTestPlatform, type TestPlatform } from './support/platform.js';
 
 /**
@@ -62,5 +63,12 @@ describe('svc graph', () => {
     expect(mine.some((l) => l.svc === 'cms' && l.msg === 'graphql operation')).toBe(true);
     // Neither the router's nor cms's HTTP server saw it.
     expect(mine.filter((l) => (l.svc === 'router' || l.svc === 'cms') && l.msg === 'request')).toEqual([]);
+  });
+
+  it('names the process and the service that logged each line once: `process` and `svc`, no key twice', () => {
+    expect(repeatedKeys('{"process":"graph","svc":"graph","err":{"svc":"cms"},"svc":"cms"}')).toEqual(['svc']);
+    const parsed = lines.map((line) => JSON.parse(line) as Line & { process?: string });
+    expect(parsed.some((l) => l.process === 'test' && l.svc === 'cms')).toBe(true);
+    expect(lines.filter((line) => repeatedKeys(line).length > 0)).toEqual([]);
   });
 });
