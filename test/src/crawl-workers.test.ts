@@ -7,6 +7,7 @@ import { call } from './support/http.js';
 import { startTestPlatform, TEST_JWT_SECRET, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 import { eventually } from './support/eventually.js';
 import { startWebhookReceiver } from './support/webhook-receiver.js';
+import { SMALL_TEXT } from '@svc/crawl/fetch/block-page';
 
 /**
  * Crawl runs on separate `svc worker` processes: concurrent runs spread over both; a worker
@@ -134,9 +135,13 @@ describe('crawl runs on separate worker processes', () => {
     for (const [name, child] of workers) if (child.exitCode !== null || child.signalCode !== null) await startWorker(name);
     // Six stories whose detail pages answer slowly: the worker has stored the items and is
     // indexing them one by one (fetch, chunk, embed, replace chunks, mark INDEXED) when it dies.
-    // 2.5 s a page: on loaded CI hosts the poll below lagged enough, at 0.7 s and once at 1.2 s,
-    // for all six to be indexed before the kill.
-    const stories = Array.from({ length: 6 }, (_, i) => ({ path: `/kb/d/${i}`, title: `Story ${i} about harbour works`, body: `Paragraph ${i}: the harbour works continue with new cranes, longer quays and night shifts for the crews. `.repeat(6) }));
+    // Each story is longer than the block-page rules' SMALL_TEXT: a page with less text is held
+    // until every page is read and then indexed with the others in one burst (rag-sync.ts), so
+    // the kill after two landed after all six whenever the poll lagged (CI failed that way three
+    // times; slower pages could not help). Longer, each is indexed 2.5 s after the one before.
+    const body = (i: number) => `Paragraph ${i}: the harbour works continue with new cranes, longer quays and night shifts for the crews. `.repeat(14);
+    expect(body(0).length).toBeGreaterThan(SMALL_TEXT);
+    const stories = Array.from({ length: 6 }, (_, i) => ({ path: `/kb/d/${i}`, title: `Story ${i} about harbour works`, body: body(i) }));
     site.serve('/kb/list', { content: { html: `<html><body><ul class="news">${stories.map((st) => `<li class="story"><a href="${st.path}">${st.title}</a></li>`).join('')}</ul></body></html>` } });
     for (const st of stories) site.serve(st.path, { content: { html: `<html><head><title>${st.title}</title></head><body><article><h1>${st.title}</h1><p>${st.body}</p></article></body></html>` }, delayMs: 2500 });
     const created = await call(`${platform.bridge}/api/v1/crawl/jobs`, {
