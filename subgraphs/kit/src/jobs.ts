@@ -54,6 +54,7 @@ function outageReport(log: Logger) {
 export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda; close(drainMs?: number): Promise<void> }> {
   const pool = new pg.Pool({ connectionString: options.url, max: 4 });
   const outage = outageReport(options.log);
+  let closing = false;
   // An idle client dropped by the server (restart, failover) must not crash the process.
   pool.on('error', (error) => outage.failed('pool', error) || options.log.warn({ err: error }, 'job store connection lost; it will reconnect'));
   // agenda creates its tables as it is constructed; two at once race on CREATE TABLE, so
@@ -63,7 +64,13 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
     // The LISTEN channel re-emits connection errors; unheard, a PostgreSQL restart would crash
     // the process. It reconnects by itself, so the outage is reported once.
     backend.notificationChannel?.on('error', (error: Error) => outage.failed('notifications', error) || options.log.warn({ err: error }, 'job notification channel error'));
-    backend.notificationChannel?.on('stateChange', (state: string) => state === 'connected' && outage.recovered());
+    backend.notificationChannel?.on('stateChange', (state: string) => {
+      if (state !== 'connected') return;
+      // A reconnect that was under way when close() disconnected the channel finishes afterwards
+      // and holds a pool client for LISTEN: it is let go at once, so the pool can end.
+      if (closing) void backend.notificationChannel?.disconnect().catch(() => undefined);
+      else outage.recovered();
+    });
     const instance = new Agenda({
       backend,
       name: options.name,
@@ -92,8 +99,10 @@ export async function createJobs(options: JobsOptions): Promise<{ agenda: Agenda
     async close(drainMs = 20_000) {
       const drained = await agenda.drain(drainMs);
       if (drained.timedOut) options.log.warn({ running: drained.running }, 'jobs still running at shutdown; their locks lapse after the lock lifetime');
-      // After an outage agenda's LISTEN channel may still hold (or be taking) a client: a shutdown
-      // does not wait for it more than 5 s.
+      // After an outage agenda's LISTEN channel may still hold (or be taking) a client: it is let
+      // go now, or as soon as a reconnect under way completes (above); a shutdown does not wait
+      // for it more than 5 s.
+      closing = true;
       await backend.notificationChannel?.disconnect().catch(() => undefined);
       if (!(await settlesWithin(pool.end(), 5000))) options.log.warn({ waitedMs: 5000 }, 'job store pool still had connections in use at shutdown; abandoned them');
     },
