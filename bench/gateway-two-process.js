@@ -20,6 +20,7 @@ import { fileURLToPath } from 'node:url';
 import pg from 'pg';
 import { Agent, request } from 'undici';
 import { freePort } from './free-port.js';
+import { untilReady } from './until-ready.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SVC = join(ROOT, 'cli/bin/svc.js');
@@ -41,15 +42,7 @@ function startGateway(env, port) {
   let output = '';
   child.stderr.on('data', (c) => (output += c));
   const url = `http://127.0.0.1:${port}`;
-  const ready = (async () => {
-    for (let i = 0; i < 300; i++) {
-      if (child.exitCode !== null) throw new Error(`svc llm exited with ${child.exitCode}: ${output.slice(-2000)}`);
-      const ok = await fetch(`${url}/ready`).then((r) => r.ok, () => false);
-      if (ok) return;
-      await new Promise((r) => setTimeout(r, 100));
-    }
-    throw new Error(`svc llm did not start: ${output.slice(-2000)}`);
-  })();
+  const ready = untilReady(child, `${url}/ready`, { label: 'svc llm', output: () => output.slice(-2000), timeoutMs: 30_000 });
   return { child, url, ready };
 }
 

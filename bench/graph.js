@@ -58,6 +58,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
 import { cpuTicks, residentMb } from './proc-stats.js';
+import { untilReady } from './until-ready.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -326,13 +327,9 @@ async function main() {
       const entry = { child, output: '' };
       child.stderr.on('data', (c) => (entry.output = (entry.output + c).slice(-4000)));
       processes.set(service, entry);
-      for (let i = 0; i < 1200; i++) {
-        if (child.exitCode !== null) throw new Error(`svc ${service} exited with ${child.exitCode}: ${entry.output}`);
-        // Subgraphs answer /ready once their database is; the router and the bridge have /health only.
-        if (await fetch(`${url(service)}/${service === 'router' || service === 'bridge' || service === 'graph' || service === 'edge' ? 'health' : 'ready'}`).then((r) => r.ok, () => false)) return;
-        await new Promise((r) => setTimeout(r, 100));
-      }
-      throw new Error(`svc ${service} was not ready within 120 s: ${entry.output}`);
+      // Subgraphs answer /ready once their database is; the router and the bridge have /health only.
+      const probe = service === 'router' || service === 'bridge' || service === 'graph' || service === 'edge' ? 'health' : 'ready';
+      await untilReady(child, `${url(service)}/${probe}`, { label: `svc ${service}`, output: () => entry.output });
     };
     const forkChild = async (role, message) => {
       const child = fork(SELF, [`--child=${role}`], { stdio: ['ignore', 'ignore', 'pipe', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });

@@ -22,6 +22,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { freePort } from './free-port.js';
 import { cpuTicks } from './proc-stats.js';
+import { untilReady } from './until-ready.js';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const SELF = fileURLToPath(import.meta.url);
@@ -81,12 +82,7 @@ async function main() {
     });
     children.push(cms);
     const cmsUrl = `http://127.0.0.1:${cmsPort}`;
-    for (let i = 0; ; i++) {
-      if (cms.exitCode !== null) throw new Error(`svc cms exited with ${cms.exitCode}`);
-      if (await fetch(`${cmsUrl}/ready`).then((r) => r.ok, () => false)) break;
-      if (i > 1200) throw new Error('svc cms was not ready within 120 s');
-      await new Promise((r) => setTimeout(r, 100));
-    }
+    await untilReady(cms, `${cmsUrl}/ready`, { label: 'svc cms' });
     const bare = fork(SELF, ['--child=bare'], { stdio: ['ignore', 'ignore', 'inherit', 'ipc'], env: { ...process.env, NODE_ENV: 'production' } });
     children.push(bare);
     const barePort = await new Promise((resolve) => bare.once('message', resolve));
