@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { eventually } from './support/eventually.js';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
-import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { startServiceProcess, type ServiceProcess } from './support/service-process.js';
 import { call, gql } from './support/http.js';
 import { TEST_MASTER_KEY } from './support/platform.js';
 import { createTestDatabase } from './support/services.js';
@@ -29,11 +29,11 @@ let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
 let sql: pg.Client;
 let locker: pg.Client | undefined;
-let a: GatewayProcess;
-let b: GatewayProcess;
+let a: ServiceProcess;
+let b: ServiceProcess;
 const keys: Record<string, string> = {};
 
-async function admin(gateway: GatewayProcess, query: string, variables: Record<string, unknown> = {}) {
+async function admin(gateway: ServiceProcess, query: string, variables: Record<string, unknown> = {}) {
   const reply = await gql(`${gateway.url}/graphql`, query, variables, { authorization: `Bearer ${TEST_MASTER_KEY}` });
   expect(reply.body.errors).toBeUndefined();
   return reply.body.data;
@@ -44,7 +44,7 @@ async function admin(gateway: GatewayProcess, query: string, variables: Record<s
  * queued on a kept-alive socket while the process was stopped can meet that socket's idle timeout
  * when it resumes: the server closes it unread).
  */
-async function chat(gateway: GatewayProcess, agentCode: string): Promise<string> {
+async function chat(gateway: ServiceProcess, agentCode: string): Promise<string> {
   try {
     const reply = await call(`${gateway.url}/v1/chat/completions`, {
       headers: { authorization: `Bearer ${keys[agentCode]}` },
@@ -86,8 +86,8 @@ beforeAll(async () => {
   sql = new pg.Client({ connectionString: database.url });
   await sql.connect();
   const env = { SVCLLM_CONFIG: config, SVCLLM_LEASE_TTL_SECONDS: '2', DB_POOL_MAX: '2', SVC_REDIS_PREFIX: `svctest:fencing:${process.pid}:` };
-  a = await startGatewayProcess(database.url, env);
-  b = await startGatewayProcess(database.url, env);
+  a = await startServiceProcess('llm', database.url, env);
+  b = await startServiceProcess('llm', database.url, env);
   for (const agentCode of ['busy', 'fenced']) keys[agentCode] = (await admin(a, 'mutation($agentCode: String!) { createApiKey(agentCode: $agentCode) { key } }', { agentCode })).createApiKey.key;
   await admin(a, 'mutation($input: SetBudgetInput!) { setBudget(input: $input) { agentCode } }', { input: { agentCode: 'busy', monthlyBudgetUsd: 1000 } });
   await admin(a, 'mutation($input: SetBudgetInput!) { setBudget(input: $input) { agentCode } }', { input: { agentCode: 'fenced', monthlyBudgetUsd: ALLOCATED, hardLimitEnabled: true } });

@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { promptTokenBound } from '@svc/llm/domain/prompt-bound';
 import { heldPromptTokens } from '@svc/llm/domain/tokens';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
-import { startGatewayProcess, type GatewayProcess } from './support/gateway-process.js';
+import { startServiceProcess, type ServiceProcess } from './support/service-process.js';
 import { call } from './support/http.js';
 import { TEST_MASTER_KEY } from './support/platform.js';
 import { createTestDatabase, REDIS_URL, requireRedis } from './support/services.js';
@@ -16,7 +16,7 @@ import { createTestDatabase, REDIS_URL, requireRedis } from './support/services.
 
 let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
 let database: Awaited<ReturnType<typeof createTestDatabase>>;
-const gateways: GatewayProcess[] = [];
+const gateways: ServiceProcess[] = [];
 
 beforeAll(async () => {
   await requireRedis();
@@ -29,8 +29,8 @@ beforeAll(async () => {
   database = await createTestDatabase();
   const env = { SVCLLM_CONFIG: config, REDIS_URL, SVC_REDIS_PREFIX: `svctest:limits:${process.pid}:${Date.now()}:` };
   // One after the other: both run the migrations at start.
-  gateways.push(await startGatewayProcess(database.url, env));
-  gateways.push(await startGatewayProcess(database.url, env));
+  gateways.push(await startServiceProcess('llm', database.url, env));
+  gateways.push(await startServiceProcess('llm', database.url, env));
 }, 120_000);
 
 afterAll(async () => {
@@ -46,7 +46,7 @@ afterAll(async () => {
 
 describe('an agent limit shared by two gateway processes', () => {
   it('admits exactly 50 of 200 requests (190 at once, split between them) against 50 per minute', async () => {
-    const [a, b] = gateways as [GatewayProcess, GatewayProcess];
+    const [a, b] = gateways as [ServiceProcess, ServiceProcess];
     const master = { authorization: `Bearer ${TEST_MASTER_KEY}` };
     const key = await call(`${a.url}/graphql`, { headers: master, json: { query: 'mutation { createApiKey(agentCode: "shared-limit", name: "load") { key } }' } });
     const agentKey: string = key.body.data.createApiKey.key;
@@ -54,7 +54,7 @@ describe('an agent limit shared by two gateway processes', () => {
     expect(set.body.data.setAgentLimits.requestsPerMinute).toBe(50);
 
     const before = fake.calls.length;
-    const send = (gateway: GatewayProcess, i: number) =>
+    const send = (gateway: ServiceProcess, i: number) =>
       call(`${gateway.url}/v1/chat/completions`, {
         headers: { authorization: `Bearer ${agentKey}` },
         json: { model: 'fast-a', max_tokens: 5, messages: [{ role: 'user', content: `request ${i}` }] },
@@ -96,9 +96,9 @@ describe('an agent limit shared by two gateway processes', () => {
   }, 60_000);
 
   it('shares token and concurrency limits too: exactly what fits the TPM estimate, and never more in flight than allowed', async () => {
-    const [a, b] = gateways as [GatewayProcess, GatewayProcess];
+    const [a, b] = gateways as [ServiceProcess, ServiceProcess];
     const master = { authorization: `Bearer ${TEST_MASTER_KEY}` };
-    const graphql = async (gateway: GatewayProcess, query: string) => (await call(`${gateway.url}/graphql`, { headers: master, json: { query } })).body.data;
+    const graphql = async (gateway: ServiceProcess, query: string) => (await call(`${gateway.url}/graphql`, { headers: master, json: { query } })).body.data;
     const tpmKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-tpm") { key } }')).createApiKey.key;
     const concKey: string = (await graphql(a, 'mutation { createApiKey(agentCode: "shared-conc") { key } }')).createApiKey.key;
     const messages = [{ role: 'user' as const, content: 'the same prompt every time' }];
