@@ -56,6 +56,9 @@ async function main(argv: string[]): Promise<void> {
     process.stderr.write(`svc: starting every service${isEmbedded(config) ? ` (embedded PostgreSQL in ${config.SVC_DATA_DIR}/; a first start also seeds the demo shop)` : ''}, usually 5-15 s ...\n`);
   }
   const platform = await startPlatform(config, service);
+  // A promise that failed with nobody awaiting it is a defect, logged in full; Node's default
+  // (ending the process) would end every tenant's requests with it, for one request's fault.
+  process.on('unhandledRejection', (reason) => platform.log.error({ err: reason }, 'unhandled promise rejection (a defect, please report it); the process keeps serving'));
   const banner = startBanner({ service, urls: platform.urls, adminUsername: config.SVC_ADMIN_USERNAME, defaultCredentials: config.SVC_ADMIN_USERNAME === 'admin' && config.SVC_ADMIN_PASSWORD === 'admin' });
   process.stderr.write(`\n${banner}\n`);
   let stopping = false;

@@ -145,6 +145,10 @@ describe('metric import', () => {
     expect((await upload('name,timestamp,value\nx_y,2026-11-01T00:00:00Z,1\n', 'text/csv', {}, reviewer)).status).toBe(403);
     const other = await upload('name,timestamp,value\nx_y,2026-11-01T00:00:00Z,1\n', 'text/csv', { 'x-svc-tenant-id': 't2' });
     expect(other.status).toBe(403);
+    // The caller is checked before what it sent: a wrong type from a caller without the right is a 403, as on every route.
+    expect((await upload('{}', 'application/json', { 'x-svc-tenant-id': 't2' })).status).toBe(403);
+    expect((await upload('{}', 'application/json', {}, reviewer)).status).toBe(403);
+    expect((await call(url(), { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{}' })).status).toBe(401);
     expect(await stored('x_y')).toEqual([]);
     const empty = await upload('name,timestamp,value\n', 'text/csv');
     expect(empty.status).toBe(422);

@@ -1,3 +1,4 @@
+import { SvcError } from '@svc/kit';
 import { checkLabels, checkMetricName, METRIC_LIMITS, RESERVED_LABEL_KEYS, seriesKey, type Labels, type MetricProblem } from './metric.js';
 import { parseRfc3339 } from './timestamp.js';
 
@@ -8,6 +9,16 @@ import { parseRfc3339 } from './timestamp.js';
  * The rules are the JSON endpoint's (metric.ts), checked line by line; a problem names its line.
  */
 export type ImportFormat = 'csv' | 'ndjson';
+
+const FORMATS: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson', 'application/jsonl': 'ndjson', 'application/x-jsonlines': 'ndjson' };
+
+/** The format a Content-Type header names (parameters and case aside), or a 400 naming what was sent. */
+export function importFormatOf(contentType: string): ImportFormat {
+  const type = contentType.split(';')[0]!.trim().toLowerCase();
+  const format = FORMATS[type];
+  if (!format) throw new SvcError('BAD_USER_INPUT', `Content-Type must be text/csv or application/x-ndjson; got ${JSON.stringify(type || '(none)')}`, { errors: [{ pointer: '/Content-Type', detail: 'text/csv or application/x-ndjson' }] });
+  return format;
+}
 
 /** Limits of one import (documented in the README). */
 export const IMPORT_LIMITS = {

@@ -1,11 +1,8 @@
 import { createContext, httpStatusOf, SvcError, type Logger, type Route, type TokenVerifier } from '@svc/kit';
 import type { ServerResponse } from 'node:http';
-import type { ImportFormat } from '../domain/metric-import.js';
 import type { ImportMetrics } from '../service/import-metrics.js';
 
 export const IMPORT_PATH = '/api/v1/insight/metrics/import';
-
-const FORMATS: Record<string, ImportFormat> = { 'text/csv': 'csv', 'application/x-ndjson': 'ndjson', 'application/jsonl': 'ndjson', 'application/x-jsonlines': 'ndjson' };
 
 /** The analysis envelope, written here: the bridge passes this route's answer through untouched. */
 function send(res: ServerResponse, status: number, body: unknown): void {
@@ -40,12 +37,9 @@ export function metricImportRoute(options: { importMetrics: ImportMetrics; verif
       try {
         const ctx = await createContext(req.headers, { verifier: options.verifier, log: options.log });
         if (ctx.authError) throw ctx.authError;
-        const type = String(req.headers['content-type'] ?? '').split(';')[0]!.trim().toLowerCase();
-        const format = FORMATS[type];
-        if (!format) throw new SvcError('BAD_USER_INPUT', `Content-Type must be text/csv or application/x-ndjson; got ${JSON.stringify(type || '(none)')}`, { errors: [{ pointer: '/Content-Type', detail: 'text/csv or application/x-ndjson' }] });
-        if (streamed) res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' });
-        const outcome = await options.importMetrics(ctx, format, req, (points) => {
-          if (streamed) res.write(`${JSON.stringify({ progress: { points } })}\n`);
+        const outcome = await options.importMetrics(ctx, String(req.headers['content-type'] ?? ''), req, {
+          accepted: () => streamed && res.writeHead(200, { 'content-type': 'application/x-ndjson; charset=utf-8', 'cache-control': 'no-cache', 'x-accel-buffering': 'no' }),
+          progress: (points) => streamed && res.write(`${JSON.stringify({ progress: { points } })}\n`),
         });
         const body = { code: 200, message: 'OK', data: outcome };
         if (streamed) res.end(`${JSON.stringify(body)}\n`);

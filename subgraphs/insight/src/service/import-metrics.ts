@@ -2,15 +2,30 @@ import { Readable } from 'node:stream';
 import { StringDecoder } from 'node:string_decoder';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { collectGarbage, SvcError, validationError, type Logger, type TenantRequest } from '@svc/kit';
-import { csvColumns, createImportReader, ImportProblems, IMPORT_LIMITS, ndjsonFields, type CsvColumns, type ImportFormat, type ImportReader, type PointBatch } from '../domain/metric-import.js';
+import { csvColumns, createImportReader, importFormatOf, ImportProblems, IMPORT_LIMITS, ndjsonFields, type CsvColumns, type ImportFormat, type ImportReader, type PointBatch } from '../domain/metric-import.js';
 import type { MetricImportStore } from '../store/metric-import-store.js';
 import { scoped } from './jobs.js';
+
+/** What the caller hears of an import before its outcome. */
+export interface ImportListener {
+  /** The caller may import and the file's type is known: reading starts. */
+  accepted?: () => void;
+  /** Points read so far, every 500,000. */
+  progress?: (points: number) => void;
+}
 
 export interface ImportOutcome {
   series: number;
   points: number;
   lines: number;
   seconds: number;
+}
+
+/** The request's body could not be read to its end: the client closed the connection. */
+class BodyBroken extends Error {
+  constructor(cause: unknown) {
+    super('the request body ended early', { cause });
+  }
 }
 
 /**
@@ -38,8 +53,16 @@ async function* lineBlocks(body: Readable): AsyncGenerator<{ first: number; line
     }
     return lines;
   };
-  for await (const chunk of body) {
-    const lines = block(decoder.write(chunk as Buffer));
+  const chunks = body[Symbol.asyncIterator]();
+  for (;;) {
+    let read: IteratorResult<Buffer>;
+    try {
+      read = await chunks.next();
+    } catch (error) {
+      throw new BodyBroken(error);
+    }
+    if (read.done) break;
+    const lines = block(decoder.write(read.value));
     if (!lines.length) continue;
     yield { first, lines };
     first += lines.length;
@@ -98,12 +121,17 @@ function lineReader(format: ImportFormat, reader: ImportReader): (line: number, 
 /**
  * Bulk import (POST /api/v1/insight/metrics/import): a CSV or NDJSON body read as a stream,
  * checked line by line, copied and written in one transaction (metric-import-store.ts), all or
- * nothing; 422 names the lines at fault. `progress` is told every 500,000 points.
+ * nothing; 422 names the lines at fault. The caller's tenant and role are checked before the
+ * Content-Type (`contentType`: text/csv or application/x-ndjson).
  */
 export function createImportMetrics(deps: { store: MetricImportStore; log: Logger; now?: () => number }) {
   const now = deps.now ?? Date.now;
-  return async function importMetrics(request: TenantRequest, format: ImportFormat, body: Readable, progress?: (points: number) => void): Promise<ImportOutcome> {
+  return async function importMetrics(request: TenantRequest, contentType: string, body: Readable, tell: ImportListener = {}): Promise<ImportOutcome> {
+    // The caller first (tenant and role), then what it sent.
     const { principal, tenantId } = scoped(request, 'analyst');
+    const format = importFormatOf(contentType);
+    tell.accepted?.();
+    const progress = tell.progress;
     const started = now();
     const reader = createImportReader();
     let lines = 0;
@@ -144,6 +172,11 @@ export function createImportMetrics(deps: { store: MetricImportStore; log: Logge
       deps.log.info({ tenantId, by: principal.subject, format, ...outcome, ...(gcMs !== undefined ? { gcMs } : {}) }, 'metrics imported');
       return outcome;
     } catch (error) {
+      if (error instanceof BodyBroken) {
+        // Nothing to answer: the transaction was rolled back with the connection.
+        deps.log.warn({ tenantId, by: principal.subject, format, lines, points: reader.points }, 'metric import abandoned: the client closed the connection before the file ended; nothing was imported');
+        throw new SvcError('BAD_USER_INPUT', 'The request ended before the file did: nothing was imported');
+      }
       body.resume(); // what is left of the body is drained, so the answer reaches the client
       if (error instanceof ImportProblems) throw validationError([...error.problems], `The file was not imported: ${error.problems.length === IMPORT_LIMITS.problems ? `the first ${IMPORT_LIMITS.problems} problems` : 'its problems'} are listed in errors, by line`);
       throw error;

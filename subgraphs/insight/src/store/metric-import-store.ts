@@ -120,19 +120,26 @@ export function createMetricImportStore(sql: NativeSql) {
           });
         };
         const batches = points[Symbol.asyncIterator]();
-        let next = batches.next();
+        // The next batch is read while this one is written. Its failure (a bad line, the limits, a
+        // client gone) can come before it is awaited: handled from the start, it is met at the
+        // await below (or is moot when a write failed first), never an unhandled rejection that
+        // ends the process.
+        const readAhead = () => {
+          const next = batches.next();
+          next.catch(() => undefined);
+          return next;
+        };
+        let next = readAhead();
         try {
           for (let read = await next; !read.done; read = await next) {
             // The series met up to this batch are known now; the next batch is read meanwhile.
             const fresh = series.slice(upserted);
             upserted = series.length;
-            next = batches.next();
+            next = readAhead();
             await storeSeries(query, copyFrom, tenantId, fresh, ids);
             await writeBatch(read.value);
           }
         } catch (error) {
-          // A batch being read when a write failed is not awaited: its own failure is moot.
-          next.catch(() => undefined);
           await batches.return?.(undefined);
           throw error;
         }
