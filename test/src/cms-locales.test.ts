@@ -158,39 +158,46 @@ describe('purges per locale through Varnish', () => {
       expect((await through('/api/v1/contents/plans', headers)).headers.get('x-cache')).toBe('HIT');
     }
   }
-  async function state(): Promise<Record<string, { cache: string | null; locale: string; title: string }>> {
-    const out: Record<string, { cache: string | null; locale: string; title: string }> = {};
+  type State = Record<string, { cache: string | null; locale: string; title: string; alternates: string }>;
+  async function state(): Promise<State> {
+    const out: State = {};
     for (const [name, headers] of variants) {
       const reply = await through('/api/v1/contents/plans', headers);
-      out[name] = { cache: reply.headers.get('x-cache'), locale: reply.body.data.locale, title: reply.body.data.title };
+      const alternates = (reply.body.data.seo.alternates as { hreflang: string }[]).map((a) => a.hreflang).join(' ');
+      out[name] = { cache: reply.headers.get('x-cache'), locale: reply.body.data.locale, title: reply.body.data.title, alternates };
     }
     return out;
   }
   const redisKeys = async () => (await redis.keys(`${platform.redisPrefix}cms:delivery:demo:plans:*`)).map((k) => k.slice(k.lastIndexOf(':') + 1)).sort();
 
-  it('publishing de purges what read de (de and de-AT), not en or fr', async () => {
+  it('publishing a new version of de purges what read de (de and de-AT), not en or fr', async () => {
     await warm();
     expect(await redisKeys()).toEqual(['de', 'de-AT', 'en', 'fr']);
     await ok(EDIT, { id: de.id, input: { title: 'Tarife 2027' } });
     await ok(PUBLISH, { id: de.id });
     expect(await redisKeys()).toEqual(['en', 'fr']);
     expect(await state()).toEqual({
-      en: { cache: 'HIT', locale: 'en', title: 'Plans' },
-      de: { cache: 'MISS', locale: 'de', title: 'Tarife 2027' },
-      'de-AT': { cache: 'MISS', locale: 'de', title: 'Tarife 2027' },
-      fr: { cache: 'HIT', locale: 'en', title: 'Plans' },
+      en: { cache: 'HIT', locale: 'en', title: 'Plans', alternates: 'en de x-default' },
+      de: { cache: 'MISS', locale: 'de', title: 'Tarife 2027', alternates: 'en de x-default' },
+      'de-AT': { cache: 'MISS', locale: 'de', title: 'Tarife 2027', alternates: 'en de x-default' },
+      fr: { cache: 'HIT', locale: 'en', title: 'Plans', alternates: 'en de x-default' },
     });
   });
 
-  it('publishing de-AT purges only de-AT, whose answer now comes from it', async () => {
+  it('publishing de-AT for the first time purges every answer of the content, whose alternates now list it, and no other content', async () => {
     await warm();
+    await through('/api/v1/contents/welcome');
+    expect((await through('/api/v1/contents/welcome')).headers.get('x-cache')).toBe('HIT');
     await ok(PUBLISH, { id: deAt.id });
+    expect(await redisKeys()).toEqual([]);
     expect(await state()).toEqual({
-      en: { cache: 'HIT', locale: 'en', title: 'Plans' },
-      de: { cache: 'HIT', locale: 'de', title: 'Tarife 2027' },
-      'de-AT': { cache: 'MISS', locale: 'de-AT', title: 'Tarife (AT)' },
-      fr: { cache: 'HIT', locale: 'en', title: 'Plans' },
+      en: { cache: 'MISS', locale: 'en', title: 'Plans', alternates: 'en de de-AT x-default' },
+      de: { cache: 'MISS', locale: 'de', title: 'Tarife 2027', alternates: 'en de de-AT x-default' },
+      'de-AT': { cache: 'MISS', locale: 'de-AT', title: 'Tarife (AT)', alternates: 'en de de-AT x-default' },
+      fr: { cache: 'MISS', locale: 'en', title: 'Plans', alternates: 'en de de-AT x-default' },
     });
+    expect((await through('/api/v1/contents/welcome')).headers.get('x-cache')).toBe('HIT');
+    expect(await redis.exists(`${platform.redisPrefix}cms:delivery:demo:welcome:en`)).toBe(1);
   });
 
   it('publishing en, which every chain ends with, purges every locale', async () => {
@@ -210,5 +217,14 @@ describe('purges per locale through Varnish', () => {
     expect(after.de).toMatchObject({ locale: 'de', title: 'Tarife' });
     expect(after.en).toMatchObject({ locale: 'en', title: 'Plans', cache: 'HIT' });
     expect(after['de-AT']).toMatchObject({ locale: 'de-AT', title: 'Tarife (AT)' });
+  });
+
+  it('unpublishing de-AT purges every answer of the content again: its alternates no longer list de-AT', async () => {
+    await warm();
+    await ok('mutation($id: ID!) { unpublishContent(id: $id) { publishedVersion } }', { id: deAt.id });
+    expect(await redisKeys()).toEqual([]);
+    const after = await state();
+    expect(Object.values(after).map((v) => [v.cache, v.alternates])).toEqual(Array(4).fill(['MISS', 'en de x-default']));
+    expect(after['de-AT']).toMatchObject({ locale: 'de', title: 'Tarife' });
   });
 });

@@ -12,6 +12,9 @@ export interface PublishScheduler {
   schedule(contentId: string, version: number, at: Date): Promise<void>;
 }
 
+type PublishOutcome = 'unchanged' | 'replaced' | 'went-live';
+const UNCHANGED: PublishOutcome = 'unchanged';
+
 export interface PublishingDeps {
   contents: ContentStore;
   purge: Pick<CachePurge, 'afterChange'>;
@@ -23,19 +26,23 @@ export interface PublishingDeps {
 export function createPublishing(deps: PublishingDeps) {
   const { contents, purge, log } = deps;
 
-  /** Moves `version` live; false when it already is. */
-  async function publishLocked(locked: LockedContent, version: number, actor: string): Promise<boolean> {
+  /**
+   * Moves `version` live: `unchanged` when it already is, `replaced` when it replaced the
+   * locale's live version, `went-live` when the locale had none (the content's set of published
+   * locales changed, and with it every locale's hreflang alternates).
+   */
+  async function publishLocked(locked: LockedContent, version: number, actor: string): Promise<PublishOutcome> {
     const { id, scheduledVersion } = locked.state;
     const target = await locked.version(version);
     if (!target) throw versionNotFound(id, version);
-    if (target.status === VersionStatus.PUBLISHED) return false;
+    if (target.status === VersionStatus.PUBLISHED) return 'unchanged';
     const now = new Date();
     const live = await locked.liveVersion();
     if (live) await locked.setVersionStatus(live.version, VersionStatus.SUPERSEDED);
     await locked.setVersionStatus(version, VersionStatus.PUBLISHED, now);
     locked.update({ publishedVersion: version, publishedAt: now, everPublished: true, ...(scheduledVersion === version ? { scheduledAt: null, scheduledVersion: null } : {}) });
     log.info({ contentId: id, version, actor }, 'content published');
-    return true;
+    return live ? 'replaced' : 'went-live';
   }
 
   return {
@@ -45,17 +52,17 @@ export function createPublishing(deps: PublishingDeps) {
      */
     async publish(principal: Principal | undefined, id: string, version?: number | null, idempotencyKey?: string | null): Promise<Content> {
       const key = checkIdempotencyKey(idempotencyKey);
-      const { result, changed, siteKey, groupId, locale } = await withAuthoredContent(
+      const { result, outcome, siteKey, groupId, locale } = await withAuthoredContent(
         contents,
         principal,
         id,
         async (locked, editor) => {
-          const changed = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
-          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
+          const outcome = await publishLocked(locked, version ?? locked.state.latestVersion, editor.subject);
+          return { result: await locked.view(), outcome, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
         },
-        keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
+        keyedAuthoring(key, 'publishContent', id, async (locked) => ({ result: await locked.view(), outcome: UNCHANGED, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
       );
-      if (changed) await purge.afterChange(siteKey, groupId, locale);
+      if (outcome !== 'unchanged') await purge.afterChange(siteKey, groupId, locale, outcome === 'went-live');
       return result;
     },
 
@@ -66,7 +73,7 @@ export function createPublishing(deps: PublishingDeps) {
      */
     async restore(principal: Principal | undefined, id: string, version: number, options: { publish?: boolean | null; idempotencyKey?: string | null } = {}): Promise<Content> {
       const key = checkIdempotencyKey(options.idempotencyKey);
-      const { result, changed, siteKey, groupId, locale } = await withAuthoredContent(
+      const { result, outcome, siteKey, groupId, locale } = await withAuthoredContent(
         contents,
         principal,
         id,
@@ -74,26 +81,27 @@ export function createPublishing(deps: PublishingDeps) {
           const source = await locked.version(version);
           if (!source) throw versionNotFound(id, version);
           await editDraft(locked, editor.subject, () => ({ title: source.title, fields: { ...source.fields }, seo: { ...source.seo } }));
-          const changed = options.publish ? await publishLocked(locked, locked.state.latestVersion, editor.subject) : false;
-          if (changed) log.info({ contentId: id, restoredFrom: version, actor: editor.subject }, 'content version restored and published');
-          return { result: await locked.view(), changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
+          const outcome = options.publish ? await publishLocked(locked, locked.state.latestVersion, editor.subject) : UNCHANGED;
+          if (outcome !== 'unchanged') log.info({ contentId: id, restoredFrom: version, actor: editor.subject }, 'content version restored and published');
+          return { result: await locked.view(), outcome, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
         },
-        keyedAuthoring(key, 'restoreContentVersion', id, async (locked) => ({ result: await locked.view(), changed: false, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
+        keyedAuthoring(key, 'restoreContentVersion', id, async (locked) => ({ result: await locked.view(), outcome: UNCHANGED, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale })),
       );
-      if (changed) await purge.afterChange(siteKey, groupId, locale);
+      if (outcome !== 'unchanged') await purge.afterChange(siteKey, groupId, locale, outcome === 'went-live');
       return result;
     },
 
     /** Runs a schedule set by schedulePublish; a cancelled or replaced schedule does nothing. */
     async publishScheduled(id: string, version: number): Promise<boolean> {
-      const outcome = await contents.withLockedContent(id, async (locked) => {
+      const done = await contents.withLockedContent(id, async (locked) => {
         if (!locked || locked.state.scheduledVersion !== version) return undefined;
-        const changed = await publishLocked(locked, version, 'scheduler');
+        const outcome = await publishLocked(locked, version, 'scheduler');
         locked.update({ scheduledAt: null, scheduledVersion: null });
-        return { changed, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
+        return { outcome, siteKey: locked.state.siteKey, groupId: locked.state.groupId, locale: locked.state.locale };
       });
-      if (outcome?.changed) await purge.afterChange(outcome.siteKey, outcome.groupId, outcome.locale);
-      return !!outcome?.changed;
+      if (!done || done.outcome === 'unchanged') return false;
+      await purge.afterChange(done.siteKey, done.groupId, done.locale, done.outcome === 'went-live');
+      return true;
     },
 
     async unpublish(principal: Principal | undefined, id: string): Promise<Content> {
@@ -105,7 +113,8 @@ export function createPublishing(deps: PublishingDeps) {
       });
       if (changed) {
         log.info({ contentId: id, actor }, 'content unpublished');
-        await purge.afterChange(siteKey, groupId, locale);
+        // The locale left the content's published locales: every locale's alternates change.
+        await purge.afterChange(siteKey, groupId, locale, true);
       }
       return result;
     },

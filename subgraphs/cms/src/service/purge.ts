@@ -59,13 +59,25 @@ export function createCachePurge(deps: CachePurgeDeps) {
     /**
      * After one locale of a content was published, unpublished or restored: the answers that
      * read that locale (asked for it, or fell back to it along a chain, or reached it by its own
-     * slug), nothing else. A layer it cannot reach is logged, and the change stands.
+     * slug), nothing else. When the content's set of published locales changed (a locale went
+     * live or was taken down), every answer of that content instead, in every locale: each
+     * lists the published locales in `seo.alternates`. Every answer of a content carries the
+     * tag of each locale it read, all of them the site's, so the tags of all the site's locales
+     * of that content reach every answer of it and no other content's. A layer it cannot reach
+     * is logged, and the change stands.
      */
-    async afterChange(siteKey: string, groupId: string, locale: string): Promise<void> {
+    async afterChange(siteKey: string, groupId: string, locale: string, publishedLocalesChanged: boolean): Promise<void> {
       const site = await sites.site(siteKey);
       if (!site) return;
+      const translations = await contents.translations(groupId);
+      if (publishedLocalesChanged) {
+        const keys = translations.flatMap((t) => tagsOf(site).map((requested) => deliveryKey(siteKey, t.slug, requested)));
+        const tags = tagsOf(site).map((read) => localeSurrogateKey(siteKey, groupId, read));
+        await automatic(keys, `${deliveryKey(siteKey, '<slug>', '*')} of content group ${groupId}`, tags, { siteKey, groupId, locale });
+        return;
+      }
       const readers = tagsOf(site).filter((requested) => fallbackChain(site, requested).includes(locale));
-      const keys = (await contents.translations(groupId)).flatMap((t) => tagsOf(site).filter((requested) => readers.includes(requested) || t.locale === locale).map((requested) => deliveryKey(siteKey, t.slug, requested)));
+      const keys = translations.flatMap((t) => tagsOf(site).filter((requested) => readers.includes(requested) || t.locale === locale).map((requested) => deliveryKey(siteKey, t.slug, requested)));
       await automatic(keys, `${deliveryKey(siteKey, '<slug>', '<locale>')} reading ${locale}`, [localeSurrogateKey(siteKey, groupId, locale)], { siteKey, groupId, locale });
     },
 
