@@ -114,6 +114,10 @@ describe('delivery by locale', () => {
       ['/api/v1/contents/plans?locale=fr', {}, 'fr', 'en'],
       ['/api/v1/contents/plans?locale=pt-BR', {}, 'en', 'en'],
       ['/api/v1/contents/plans', { 'Accept-Language': '*' }, 'en', 'en'],
+      // Language tags are case-insensitive (BCP 47), and a percent-encoded query value is the same value.
+      ['/api/v1/contents/plans', { 'Accept-Language': 'DE-at' }, 'de-AT', 'de'],
+      ['/api/v1/contents/plans?locale=DE-AT', {}, 'de-AT', 'de'],
+      ['/api/v1/contents/plans?locale=%64%65%2D%41%54', {}, 'de-AT', 'de'],
     ];
     for (const [path, headers, requested, served] of cases) {
       const reply = await through(path, headers);

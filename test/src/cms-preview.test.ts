@@ -30,7 +30,12 @@ const ROTATE = 'mutation($siteKey: String!) { rotatePreviewSecret(siteKey: $site
 
 const link = async (id: string, version?: number) => (await authored(LINK, { id, version })).createPreviewLink as { token: string; path: string; version: number; expiresAt: string };
 const through = (path: string, headers: Record<string, string> = site) => call(`${varnish.url}${path}`, { headers });
-const deliveryKeys = async (slug: string) => redis.keys(`${platform.redisPrefix}cms:delivery:*:${slug}`);
+const deliveryKeys = async (slug: string) => redis.keys(`${platform.redisPrefix}cms:delivery:*:${slug}:*`);
+/** What the delivery cache holds for `slug` that is a draft (a preview must never put one there). */
+const cachedDrafts = async (slug: string) => {
+  const keys = await deliveryKeys(slug);
+  return (keys.length ? await redis.mget(...keys) : []).filter((value) => value?.includes('"status":"DRAFT"'));
+};
 
 beforeAll(async () => {
   const varnishPort = await freePort();
@@ -209,6 +214,86 @@ describe('preview links through Varnish', () => {
     const contentGone = await through(preview.path);
     expect(contentGone.status).toBe(404);
     expect(contentGone.body.type).toMatch(/\/errors\/preview-content-gone$/);
+  });
+
+  describe('spellings of the parameter', () => {
+    const encodeAll = (text: string) => [...text].map((c) => `%${c.charCodeAt(0).toString(16).toUpperCase().padStart(2, '0')}`).join('');
+    const expectDraft = (reply: Awaited<ReturnType<typeof through>>) => {
+      expect(reply.status).toBe(200);
+      expect(reply.body.data).toMatchObject({ title: DRAFT_TITLE, status: 'DRAFT', version: 2 });
+      expect(reply.headers.get('cache-control')).toBe('private, no-store');
+      expect(reply.headers.get('x-robots-tag')).toBe('noindex');
+      expect(reply.headers.get('x-cache')).toBe('MISS');
+    };
+
+    it('percent-encoded, in the name or the value, is the same parameter (RFC 3986 percent-decoding): the draft, never stored', async () => {
+      const preview = await link(pricing.id);
+      for (const query of [`${encodeAll('preview')}=${preview.token}`, `preview=${encodeAll(preview.token)}`, `%70review=${encodeAll(preview.token)}`]) {
+        for (let i = 0; i < 2; i++) expectDraft(await through(`/api/v1/contents/plans?${query}`, { Accept: 'application/json' }));
+      }
+      expect(await cachedDrafts('plans')).toEqual([]);
+    });
+
+    it('names are case-sensitive: PREVIEW= and Preview= are no preview, so the live version (site key required), never the draft', async () => {
+      const preview = await link(pricing.id);
+      for (const name of ['PREVIEW', 'Preview']) {
+        const withoutSite = await through(`/api/v1/contents/plans?${name}=${preview.token}`, { Accept: 'application/json' });
+        expect(withoutSite.status).toBe(400);
+        expect(withoutSite.body.type).toMatch(/\/errors\/missing-header$/);
+        for (let i = 0; i < 2; i++) {
+          const reply = await through(`/api/v1/contents/plans?${name}=${preview.token}`);
+          expect(reply.status).toBe(200);
+          expect(reply.body.data).toMatchObject({ title: LIVE_TITLE, status: 'PUBLISHED', version: 1 });
+          expect(reply.text).not.toContain(DRAFT_TITLE);
+          expect(reply.headers.get('cache-control')).toMatch(/^public, /);
+        }
+      }
+    });
+
+    it('the token is case-sensitive: an upper-cased token is 401 preview-token-invalid', async () => {
+      const preview = await link(pricing.id);
+      const reply = await through(`/api/v1/contents/plans?preview=${preview.token.toUpperCase()}`);
+      expect(reply.status).toBe(401);
+      expect(reply.body.type).toMatch(/\/errors\/preview-token-invalid$/);
+      expect(reply.headers.get('cache-control')).toBe('private, no-store');
+      expect(reply.text).not.toContain(DRAFT_TITLE);
+    });
+
+    it('a repeated preview parameter takes its first value, as every bridge query parameter does, and is private either way', async () => {
+      const preview = await link(pricing.id);
+      for (const query of [`preview=${preview.token}&preview=${preview.token}`, `preview=${preview.token}&preview=forged`, `preview=${preview.token}&%70review=`]) {
+        for (let i = 0; i < 2; i++) expectDraft(await through(`/api/v1/contents/plans?${query}`));
+      }
+      for (const query of [`preview=forged&preview=${preview.token}`, `preview=&preview=${preview.token}`]) {
+        const reply = await through(`/api/v1/contents/plans?${query}`);
+        expect({ query, status: reply.status, type: reply.body.type }).toEqual({ query, status: 401, type: expect.stringMatching(/\/errors\/preview-token-invalid$/) });
+        expect(reply.headers.get('cache-control')).toBe('private, no-store');
+        expect(reply.text).not.toContain(DRAFT_TITLE);
+      }
+      expect(await cachedDrafts('plans')).toEqual([]);
+    });
+
+    it('HEAD with a token answers the preview\'s headers without a body, and nothing is stored', async () => {
+      const preview = await link(pricing.id);
+      for (let i = 0; i < 2; i++) {
+        const reply = await call(`${varnish.url}${preview.path}`, { method: 'HEAD', headers: { Accept: 'application/json' } });
+        expect(reply.status).toBe(200);
+        expect(reply.text).toBe('');
+        expect(reply.headers.get('cache-control')).toBe('private, no-store');
+        expect(reply.headers.get('x-robots-tag')).toBe('noindex');
+        expect(reply.headers.get('x-svc-preview-expires')).toBe(new Date(preview.expiresAt).toISOString());
+        expect(reply.headers.get('x-cache')).toBe('MISS');
+        expect(reply.headers.get('etag')).toBeNull();
+      }
+      const refused = await call(`${varnish.url}/api/v1/contents/plans?preview=forged`, { method: 'HEAD', headers: { Accept: 'application/json' } });
+      expect(refused.status).toBe(401);
+      expect(refused.text).toBe('');
+      expect(refused.headers.get('cache-control')).toBe('private, no-store');
+      // The live version is still what GET without the token gets.
+      expect(await cachedDrafts('plans')).toEqual([]);
+      expect((await through('/api/v1/contents/plans')).body.data).toMatchObject({ title: LIVE_TITLE, version: 1 });
+      expect(await deliveryKeys('plans')).toEqual([`${platform.redisPrefix}cms:delivery:demo:plans:en`]);
+    });
   });
 
   // Last: it publishes the draft.
