@@ -181,7 +181,7 @@ describe('model gateway budgets', () => {
     expect(ledger[0]).toMatchObject({ ok: 50, refused: 150 });
 
     expect(await budgetOf(agentCode)).toEqual({
-      agentCode, period: 'MONTHLY', allocatedUsd: allocation, currentUsageUsd: row.spent, burnRatePercent: 100, alertThresholdPercent: 80, status: 'WARNING_THRESHOLD_EXCEEDED',
+      agentCode, period: 'MONTHLY', allocatedUsd: allocation, currentUsageUsd: row.spent, burnRatePercent: 100, alertThresholdPercent: 80, status: 'WARNING_THRESHOLD_EXCEEDED', tenantId: null, managedBy: 'PLATFORM',
     });
   });
 
@@ -190,7 +190,7 @@ describe('model gateway budgets', () => {
     const set = await setBudget({ agentCode, monthlyBudgetUsd: 1, alertThresholdPercent: 50 });
     expect(set.status).toBe(200);
     expect(set.body).toEqual({
-      budget: { agentCode, period: 'MONTHLY', allocatedUsd: 1, currentUsageUsd: 0, burnRatePercent: 0, alertThresholdPercent: 50, status: 'HEALTHY', hardLimitEnabled: false, alertWebhookUrl: null },
+      budget: { agentCode, period: 'MONTHLY', allocatedUsd: 1, currentUsageUsd: 0, burnRatePercent: 0, alertThresholdPercent: 50, status: 'HEALTHY', tenantId: null, managedBy: 'PLATFORM', hardLimitEnabled: false, alertWebhookUrl: null },
     });
     const { key } = await createKey(agentCode);
 

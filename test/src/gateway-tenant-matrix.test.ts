@@ -21,7 +21,7 @@ import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support
 let platform: TestPlatform;
 let fake: Awaited<ReturnType<typeof startFakeOpenAi>>;
 let db: pg.Client;
-const tokens: Record<'t1Admin' | 't1Analyst' | 't2Admin' | 't2Analyst' | 'platformAdmin', string> = {} as never;
+const tokens: Record<'t1Admin' | 't1Analyst' | 't1Reviewer' | 't2Admin' | 't2Analyst' | 'platformAdmin', string> = {} as never;
 let t1Key: string;
 let t1KeyId: string;
 let t2Key: string;
@@ -96,7 +96,8 @@ beforeAll(async () => {
   db = new pg.Client({ connectionString: platform.databaseUrl });
   await db.connect();
   tokens.t1Admin = await platform.token({ subject: 'ada-t1', roles: ['admin'], tenants: ['t1'], sites: [] });
-  tokens.t1Analyst = await platform.token({ subject: 'ana-t1', roles: ['analyst', 'reviewer'], tenants: ['t1'], sites: [] });
+  tokens.t1Analyst = await platform.token({ subject: 'ana-t1', roles: ['analyst'], tenants: ['t1'], sites: [] });
+  tokens.t1Reviewer = await platform.token({ subject: 'rev-t1', roles: ['reviewer'], tenants: ['t1'], sites: [] });
   tokens.t2Admin = await platform.token({ subject: 'mallory-t2', roles: ['admin'], tenants: ['t2'], sites: ['othersite'] });
   tokens.t2Analyst = await platform.token({ subject: 'eve-t2', roles: ['analyst', 'reviewer', 'editor', 'crawler'], tenants: ['t2'], sites: ['othersite'] });
   tokens.platformAdmin = await platform.token({ subject: 'root', roles: ['admin'], tenants: '*', sites: '*' });
@@ -211,6 +212,29 @@ describe("the gateway's tenant matrix", () => {
     expect(agents.body.data).toEqual({ mine: { code: 't1-bot' }, share: { code: 'insight:t1' }, other: null, platform: null });
     const set = await gql(platform.router, 'mutation { setBudget(input: {agentCode: "t1-bot", monthlyBudgetUsd: 1}) { agentCode } }', {}, bearer(tokens.t1Analyst));
     expect(set.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it("lets t1's analysts and reviewers read t1's keys (never a secret) and budget records with their owner, over REST as over GraphQL", async () => {
+    const before = await fingerprint();
+    for (const credential of [tokens.t1Analyst, tokens.t1Reviewer]) {
+      const keys = await call(`${platform.bridge}/admin/v1/keys`, { headers: bearer(credential) });
+      expect([keys.status, keys.body.keys?.map((k: { id: string; agentCode: string }) => `${k.id} ${k.agentCode}`)]).toEqual([200, [`${t1KeyId} t1-bot`]]);
+      expect(Object.keys(keys.body.keys[0]).sort()).toEqual(['agentCode', 'createdAt', 'id', 'keyPrefix', 'lastUsedAt', 'limits', 'name', 'revokedAt']);
+      expect(keys.text).not.toContain(t1Key);
+      const graphKeys = await gql(platform.router, '{ apiKeys { id agentCode } }', {}, bearer(credential));
+      expect(graphKeys.body).toEqual({ data: { apiKeys: [{ id: t1KeyId, agentCode: 't1-bot' }] } });
+      const budgets = await call(`${platform.bridge}/admin/v1/budgets`, { headers: bearer(credential) });
+      expect(budgets.status).toBe(200);
+      expect(budgets.body.budgets.map((b: { agentCode: string; tenantId: string | null; managedBy: string }) => `${b.agentCode} ${b.tenantId} ${b.managedBy}`).sort())
+        .toEqual(['insight:t1 t1 PLATFORM', 't1-bot t1 TENANT', 't1-campaigns t1 TENANT']);
+      // Reading is all: a key is neither made nor revoked by a reader.
+      expect((await call(`${platform.bridge}/admin/v1/keys`, { headers: bearer(credential), json: { agentCode: 't1-bot' } })).status).toBe(403);
+      expect((await call(`${platform.bridge}/admin/v1/keys/${t1KeyId}`, { method: 'DELETE', headers: bearer(credential) })).status).toBe(403);
+    }
+    // The platform's records over REST carry their owner too.
+    const all = await call(`${platform.bridge}/admin/v1/budgets`, { headers: master });
+    expect(all.body.budgets.find((b: { agentCode: string }) => b.agentCode === 'insight')).toMatchObject({ tenantId: null, managedBy: 'PLATFORM' });
+    expect(await fingerprint()).toBe(before);
   });
 
   it('gives the master key and a platform admin every agent, and a read that names a tenant only that tenant', async () => {

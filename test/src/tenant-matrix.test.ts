@@ -86,7 +86,7 @@ const REST: Record<string, { params?: Record<string, string>; body?: unknown; ki
   'GET /admin/v1/budgets': { kind: 'list' },
   'POST /admin/v1/budgets': { kind: 'gateway', body: { agentCode: 'insight', monthlyBudgetUsd: 1 } },
   'POST /admin/v1/keys': { kind: 'gateway', body: { agentCode: 'insight' } },
-  'GET /admin/v1/keys': { kind: 'gateway' },
+  'GET /admin/v1/keys': { kind: 'list' },
   'DELETE /admin/v1/keys/{id}': { kind: 'gateway', params: { id: 'apiKey' } },
   'GET /admin/v1/usage': { kind: 'list' },
   'POST /admin/v1/agents/{agentCode}/limits': { kind: 'gateway', params: { agentCode: 'apiKey' }, body: { requestsPerMinute: 1 } },
@@ -175,7 +175,7 @@ const GRAPH: Record<string, { args?: string; kind: 'object' | 'list' | 'own' | '
   setKeyLimits: { kind: 'gateway', args: 'id: "{apiKey}", input: {requestsPerMinute: 1}' },
   models: { kind: 'gateway' },
   budgets: { kind: 'list' },
-  apiKeys: { kind: 'gateway' },
+  apiKeys: { kind: 'list' },
   usage: { kind: 'list' },
   agent: { kind: 'list', args: 'code: "insight"' },
 };

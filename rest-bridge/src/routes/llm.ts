@@ -6,7 +6,7 @@ import { jsonSchemaOf } from '@svc/kit';
 import type { RouteSpec } from '../route-spec.js';
 
 const errors = { 400: 'Invalid request (names the parameter)', 401: 'Missing or invalid API key', 403: 'Wrong kind of key', 404: 'Unknown model', 429: 'Budget exhausted (insufficient_quota) or a rate limit of the key or agent reached (rate_limit_exceeded, with Retry-After)', 502: 'Every upstream failed', 503: 'Upstream rate limited or a service is unavailable' };
-const adminErrors = { 401: 'Missing or invalid key', 403: 'Needs the master key (SVCLLM_MASTER_KEY)', 422: 'Validation failed; errors[] names each field' };
+const adminErrors = { 401: 'Missing or invalid key', 403: "Needs the master key (SVCLLM_MASTER_KEY) or an admin's token (a read: an admin's, analyst's or reviewer's), or the agent is another owner's (agent_not_yours)", 422: 'Validation failed; errors[] names each field' };
 
 export const llmRoutes: RouteSpec[] = [
   {
@@ -83,7 +83,8 @@ export const llmRoutes: RouteSpec[] = [
     result: 'budgets',
     wrap: 'budgets',
     status: 200,
-    summary: 'Budgets of every agent for the current month',
+    summary: 'Budgets of the agents the caller reads, for the current month',
+    description: "Each record names its owner (tenantId, managedBy). The master key and platform admins read every agent (only the named tenant's with X-Svc-Tenant-Id); a tenant's admins, analysts and reviewers read that tenant's agents and its shares of the platform's.",
     tag: 'model gateway admin',
     security: 'apiKey',
     response: jsonSchemaOf(budgetListSchema, 'output'),
@@ -132,6 +133,7 @@ export const llmRoutes: RouteSpec[] = [
     wrap: 'keys',
     status: 200,
     summary: 'List keys (never the keys themselves)',
+    description: "Keys of the agents the caller reads: every agent for the master key and platform admins; a tenant's own agents for its admins, analysts and reviewers.",
     tag: 'model gateway admin',
     security: 'apiKey',
     response: jsonSchemaOf(keyListSchema, 'output'),

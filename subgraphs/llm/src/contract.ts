@@ -198,6 +198,8 @@ const budgetRecord = z
   .object({
     agentCode: z.string(), period: z.literal('MONTHLY'), allocatedUsd: z.number(), currentUsageUsd: z.number(), burnRatePercent: z.number(), alertThresholdPercent: z.number(),
     status: z.enum(['HEALTHY', 'WARNING_THRESHOLD_EXCEEDED']),
+    tenantId: z.string().nullable().meta({ description: "The tenant the agent belongs to (or, for a platform agent's share <agent>:<tenant>, is charged for); null for the platform's own." }),
+    managedBy: z.enum(['TENANT', 'PLATFORM']).meta({ description: "TENANT: the tenant's admins manage it. PLATFORM: the master key and platform admins only." }),
   })
   .loose();
 export const budgetListSchema = z.object({ budgets: z.array(budgetRecord) }).loose();

@@ -58,11 +58,11 @@ export class GatewayResolver {
     return this.services.access.manage(ctx, input.agentCode, () => this.services.budgets.set(input, idempotencyKey), () => this.services.alertUrls.check(parseBudgetChange(input).alertWebhookUrl));
   }
 
-  @Query(() => [ApiKey])
+  @Query(() => [ApiKey], { description: "Keys of the agents the caller reads (admin, analyst or reviewer of the agent's tenant; every agent for the master key and platform admins): their metadata, never the key." })
   async apiKeys(@Arg('agentCode', () => String, { nullable: true }) agentCode: string | null, @Ctx() ctx: SvcContext): Promise<ApiKey[]> {
-    const managed = await this.services.access.managed(ctx);
+    const readable = await this.services.access.readable(ctx);
     const keys = await this.services.keys.list(parseInput(apiKeyListQuerySchema, { agentCode: agentCode ?? undefined }, '', { describe: true }).agentCode);
-    return keys.filter((k) => managed(k.agentCode));
+    return keys.filter((k) => readable(k.agentCode));
   }
 
   @Mutation(() => CreatedApiKey, { description: 'Creates a virtual key bound to one agent; the key is in the answer only.' })

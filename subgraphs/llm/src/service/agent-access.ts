@@ -35,7 +35,7 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
     const principal = ctx.principal;
     if (principal) {
       const allowed = need === 'manage' ? hasRole(principal) : hasRole(principal, 'analyst', 'reviewer');
-      if (!allowed) throw openAiErrors.permissionDenied(need === 'manage' ? 'Gateway administration needs role admin' : 'Reading gateway budgets needs role admin, analyst or reviewer');
+      if (!allowed) throw openAiErrors.permissionDenied(need === 'manage' ? 'Gateway administration needs role admin' : 'Reading gateway budgets, usage and keys needs role admin, analyst or reviewer');
       if (principal.tenants === '*') return platformReach(ctx, need);
       const tenants = ctx.tenantId ? [tenantOf(ctx)] : principal.tenants;
       return { scope: { all: false, tenants }, creatingFor: () => tenantOf(ctx) };
@@ -64,7 +64,7 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
   const notYours = (code: string) => openAiErrors.permissionDenied(`The agent ${JSON.stringify(code)} is not yours to manage: it belongs to the platform or another tenant`, 'agent_not_yours');
 
   return {
-    /** The agents the caller may read (budgets, usage), as a test of their codes. */
+    /** The agents the caller may read (budgets, usage, keys' metadata), as a test of their codes. */
     readable: (ctx: SvcContext) => allowed(ctx, 'read'),
 
     /** The owners whose agents the caller may read, as a test: for agents read with their owner (budgets carry it). */
@@ -76,9 +76,6 @@ export function createAgentAccess(agents: AgentStore, keys: KeyService) {
       const owner = await agents.owner(code);
       return owner !== undefined && canRead(scope, owner);
     },
-
-    /** The agents the caller administers (keys are listed for those only), as a test of their codes. */
-    managed: (ctx: SvcContext) => allowed(ctx, 'manage'),
 
     /**
      * Runs `change` on the agent `code` when the caller manages it, creating the agent as the
