@@ -329,11 +329,16 @@ describe('the analysis dashboard', () => {
     // The answer is the judgment's first sentence, the engine's own.
     const answer = job.report.findings.find((f: { title: string }) => f.title === 'The answer').detail as string;
     expect(job.report.judgment.startsWith(answer)).toBe(true);
-    expect(await page.locator('.report .judgment').textContent()).toBe(answer);
+    // As a headline it starts with a capital (sentence case); the metric keeps its name elsewhere.
+    expect(answer).toMatch(/^revenue fell /);
+    expect(await page.locator('.report .judgment').textContent()).toBe(`R${answer.slice(1)}`);
     expect(await page.evaluate(() => (globalThis as unknown as { scrollY: number }).scrollY)).toBe(0);
     // A judgment the engine's answer does not open (a model's) is split at its first sentence; `8.4 %` does not end one.
     const split = await page.evaluate((module) => import(module).then((m) => m.splitAnswer({ judgment: 'Revenue rose 8.4 % (to $66,269). Sessions did most of it.', findings: [] })), '/app/views/report.js');
     expect(split).toEqual({ answer: 'Revenue rose 8.4 % (to $66,269).', rest: 'Sessions did most of it.' });
+    // Sentence case capitalises a plain first word only: an identifier keeps its spelling.
+    const cased = await page.evaluate((module) => import(module).then((m) => ['revenue fell 3 %', 'claim_rate rose', 'llm.cost_usd rose', 'adSpend fell', 'Conversion rate fell', '“Pricing” went live'].map(m.sentenceCase)), '/app/format.js');
+    expect(cased).toEqual(['Revenue fell 3 %', 'claim_rate rose', 'llm.cost_usd rose', 'adSpend fell', 'Conversion rate fell', '“Pricing” went live']);
     const boxes: Record<string, { x: number; y: number; width: number; height: number }> = {};
     for (const [name, selector] of [['answer', '.report .judgment'], ['waterfall', '.report .waterfall'], ['first action card', '.actions article.card']] as const) boxes[name] = (await page.locator(selector).first().boundingBox())!;
     await writeFile(join(OUT, 'first-screen-1440.json'), JSON.stringify(boxes, null, 1));
@@ -341,6 +346,16 @@ describe('the analysis dashboard', () => {
     for (const [name, box] of Object.entries(boxes)) expect([name, box.x >= 0 && box.y >= 0 && box.x + box.width <= 1440 && box.y + box.height <= 900]).toEqual([name, true]);
     expect(boxes.answer!.y).toBeLessThan(boxes.waterfall!.y);
     expect(boxes.waterfall!.y).toBeLessThan(boxes['first action card']!.y);
+    // Each card names its target as the report does (the catalog's words, the page's title), never by a raw id.
+    const named = Object.fromEntries(job.actions.map((a: { kind: string; targetName: string }) => [a.kind, a.targetName]));
+    expect(named).toMatchObject({ EXTERNAL: 'Ad spend (search ads)' });
+    expect(job.actions.find((a: { targetType: string }) => a.targetType === 'Content').targetName).toBe('“Pricing”, page "pricing" (en, site demo)');
+    for (const action of job.actions) {
+      const meta = await page.locator(`.actions article.card[data-action="${action.actionId}"] .meta`).first().innerText();
+      const target = / · target (.*) · expires /.exec(meta)?.[1];
+      expect(target).toBe(action.targetName);
+      expect(target).not.toMatch(/[0-9a-f]{8}-[0-9a-f]{4}-|[{}_]/);
+    }
     // The card carries the decision's facts; the first card is the job's first action.
     const card = page.locator('.actions article.card').first();
     expect(await card.getAttribute('data-action')).toBe(job.actions[0].actionId);

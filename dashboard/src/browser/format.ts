@@ -77,3 +77,17 @@ export function day(at: number | string): string {
 export function duration(ms: number): string {
   return ms < 1000 ? numberFormat({ style: 'unit', unit: 'millisecond', unitDisplay: 'short' }).format(ms) : numberFormat({ style: 'unit', unit: 'second', unitDisplay: 'short', maximumFractionDigits: 1 }).format(ms / 1000);
 }
+
+/** A name that is an identifier (`claim_rate`, `llm.cost_usd`, `adSpend`), not a word: a capital would misspell it. */
+const IDENTIFIER = /[_.:0-9]|[a-z][A-Z]/;
+
+/**
+ * `text` as a sentence or headline opens: its first letter a capital when its first word is a
+ * plain word ("revenue fell 12.8 %" → "Revenue fell 12.8 %"). The rest, and a first word that
+ * is an identifier, stay as the report wrote them.
+ */
+export function sentenceCase(text: string): string {
+  const word = /^[^\s,;:!?()]+/.exec(text)?.[0]?.replace(/\.$/, '') ?? '';
+  if (!/^\p{Ll}/u.test(word) || IDENTIFIER.test(word)) return text;
+  return text.charAt(0).toUpperCase() + text.slice(1);
+}

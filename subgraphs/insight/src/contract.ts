@@ -43,6 +43,7 @@ export const actionSchema = z
     actionId: z.uuid(), jobId: z.uuid(),
     kind: z.enum(ACTION_TYPES),
     title: z.string(), rationale: z.string(), targetType: z.enum(TARGET_TYPES), targetId: z.string(),
+    targetName: nullableText.meta({ description: 'The target in the report\'s words, for a person (an external lever in the catalog\'s words, a page by its title); null when the analysis read nothing that names it.' }),
     params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATUSES), proposedAt: time, expiresAt: time,
     expectedImpact: z
       .object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number(), method: nullableText.optional(), horizonDays: z.number().int().nullable().optional(), unit: nullableText.optional() })

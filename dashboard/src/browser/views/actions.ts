@@ -1,6 +1,6 @@
 import { ApiError, rest } from '../api.js';
 import { fill, h } from '../dom.js';
-import { inUnit, num, when } from '../format.js';
+import { inUnit, num, sentenceCase, when } from '../format.js';
 import { handle, state } from '../state.js';
 
 export interface Action {
@@ -11,6 +11,8 @@ export interface Action {
   rationale: string;
   targetType: string;
   targetId: string;
+  /** The target in the report's words (a lever in the catalog's, a page by its title); null when the analysis read nothing that names it. */
+  targetName?: string | null;
   params: Record<string, unknown>;
   expectedImpact: { metric: string; horizon: number; p10: number; p50: number; p90: number; method?: string | null; horizonDays?: number | null; unit?: string | null } | null;
   /** Whether the change can be undone, and how (or why not), in words. */
@@ -33,8 +35,8 @@ function renderCard(card: HTMLElement, action: Action, decided: () => void, note
   card.setAttribute('data-status', action.status);
   const body: (HTMLElement | null)[] = [
     h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), h('span', { class: 'title' }, action.title)),
-    h('div', { class: 'meta' }, `${action.kind} · target ${action.targetType} ${action.targetId} · expires ${when(action.expiresAt)}`),
-    h('p', {}, action.rationale),
+    h('div', { class: 'meta' }, `${action.kind} · target ${action.targetName ?? `${action.targetType} ${action.targetId}`} · expires ${when(action.expiresAt)}`),
+    h('p', {}, sentenceCase(action.rationale)),
     decisionFacts(action),
     h('details', {}, h('summary', {}, 'Parameters'), h('code', { class: 'args', 'aria-label': 'parameters' }, JSON.stringify(action.params, null, 1))),
     action.decision ? h('p', { class: 'meta' }, `Decided by ${action.decision.reviewedBy ?? '?'} ${when(action.decision.decidedAt)}${action.decision.comment ? `: “${action.decision.comment}”` : ''}`) : null,

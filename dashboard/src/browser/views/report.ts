@@ -1,6 +1,6 @@
 import { drawChart, type Chart } from '../charts.js';
 import { fill, h, safeLink } from '../dom.js';
-import { percentOf } from '../format.js';
+import { percentOf, sentenceCase } from '../format.js';
 import { segmentTableView, type SegmentTable } from './segment-table.js';
 
 export interface Report {
@@ -44,7 +44,7 @@ export function renderReport(answer: HTMLElement, details: HTMLElement, report: 
   const waterfall = report.charts.find((c) => c.kind === 'WATERFALL');
   const others = report.charts.filter((c) => c !== waterfall);
   const { answer: lead, rest } = splitAnswer(report);
-  fill(answer, h('p', { class: 'judgment' }, lead), waterfall ? drawChart(waterfall) : null, h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`));
+  fill(answer, h('p', { class: 'judgment' }, sentenceCase(lead)), waterfall ? drawChart(waterfall) : null, h('p', { class: 'confidence' }, `Confidence ${percentOf(report.confidence)}: ${report.confidenceReason}`));
   const evidence = h(
     'ol',
     { class: 'evidence' },

@@ -95,6 +95,8 @@ export interface Action {
   rationale: string;
   targetType: TargetType;
   targetId: string;
+  /** The target in the report's words (null for proposals stored before migration 0012, or whose target the analysis did not read). */
+  targetName: string | null;
   params: Record<string, unknown>;
   paramsHash: string;
   expectedImpact: ExpectedImpact | null;

@@ -33,6 +33,7 @@ const proposal = z
     rationale: z.string({ error: 'rationale is required' }).trim().min(1, 'rationale must not be empty').max(2000, 'rationale must be at most 2000 characters'),
     targetType: z.string({ error: 'targetType is required' }),
     targetId: z.string({ error: 'targetId is required' }).trim().min(1, 'targetId must not be empty').max(300, 'targetId must be at most 300 characters'),
+    targetName: z.string().trim().min(1, 'targetName must not be empty').max(500, 'targetName must be at most 500 characters').optional(),
     params: z.record(z.string(), z.unknown(), { error: 'params must be an object' }),
     expectedImpact: impact.nullable(),
     undoable: z.boolean().optional(),

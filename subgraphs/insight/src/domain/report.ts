@@ -108,6 +108,8 @@ export interface ProposedAction {
   rationale: string;
   targetType: TargetType;
   targetId: string;
+  /** The target in the report's words, for a person (report/target-name.ts); absent when nothing the analysis read names it. */
+  targetName?: string | undefined;
   params: Record<string, unknown>;
   expectedImpact: ExpectedImpact | null;
   /** Whether the change can be undone (default: the kind's, see ACTION_KINDS). */

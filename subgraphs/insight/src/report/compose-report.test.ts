@@ -79,6 +79,11 @@ describe('report composition', () => {
     expect(composeReport({ prompt: 'q', outcomes: [contents], contentAsked: false }).actions).toEqual([]);
   });
 
+  it('names each proposal\'s target in the report\'s words from what the tools read', () => {
+    const { actions } = composeReport({ prompt: 'Is the pricing page hurting conversion?', outcomes: [budgets, contents], contentAsked: true });
+    expect(actions.map((a) => [a.targetId, a.targetName])).toEqual([['insight', 'agent insight'], ['c1', '“Pricing”, page "pricing" (site demo)']]);
+  });
+
   it('proposes publishing only the pages a question names, when it names any', () => {
     const two: ToolOutcome = { ...contents, data: { siteKey: 'demo', contents: [...contents.data.contents, { contentId: 'c2', siteKey: 'demo', slug: 'about-us', title: 'About', status: 'PUBLISHED', publishedVersion: 1, latestVersion: 2, latestVersionStatus: 'DRAFT', publishedAt: null }] } };
     const target = (prompt: string) => composeReport({ prompt, outcomes: [two], contentAsked: true }).actions.map((a) => a.targetId);

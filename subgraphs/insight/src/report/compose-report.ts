@@ -6,6 +6,7 @@ import { analysedOutlook, analysisFindings, analysisProposals, type AnalysedOutl
 import { asksAboutModelBudgets, budgetAnswer, budgetConfidence, budgetProposal, usd, type BudgetReading } from './budget-proposal.js';
 import { addEvidence, citeAt, type Composed, type ToolOutcome } from './composed.js';
 import { segmentTable } from './segment-table.js';
+import { knownTargets, targetNameOf } from './target-name.js';
 import { interval95 } from '../engine/elasticity.js';
 import { displayed, type Display } from '../engine/display.js';
 import { fig } from '../tools/tool.js';
@@ -304,7 +305,11 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
   const seen = new Set<string>();
   const once = c.actions.filter((a) => !seen.has(`${a.kind}|${a.targetId}`) && !!seen.add(`${a.kind}|${a.targetId}`));
   const { kept, refused } = checkedProposals(once.map((a) => recited(c, a)), c.findings.length);
-  c.actions = kept;
+  const known = knownTargets(input.outcomes);
+  c.actions = kept.map((a) => {
+    const targetName = targetNameOf(a, known);
+    return targetName ? { ...a, targetName } : a;
+  });
   for (const why of refused) c.findings.push({ title: 'A proposal was left out', detail: why, evidence: [] });
   // A report that found no lever says so, instead of leaving the reader to wonder.
   if (analysed !== undefined && c.actions.length === 0 && !c.findings.some((f) => f.title === 'No proposal')) {
@@ -342,8 +347,8 @@ export function composeReport(input: ComposeInput): { report: Report; actions: P
 
 /**
  * What a person reads in the catalog's words (engine/display.ts): the judgment, each finding,
- * chart titles and bars, each proposal's title, rationale and summary. What a machine reads
- * (targets, params' metrics and labels, evidence, tables' labels) keeps the names.
+ * chart titles and bars, each proposal's title, rationale, target name and summary. What a
+ * machine reads (target ids, params' metrics and labels, evidence, tables' labels) keeps the names.
  */
 function inCatalogWords(report: Report, actions: ProposedAction[], display: Display | undefined): { report: Report; actions: ProposedAction[] } {
   if (!display) return { report, actions };
@@ -359,6 +364,7 @@ function inCatalogWords(report: Report, actions: ProposedAction[], display: Disp
       ...a,
       title: w(a.title),
       rationale: w(a.rationale),
+      ...(a.targetName ? { targetName: w(a.targetName) } : {}),
       ...(typeof a.params.summary === 'string' ? { params: { ...a.params, summary: w(a.params.summary) } } : {}),
     })),
   };

@@ -186,6 +186,7 @@ export class ActionProposal {
   @Field(() => String) rationale!: string;
   @Field(() => String, { description: 'Agent, Content, CrawlJob or External' }) targetType!: string;
   @Field(() => String) targetId!: string;
+  @Field(() => String, { nullable: true, description: 'The target in the report\'s words, for a person: an external lever in the catalog\'s words ("Ad spend (search ads)"), a page by its title and slug, a crawl job by its name, an agent by its code. Null when the analysis read nothing that names it, and on proposals stored before it was kept.' }) targetName!: string | null;
   @Field(() => ActionTarget, { description: 'The target entity, resolved by its own subgraph.' }) target!: typeof ActionTarget;
   @Field(() => GraphQLJSONObject) params!: Record<string, unknown>;
   @Field(() => String, { description: 'SHA-256 of kind, target and parameters as proposed; decisions are bound to it.' }) paramsHash!: string;

@@ -76,6 +76,7 @@ export function actionView(a: Action): ActionProposal {
     rationale: a.rationale,
     targetType: a.targetType,
     targetId: a.targetId,
+    targetName: a.targetName,
     target: target as ActionProposal['target'],
     params: a.params,
     paramsHash: a.paramsHash,

@@ -160,9 +160,9 @@ export function createJobStore(orm: MikroORM) {
           );
           // One microsecond apart, so a job's actions list in the report's order (proposed_at, id).
           await tx.execute(
-            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, params, params_hash, expected_impact, undoable, undo, finding, expires_at, proposed_at)
-             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?), now() + make_interval(secs => ? / 1000000.0) from insight.job j where j.id = ?`,
-            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, JSON.stringify(a.params), hash, a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, position, jobId],
+            `insert into insight.action (id, tenant_id, job_id, kind, title, rationale, target_type, target_id, target_name, params, params_hash, expected_impact, undoable, undo, finding, expires_at, proposed_at)
+             select ?, j.tenant_id, j.id, ?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, ?::jsonb, now() + make_interval(hours => ?), now() + make_interval(secs => ? / 1000000.0) from insight.job j where j.id = ?`,
+            [id, a.kind, a.title, a.rationale, a.targetType, a.targetId, a.targetName ?? null, JSON.stringify(a.params), hash, a.expectedImpact ? JSON.stringify(a.expectedImpact) : null, a.undoable ?? null, a.undo ?? null, a.finding ? JSON.stringify(a.finding) : null, options.ttlHours, position, jobId],
           );
           ids.push(id);
         }

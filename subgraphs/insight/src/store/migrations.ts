@@ -298,6 +298,13 @@ alter table insight.metric_point add primary key (tenant_id, series_id, t);`);
   }
 }
 
+/** A proposal's target in the report's words (report/target-name.ts); null on earlier proposals. */
+class ActionTargetName extends Migration {
+  override up(): void {
+    this.addSql('alter table insight.action add column target_name text;');
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -310,4 +317,5 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0009_action_finding', class: ActionFinding },
   { name: '0010_session_version', class: SessionVersion },
   { name: '0011_metric_tenant_key', class: MetricTenantKey },
+  { name: '0012_action_target_name', class: ActionTargetName },
 ];

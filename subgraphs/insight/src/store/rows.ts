@@ -67,6 +67,7 @@ export function toAction(r: Row): Action {
     rationale: String(r.rationale),
     targetType: r.target_type as TargetType,
     targetId: String(r.target_id),
+    targetName: str(r.target_name),
     params: json<Record<string, unknown>>(r.params),
     paramsHash: String(r.params_hash),
     expectedImpact: r.expected_impact ? json<ExpectedImpact>(r.expected_impact) : null,
