@@ -78,6 +78,16 @@ const SERVER = fileURLToPath(new URL('./embedded-server.js', import.meta.url));
 const MAKING = '.pglite-initdb-';
 
 /**
+ * Node's flags for the embedded database's processes: PostgreSQL compiled to WebAssembly runs on
+ * V8's baseline compiler (Liftoff) only. Its optimising compiler, given the executor's expression
+ * interpreter (one function of 105 kB of WebAssembly, hot in every query), takes 637 MB of
+ * memory for 0.4 to 1.3 s to compile it, once per process: the database's process peaked at
+ * 820 to 900 MiB for that alone, against 260 to 480 MiB without it. Queries on baseline code
+ * are slower (bench/RESULTS.md, "Analysis at scale"), and the platform stays within 1 GiB.
+ */
+export const DATABASE_NODE_FLAGS = ['--liftoff-only'];
+
+/**
  * A new cluster at `dir`, made by PGlite's initdb in a process of its own and renamed into place
  * whole. PGlite's initdb runs three WebAssembly instances at once (the database, a second one and
  * initdb itself) and peaks near 1 GiB of resident memory for a few seconds (1,071 MiB measured);
@@ -94,7 +104,7 @@ async function makeCluster(dir: string, log: Logger): Promise<void> {
   const making = join(parent, `${MAKING}${process.pid}`);
   const started = Date.now();
   try {
-    await promisify(execFile)(process.execPath, [SERVER, '--initdb', making], { timeout: 300_000 });
+    await promisify(execFile)(process.execPath, [...DATABASE_NODE_FLAGS, SERVER, '--initdb', making], { timeout: 300_000 });
   } catch (error) {
     await rm(making, { recursive: true, force: true });
     const stderr = String((error as { stderr?: unknown }).stderr ?? '').trim().split('\n').slice(-3).join(' | ');
@@ -121,7 +131,7 @@ export async function startEmbeddedDatabase(dataDir: string, log: Logger): Promi
   const dir = join(dataDir, 'pglite');
   await mkdir(dataDir, { recursive: true });
   if (!existsSync(join(dir, 'PG_VERSION'))) await makeCluster(dir, log);
-  const child = fork(SERVER, [dir], { execArgv: [], serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
+  const child = fork(SERVER, [dir], { execArgv: DATABASE_NODE_FLAGS, serialization: 'advanced', stdio: ['ignore', 'ignore', 'pipe', 'ipc'] });
   /** The last lines it wrote to standard error, for the error that names why it stopped. */
   const said: string[] = [];
   createInterface({ input: child.stderr! }).on('line', (line) => {
