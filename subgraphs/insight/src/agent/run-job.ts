@@ -1,4 +1,4 @@
-import { SvcError, type Logger } from '@svc/kit';
+import { patientlyConnected, SvcError, type Logger } from '@svc/kit';
 import { describeFailure, type FailureReason } from '../domain/job.js';
 import type { Job, NewStep, Step } from '../domain/job-records.js';
 import type { ProposedAction, Report } from '../domain/report.js';
@@ -51,6 +51,8 @@ export interface RunDeps {
   heartbeat: () => Promise<void>;
   log: Logger;
   now?: () => number;
+  /** How long the job's reads and writes may wait for a free database connection, ms. Default 120,000. */
+  connectionWaitMs?: number;
 }
 
 class Stop extends Error {
@@ -83,6 +85,7 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
   const { store, log } = deps;
   const now = deps.now ?? Date.now;
   const started = now();
+  const patience = deps.connectionWaitMs ?? 120_000;
   const ctx = deps.tools(job);
   const written = await store.steps(job.id);
   let seq = written.length;
@@ -94,7 +97,9 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
     if (now() - started > deps.limits.timeoutMs) throw new Stop({ kind: 'TIME_LIMIT', limitMs: deps.limits.timeoutMs });
     await deps.heartbeat();
     const startedAt = step.startedAt ?? new Date();
-    if (!(await store.appendStep(job.id, seq + 1, { ...step, startedAt }))) {
+    // A job runs on a worker with nobody waiting on the line: a busy pool (the embedded database
+    // runs one transaction at a time, an import's for a minute) slows it down, never fails it.
+    if (!(await patientlyConnected(() => store.appendStep(job.id, seq + 1, { ...step, startedAt }), now() + patience))) {
       const latest = await store.get(job.id);
       throw new Stop(!latest || latest.status === 'CANCELLED' || latest.cancelRequested ? 'CANCELLED' : 'LOST');
     }
@@ -148,7 +153,8 @@ export async function runJob(job: Job, deps: RunDeps): Promise<void> {
       summary = `Invalid arguments for ${tool.name}: ${(data as { error: string }).error}`;
     } else {
       try {
-        const result = await tool.run(ctx, parsed.data);
+        const input = parsed.data;
+        const result = await patientlyConnected(() => tool.run(ctx, input), now() + patience);
         data = result.data;
         summary = result.summary + note;
       } catch (error) {

@@ -182,8 +182,12 @@ export function nativeSql(orm: MikroORM) {
 
 export type NativeSql = ReturnType<typeof nativeSql>;
 
-/** pg-pool's words when no connection became free within `connectionTimeoutMillis` (5 s here). */
-const POOL_WAIT = /timeout exceeded when trying to connect/;
+/**
+ * pg-pool's words when no connection became free within `connectionTimeoutMillis` (5 s here), and
+ * pg's when a new connection's start-up did not finish within it (the embedded database accepts
+ * the connection but starts its session only once the session before it ends its transaction).
+ */
+const POOL_WAIT = /timeout exceeded when trying to connect|Connection terminated due to connection timeout/;
 
 /** Whether `error` is a wait for a pool connection that ran out (the database is busy, not broken). */
 export const isPoolWait = (error: unknown): boolean => POOL_WAIT.test(String((error as Error | undefined)?.message ?? ''));

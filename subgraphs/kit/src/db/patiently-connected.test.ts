@@ -26,6 +26,8 @@ describe('patientlyConnected', () => {
     }, Date.now() + 300)).rejects.toThrow('timeout exceeded');
     expect(Date.now() - started).toBeLessThan(2_000);
     expect(isPoolWait(poolWait())).toBe(true);
+    // A new connection whose start-up the server did not finish in time (the embedded database, busy with another session's transaction).
+    expect(isPoolWait(new Error('Connection terminated due to connection timeout: Connection terminated unexpectedly'))).toBe(true);
     expect(isPoolWait(new Error('connect ECONNREFUSED 127.0.0.1:5432'))).toBe(false);
   });
 });
