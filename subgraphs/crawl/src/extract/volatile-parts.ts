@@ -1,0 +1,99 @@
+import * as chrono from 'chrono-node';
+import { RE2JS } from 're2js';
+import type { VolatileLanguage } from './page-language.js';
+import { maskCounters } from './volatile-counters.js';
+
+/**
+ * The parts of a sentence that move without the page changing, replaced by placeholders so that
+ * two runs of the same page compare equal (content-change.ts).
+ *
+ * - Dates, times and relative dates are found by chrono-node (maintained, no dependencies, no
+ *   install script), in the page's language (page-language.ts): "Dec. 7, 2026", "7 Dec",
+ *   "Monday, 7 December 2026", "2026-12-07T10:15Z", "07.12.2026", "10:15 pm", "an hour ago",
+ *   "yesterday", "today at 10:15", "vor 3 Stunden", "gestern", "Montag, 7. Dezember 2026",
+ *   "il y a 3 heures", "hier", "lundi 7 décembre 2026", "ayer", "hoy a las 10:15",
+ *   "lunes, 7 de diciembre de 2026"... Each becomes `<date>`, and dates next to each other
+ *   ("Monday, 7 December · 10:15") one `<date>`.
+ * - What chrono does not read: "just now" and its kin in each language, Spanish "hace 3 horas",
+ *   and "© 2025"-style years (RELATIVE_EXTRA, `<date>` and `<year>`).
+ * - Counters by volatile-counters.ts (`<n>`), before the dates, so that "1.234 Aufrufe" is not
+ *   read as a date.
+ *
+ * Linear time: counters and the extra rules run on RE2 (re2js); chrono runs on windows of at most
+ * CHRONO_WINDOW characters cut at spaces (some of its expressions cost more than linear time in a
+ * long run of dates), so a sentence costs at most a constant per character however it is made.
+ */
+
+/** chrono reads a sentence in pieces of at most this many characters, cut at a space. */
+export const CHRONO_WINDOW = 300;
+
+/** Fixed, so that what is read does not depend on the day of the run. */
+const REFERENCE = new Date(Date.UTC(2026, 0, 1, 12));
+
+const PARSERS: Record<VolatileLanguage, chrono.Chrono> = {
+  en: chrono.en.casual,
+  de: chrono.de.casual,
+  fr: chrono.fr.casual,
+  es: chrono.es.casual,
+  pt: chrono.pt.casual,
+  it: chrono.it.casual,
+  nl: chrono.nl.casual,
+};
+
+const UNITS_ES = String.raw`(?:segundos?|minutos?|mins?|horas?|d[ií]as?|semanas?|mes(?:es)?|años?)`;
+const FEW = String.raw`(?:\d{1,4}|un|una|unos|unas|algunos|algunas|pocos|pocas)`;
+/** Relative times chrono does not read, in every language the rules read. */
+const RELATIVE_EXTRA = RE2JS.compile(
+  [
+    String.raw`\bjust now\b|\bmoments? ago\b|\ba few (?:seconds|moments) ago\b`,
+    String.raw`\bgerade eben\b|\beben gerade\b|\bsoeben\b|\bvor wenigen (?:sekunden|augenblicken|minuten)\b|\bvor kurzem\b`,
+    String.raw`à l'instant|à l’instant|\bil y a (?:quelques|un) (?:instants?|secondes|moments?)\b`,
+    String.raw`\bjusto ahora\b|\bahora mismo\b|\bhace (?:un momento|unos (?:segundos|momentos|instantes)|instantes|poco)\b|\bhace ${FEW} ${UNITS_ES}\b`,
+    String.raw`\bagora mesmo\b|\bh[áa] (?:pouco|instantes|alguns segundos)\b`,
+    String.raw`\bproprio ora\b|\bpoco fa\b`,
+    String.raw`\bzojuist\b|\bzo-even\b|\benkele seconden geleden\b`,
+  ].join('|'),
+  RE2JS.CASE_INSENSITIVE,
+);
+const COPYRIGHT_YEAR = RE2JS.compile(String.raw`(?:©|\(c\)|\bcopyright) ?\d{4}(?: ?[-–] ?\d{4})?`, RE2JS.CASE_INSENSITIVE);
+/** Dates side by side, or joined by "at", "um", "à", "a las"...: one date. */
+const DATE_RUN = RE2JS.compile(String.raw`<date>(?:[\s,·|/–—-]{0,8}(?:(?:at|um|à|a las|a la|às|om|alle|ore|le|el|am|on|de|del|the)\s)?<date>)+`);
+
+/** `text` cut into pieces of at most CHRONO_WINDOW characters, at spaces where there is one. */
+export function windowsOf(text: string): string[] {
+  const out: string[] = [];
+  let at = 0;
+  while (text.length - at > CHRONO_WINDOW) {
+    const space = text.lastIndexOf(' ', at + CHRONO_WINDOW);
+    const end = space > at ? space + 1 : at + CHRONO_WINDOW;
+    out.push(text.slice(at, end));
+    at = end;
+  }
+  out.push(text.slice(at));
+  return out;
+}
+
+function maskDates(text: string, language: VolatileLanguage): string {
+  const parser = PARSERS[language];
+  return windowsOf(text)
+    .map((window) => {
+      let masked = '';
+      let at = 0;
+      for (const found of parser.parse(window, REFERENCE)) {
+        if (found.index < at) continue;
+        masked += `${window.slice(at, found.index)}<date>`;
+        at = found.index + found.text.length;
+      }
+      return masked + window.slice(at);
+    })
+    .join('');
+}
+
+/** A sentence with its dates, times, relative dates, counters and copyright years replaced by placeholders. */
+export function maskVolatile(sentence: string, language: VolatileLanguage): string {
+  let text = COPYRIGHT_YEAR.matcher(sentence).replaceAll('<year>');
+  text = maskCounters(text);
+  text = RELATIVE_EXTRA.matcher(text).replaceAll('<date>');
+  text = maskDates(text, language);
+  return DATE_RUN.matcher(text.toLowerCase()).replaceAll('<date>');
+}
