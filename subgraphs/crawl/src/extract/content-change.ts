@@ -20,8 +20,8 @@ import { maskVolatile } from './volatile-parts.js';
  *   "Views: 1,234", "Comments (12)", "Read by 1,234 people"; volatile-counters.ts says which
  *   numbers count and why prices do not). Ad slots and navigation are already gone: Readability
  *   keeps the article, not the page around it, and a job's volatileSelectors drop more (main-text.ts).
- * - The fingerprint is SHA-256 of the normalised sentences joined by spaces: equal fingerprints,
- *   unchanged page.
+ * - The fingerprint is SHA-256 of the normalised sentences' words (placeholders and punctuation
+ *   left out) joined by spaces: equal fingerprints, unchanged page.
  * - The diff (jsdiff's `diffArrays` over the normalised sentences) lists the
  *   sentences removed and added, at most DIFF_LIMITS.sentences each, each cut at
  *   DIFF_LIMITS.chars characters; when more changed, `more` says how many were left out. Pages
@@ -40,11 +40,18 @@ export function normaliseSentence(sentence: string, language: VolatileLanguage =
   return maskVolatile(sentence.replace(/\s+/g, ' ').trim(), language);
 }
 
-/** The fingerprint of a main text: equal for texts that differ only in volatile parts. */
+/**
+ * What of a normalised sentence counts: its words and numbers, lower case, without placeholders
+ * and punctuation. So where a date's full stop ended a sentence, or whether a line that is only a
+ * date ("3 hours ago") stands alone or is joined to the next, does not matter.
+ */
+export function comparedWords(normal: string): string {
+  return normal.replace(/<[a-z]+>/g, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
+}
+
+/** The fingerprint of a main text: equal for texts that differ only in volatile parts, whitespace, case and punctuation. */
 export function contentFingerprint(text: string, language: VolatileLanguage = guessLanguage(text)): string {
-  // Joined by a space, so where whitespace split a sentence does not matter; a sentence that is
-  // only volatile parts (a bare date line) carries nothing.
-  const kept = sentencesOf(text, language).map((sentence) => normaliseSentence(sentence, language)).filter((normal) => /[\p{L}\p{N}]/u.test(normal.replace(/<[a-z]+>/g, '')));
+  const kept = sentencesOf(text, language).map((sentence) => comparedWords(normaliseSentence(sentence, language))).filter(Boolean);
   return createHash('sha256').update(kept.join(' ')).digest('base64url');
 }
 
@@ -52,11 +59,14 @@ const cut = (sentence: string) => (sentence.length > DIFF_LIMITS.chars ? `${sent
 
 /** What was added to and removed from `before` to make `after`, sentence by sentence (dates read in `language`, default the guess from `after`). */
 export function textDiff(before: string, after: string, language: VolatileLanguage = guessLanguage(after)): TextDiff {
-  const old = sentencesOf(before, language);
-  const now = sentencesOf(after, language);
-  // Diffed as normalised sentences (each normalised once, not at every comparison), listed as written.
-  const normal = (sentence: string) => normaliseSentence(sentence, language);
-  const parts = diffArrays(old.map(normal), now.map(normal), { maxEditLength: DIFF_LIMITS.editLength });
+  // Diffed as the fingerprint compares them (each normalised once, not at every comparison),
+  // sentences that are only volatile parts left out; listed as written.
+  const compared = (text: string) => sentencesOf(text, language).map((sentence) => ({ sentence, words: comparedWords(normaliseSentence(sentence, language)) })).filter((s) => s.words);
+  const oldCompared = compared(before);
+  const nowCompared = compared(after);
+  const old = oldCompared.map((s) => s.sentence);
+  const now = nowCompared.map((s) => s.sentence);
+  const parts = diffArrays(oldCompared.map((s) => s.words), nowCompared.map((s) => s.words), { maxEditLength: DIFF_LIMITS.editLength });
   if (!parts) return { added: [], removed: [], more: 0, rewritten: true };
   const added: string[] = [];
   const removed: string[] = [];

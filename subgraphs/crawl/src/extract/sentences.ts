@@ -18,8 +18,8 @@
 /** Words written with a final full stop that does not end a sentence (lower case, without the stop). */
 const ABBREVIATIONS = new Set(
   [
-    // Months (en, de, fr, es, pt, it, nl).
-    'jan janv ene gen feb febr fév févr fev mar mär märz mrt apr avr abr mai mag may mei jun juin giu jul juil lug aug ago sep sept set oct okt out ott nov dec dez déc dic',
+    // Months (en, de, fr, es, pt, it, nl); not "ago" (Spanish and Italian August), which ends "3 days ago.".
+    'jan janv ene gen feb febr fév févr fev mar mär märz mrt apr avr abr mai mag may mei jun juin giu jul juil lug aug sep sept set oct okt out ott nov dec dez déc dic',
     // Weekdays.
     'mon tue tues wed thu thur thurs fri sat sun mo di mi do fr sa so lun mer jeu ven sam dim mié jue vie sáb dom seg ter qua qui sex sáb',
     // Titles, references and common abbreviations.

@@ -58,6 +58,7 @@ const COUNT = String.raw`\b${NUMBER}\s(?:${COUNTER_WORDS})\b`;
 /** Phrases around the number. */
 const PHRASES = [
   String.raw`read by ${NUMBER} (?:people|readers|users)`,
+  String.raw`(?:viewed|read|seen|watched|downloaded|played|shared) ${NUMBER} times`,
   String.raw`${NUMBER} (?:people|persons|users|customers|others) (?:are |have |has )?(?:viewing|viewed|watching|reading|read|like|liked|bought|found this helpful)`,
   String.raw`only ${NUMBER} left`,
   String.raw`${NUMBER} (?:left|remaining) in stock`,

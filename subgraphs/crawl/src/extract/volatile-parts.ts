@@ -49,15 +49,34 @@ const RELATIVE_EXTRA = RE2JS.compile(
     String.raw`\bgerade eben\b|\beben gerade\b|\bsoeben\b|\bvor wenigen (?:sekunden|augenblicken|minuten)\b|\bvor kurzem\b`,
     String.raw`à l'instant|à l’instant|\bil y a (?:quelques|un) (?:instants?|secondes|moments?)\b`,
     String.raw`\bjusto ahora\b|\bahora mismo\b|\bhace (?:un momento|unos (?:segundos|momentos|instantes)|instantes|poco)\b|\bhace ${FEW} ${UNITS_ES}\b`,
-    String.raw`\bagora mesmo\b|\bh[áa] (?:pouco|instantes|alguns segundos)\b`,
+    String.raw`\bagora mesmo\b|\bh[áa] (?:pouco|instantes|alguns segundos)\b|\bh[áa] (?:\d{1,4}|um|uma) (?:segundos?|minutos?|horas?|dias?|semanas?|m[eê]s(?:es)?|anos?)\b`,
     String.raw`\bproprio ora\b|\bpoco fa\b`,
     String.raw`\bzojuist\b|\bzo-even\b|\benkele seconden geleden\b`,
   ].join('|'),
   RE2JS.CASE_INSENSITIVE,
 );
+/** "10h15", as French and Portuguese pages write times. */
+const H_TIME = RE2JS.compile(String.raw`\b\d{1,2}h\d{2}\b`, RE2JS.CASE_INSENSITIVE);
 const COPYRIGHT_YEAR = RE2JS.compile(String.raw`(?:©|\(c\)|\bcopyright) ?\d{4}(?: ?[-–] ?\d{4})?`, RE2JS.CASE_INSENSITIVE);
 /** Dates side by side, or joined by "at", "um", "à", "a las"...: one date. */
 const DATE_RUN = RE2JS.compile(String.raw`<date>(?:[\s,·|/–—-]{0,8}(?:(?:at|um|à|a las|a la|às|om|alle|ore|le|el|am|on|de|del|the)\s)?<date>)+`);
+
+/** Words that join a number to a date without being one ("von 14", "a 3", "at 10"). */
+const CONNECTORS = new Set(['at', 'on', 'to', 'from', 'by', 'in', 'von', 'bis', 'am', 'um', 'ab', 'de', 'del', 'a', 'à', 'le', 'la', 'el', 'en', 'em', 'di', 'da', 'alle', 'van', 'op', 'om', 'tot']);
+
+/**
+ * Whether something chrono read is a date that moves by itself. Not: a bare number behind a
+ * preposition ("innerhalb von 14 Tagen" gives "von 14"; "a 3"), which chrono takes for a day or an
+ * hour; and a duration ahead in days or longer ("returns within 30 days", "delivery in 2 days",
+ * "2 days later"), which is what the page promises, not when it was seen. A countdown in hours and
+ * minutes ("order within 5 hrs 12 mins") does move, and dates ahead ("tomorrow", "Dec 9") do too.
+ */
+function isVolatileDate(found: chrono.ParsedResult): boolean {
+  const tags = found.tags();
+  if (tags.has('result/relativeDate') && !tags.has('result/relativeDateAndTime') && found.start.date() > REFERENCE) return false;
+  if (/\d[:./h-]\d|\d{4}/u.test(found.text)) return true;
+  return found.text.toLowerCase().split(/[^\p{L}]+/u).some((word) => word.length > 1 && !CONNECTORS.has(word)) || !/\d/u.test(found.text);
+}
 
 /** `text` cut into pieces of at most CHRONO_WINDOW characters, at spaces where there is one. */
 export function windowsOf(text: string): string[] {
@@ -80,7 +99,7 @@ function maskDates(text: string, language: VolatileLanguage): string {
       let masked = '';
       let at = 0;
       for (const found of parser.parse(window, REFERENCE)) {
-        if (found.index < at) continue;
+        if (found.index < at || !isVolatileDate(found)) continue;
         masked += `${window.slice(at, found.index)}<date>`;
         at = found.index + found.text.length;
       }
@@ -94,6 +113,7 @@ export function maskVolatile(sentence: string, language: VolatileLanguage): stri
   let text = COPYRIGHT_YEAR.matcher(sentence).replaceAll('<year>');
   text = maskCounters(text);
   text = RELATIVE_EXTRA.matcher(text).replaceAll('<date>');
+  text = H_TIME.matcher(text).replaceAll('<date>');
   text = maskDates(text, language);
   return DATE_RUN.matcher(text.toLowerCase()).replaceAll('<date>');
 }
