@@ -27,13 +27,17 @@ import { maskVolatile } from './volatile-parts.js';
  *   DIFF_LIMITS.chars characters; when more changed, `more` says how many were left out. Pages
  *   whose sentences differ beyond DIFF_LIMITS.editLength are reported as rewritten (no sentence
  *   lists), so a diff never costs more than that bound.
- * - Linear time: see sentences.ts and volatile-parts.ts.
+ * - Linear time: see sentences.ts and volatile-parts.ts. The volatile rules read the first
+ *   VOLATILE_TEXT_CHARS characters; past them only whitespace, case and punctuation are ignored.
  */
 
 /** Sentences added and removed; `rewritten` when more than DIFF_LIMITS.editLength changed. */
 export type TextDiff = ItemDiff;
 
 export const DIFF_LIMITS = { sentences: 5, chars: 200, editLength: 400 } as const;
+
+/** The volatile rules read this many characters of a text (the text stored for the next diff is as long). */
+export const VOLATILE_TEXT_CHARS = 100_000;
 
 /** A sentence as compared: lower case, whitespace collapsed, volatile parts replaced. */
 export function normaliseSentence(sentence: string, language: VolatileLanguage = 'en'): string {
@@ -49,10 +53,25 @@ export function comparedWords(normal: string): string {
   return normal.replace(/<[a-z]+>/g, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
 }
 
+/**
+ * The sentences of a text with their compared words, those without any left out. Past the first
+ * VOLATILE_TEXT_CHARS characters only whitespace, case and punctuation are ignored, so a huge page
+ * costs the volatile rules no more than that many characters.
+ */
+function comparedSentences(text: string, language: VolatileLanguage): { sentence: string; words: string }[] {
+  let read = 0;
+  return sentencesOf(text, language)
+    .map((sentence) => {
+      read += sentence.length;
+      const normal = read <= VOLATILE_TEXT_CHARS ? normaliseSentence(sentence, language) : sentence.toLowerCase();
+      return { sentence, words: comparedWords(normal) };
+    })
+    .filter((s) => s.words);
+}
+
 /** The fingerprint of a main text: equal for texts that differ only in volatile parts, whitespace, case and punctuation. */
 export function contentFingerprint(text: string, language: VolatileLanguage = guessLanguage(text)): string {
-  const kept = sentencesOf(text, language).map((sentence) => comparedWords(normaliseSentence(sentence, language))).filter(Boolean);
-  return createHash('sha256').update(kept.join(' ')).digest('base64url');
+  return createHash('sha256').update(comparedSentences(text, language).map((s) => s.words).join(' ')).digest('base64url');
 }
 
 const cut = (sentence: string) => (sentence.length > DIFF_LIMITS.chars ? `${sentence.slice(0, DIFF_LIMITS.chars - 1)}…` : sentence);
@@ -61,9 +80,8 @@ const cut = (sentence: string) => (sentence.length > DIFF_LIMITS.chars ? `${sent
 export function textDiff(before: string, after: string, language: VolatileLanguage = guessLanguage(after)): TextDiff {
   // Diffed as the fingerprint compares them (each normalised once, not at every comparison),
   // sentences that are only volatile parts left out; listed as written.
-  const compared = (text: string) => sentencesOf(text, language).map((sentence) => ({ sentence, words: comparedWords(normaliseSentence(sentence, language)) })).filter((s) => s.words);
-  const oldCompared = compared(before);
-  const nowCompared = compared(after);
+  const oldCompared = comparedSentences(before, language);
+  const nowCompared = comparedSentences(after, language);
   const old = oldCompared.map((s) => s.sentence);
   const now = nowCompared.map((s) => s.sentence);
   const parts = diffArrays(oldCompared.map((s) => s.words), nowCompared.map((s) => s.words), { maxEditLength: DIFF_LIMITS.editLength });

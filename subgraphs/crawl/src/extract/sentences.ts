@@ -60,13 +60,16 @@ export function sentencesOf(text: string, locale = 'en'): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/u)) {
     let current = '';
+    let last = '';
     for (const { segment } of segmenter(locale).segment(line)) {
-      const joins = current !== '' && (endsInAbbreviation(current) || /^[\p{Nd}\p{Ll}]/u.test(segment));
+      // Only the last segment is looked at (it holds the stop), so a long run of joins stays linear.
+      const joins = current !== '' && (endsInAbbreviation(last) || /^[\p{Nd}\p{Ll}]/u.test(segment));
       if (current !== '' && !joins) {
         out.push(current);
         current = '';
       }
       current += segment;
+      last = segment;
     }
     out.push(current);
   }

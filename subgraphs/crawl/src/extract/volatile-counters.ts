@@ -20,12 +20,12 @@ import { RE2JS } from 're2js';
  * "leído 1.234 veces", "Gefällt 12 Mal", "No comments" (none counts as a number), "Only 3 left",
  * "nur noch 3", "plus que 3 en stock", "solo quedan 3", "500+ sold". A number is digits with
  * optional thousands separators (, . ' space, no-break space, narrow no-break space), an optional
- * decimal part, an optional K/M/B/Mio./Tsd. suffix and an optional "+".
+ * decimal part, an optional K/M/B suffix written close ("1.2K"; after a space such a letter may start a word, and RE2's \b knows only ASCII letters) or a Mio./Mrd./Tsd. one and an optional "+".
  *
  * RE2 (re2js) runs every rule, so matching is linear in the text whatever it holds.
  */
 
-const NUMBER = String.raw`(?:(?:\d{1,3}(?:[,.'\x{a0}\x{202f} ]\d{3})+|\d+)(?:[.,]\d+)?(?:\s?(?:[kmb]|mio\.?|mrd\.?|tsd\.?|mil|mln)\b)?\+?|no|none|zero|keine|kein|aucun|aucune|sin|ningún|nenhum|nessun|geen)`;
+const NUMBER = String.raw`(?:(?:\d{1,3}(?:[,.'\x{a0}\x{202f} ]\d{3})+|\d+)(?:[.,]\d+)?(?:[kmb]\b|\s?(?:mio\.?|mrd\.?|tsd\.?|mil|mln)\b)?\+?|no|none|zero|keine|kein|aucun|aucune|sin|ningún|nenhum|nessun|geen)`;
 
 /** Counter nouns, singular and plural, per language (joined into one alternation). */
 const COUNTER_WORDS = [

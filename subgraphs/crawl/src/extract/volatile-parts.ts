@@ -27,6 +27,9 @@ import { maskCounters } from './volatile-counters.js';
 /** chrono reads a sentence in pieces of at most this many characters, cut at a space. */
 export const CHRONO_WINDOW = 300;
 
+/** How many times chrono reads a window at most (see maskDates). */
+const DATE_PASSES = 3;
+
 /** Fixed, so that what is read does not depend on the day of the run. */
 const REFERENCE = new Date(Date.UTC(2026, 0, 1, 12));
 
@@ -60,6 +63,8 @@ const H_TIME = RE2JS.compile(String.raw`\b\d{1,2}h\d{2}\b`, RE2JS.CASE_INSENSITI
 const COPYRIGHT_YEAR = RE2JS.compile(String.raw`(?:©|\(c\)|\bcopyright) ?\d{4}(?: ?[-–] ?\d{4})?`, RE2JS.CASE_INSENSITIVE);
 /** Dates side by side, or joined by "at", "um", "à", "a las"...: one date. */
 const DATE_RUN = RE2JS.compile(String.raw`<date>(?:[\s,·|/–—-]{0,8}(?:(?:at|um|à|a las|a la|às|om|alle|ore|le|el|am|on|de|del|the)\s)?<date>)+`);
+/** The "Uhr" or "h" after a time ("10.15 Uhr"), which chrono leaves out (fixed length: linear). */
+const HOUR_WORD = /<date> ?(?:uhr|h)(?![\p{L}\p{N}])/gu;
 
 /** Words that join a number to a date without being one ("von 14", "a 3", "at 10"). */
 const CONNECTORS = new Set(['at', 'on', 'to', 'from', 'by', 'in', 'von', 'bis', 'am', 'um', 'ab', 'de', 'del', 'a', 'à', 'le', 'la', 'el', 'en', 'em', 'di', 'da', 'alle', 'van', 'op', 'om', 'tot']);
@@ -78,6 +83,24 @@ function isVolatileDate(found: chrono.ParsedResult): boolean {
   return found.text.toLowerCase().split(/[^\p{L}]+/u).some((word) => word.length > 1 && !CONNECTORS.has(word)) || !/\d/u.test(found.text);
 }
 
+const LETTER = /\p{L}/u;
+/**
+ * A word's first letter p, h or a followed by a letter outside ASCII ("pêcheurs", "hôtel",
+ * "höher"): chrono's expressions see only the first letter, as p.m., hours or a.m. ("13:00 p" then
+ * spoils the whole time), so the copy it reads has an "x" there ("año" keeps its "a").
+ */
+const ASCII_PREFIX = /(?<![\p{L}\p{N}])[pha](?=(?![\x00-\x7f])\p{L})/giu;
+
+/**
+ * Where a match from `start` to `end` in `text` ends without cutting a word: chrono's expressions
+ * know only ASCII letters, so "00:00 pêcheurs" reads as "00:00 p" (p.m.) and "1995 hölzern" as
+ * "1995 h". A match that ends inside a word ends at the space before it instead.
+ */
+function wordEnd(text: string, start: number, end: number): number {
+  if (!LETTER.test(text[end] ?? '') || !LETTER.test(text[end - 1] ?? '')) return end;
+  return text.lastIndexOf(' ', end - 1) >= start ? text.lastIndexOf(' ', end - 1) : start;
+}
+
 /** `text` cut into pieces of at most CHRONO_WINDOW characters, at spaces where there is one. */
 export function windowsOf(text: string): string[] {
   const out: string[] = [];
@@ -92,18 +115,46 @@ export function windowsOf(text: string): string[] {
   return out;
 }
 
+/**
+ * Spellings chrono does not know, each rewritten to one it does of the same length (so what it
+ * finds sits where it was): Spanish "sept" for September, as Spanish newspapers write it.
+ */
+const ALIASES: Partial<Record<VolatileLanguage, [RegExp, string][]>> = {
+  es: [[/\bsept\b/giu, 'sep.']],
+};
+
+/** One reading of a window by chrono: each date it finds replaced by `<date>`. */
+function maskDatesOnce(window: string, language: VolatileLanguage): string {
+  const read = (ALIASES[language] ?? [])
+    .reduce((t, [pattern, alias]) => t.replace(pattern, alias), window)
+    .replace(ASCII_PREFIX, (letter: string, offset: number, all: string) => (letter.toLowerCase() === 'a' && all[offset + 1]?.toLowerCase() === 'ñ' ? letter : 'x'));
+  let masked = '';
+  let at = 0;
+  for (const found of PARSERS[language].parse(read, REFERENCE)) {
+    if (found.index < at || !isVolatileDate(found)) continue;
+    const end = wordEnd(read, found.index, found.index + found.text.length);
+    if (end <= found.index) continue;
+    masked += `${window.slice(at, found.index)}<date>`;
+    at = end;
+  }
+  return masked + window.slice(at);
+}
+
+/**
+ * `text` with its dates replaced. chrono keeps the longer of two overlapping dates and drops the
+ * other ("1 Jan. 10 Jan 1995" gives only "10 Jan 1995"), so a window is read again while a
+ * reading finds more (at most DATE_PASSES times).
+ */
 function maskDates(text: string, language: VolatileLanguage): string {
-  const parser = PARSERS[language];
   return windowsOf(text)
     .map((window) => {
-      let masked = '';
-      let at = 0;
-      for (const found of parser.parse(window, REFERENCE)) {
-        if (found.index < at || !isVolatileDate(found)) continue;
-        masked += `${window.slice(at, found.index)}<date>`;
-        at = found.index + found.text.length;
+      let masked = window;
+      for (let pass = 0; pass < DATE_PASSES; pass++) {
+        const again = maskDatesOnce(masked, language);
+        if (again === masked) break;
+        masked = again;
       }
-      return masked + window.slice(at);
+      return masked;
     })
     .join('');
 }
@@ -115,5 +166,5 @@ export function maskVolatile(sentence: string, language: VolatileLanguage): stri
   text = RELATIVE_EXTRA.matcher(text).replaceAll('<date>');
   text = H_TIME.matcher(text).replaceAll('<date>');
   text = maskDates(text, language);
-  return DATE_RUN.matcher(text.toLowerCase()).replaceAll('<date>');
+  return DATE_RUN.matcher(text.toLowerCase().replace(HOUR_WORD, '<date>')).replaceAll('<date>');
 }

@@ -1,0 +1,39 @@
+import { describe, expect, it } from '@jest/globals';
+import { sentencesOf } from './sentences.js';
+
+describe('sentences', () => {
+  it('splits after end punctuation and at line breaks', () => {
+    expect(sentencesOf('One. Two!  Three?\nFour\n\nfive   six')).toEqual(['One.', 'Two!', 'Three?', 'Four', 'five six']);
+    expect(sentencesOf('今日は晴れです。明日は雨です。', 'ja')).toEqual(['今日は晴れです。', '明日は雨です。']);
+  });
+
+  it('does not cut after an abbreviation, an initial, a day ordinal, or before a digit or a lower-case word', () => {
+    expect(sentencesOf('Posted Dec. 7, 2026. Teams get five seats.')).toEqual(['Posted Dec. 7, 2026.', 'Teams get five seats.']);
+    expect(sentencesOf('Mon. Dec 7 at 10:15. See No. 5, e.g. the blue one. Mr. Smith said so.')).toEqual(['Mon. Dec 7 at 10:15.', 'See No. 5, e.g. the blue one.', 'Mr. Smith said so.']);
+    expect(sentencesOf('Am 7. Dezember 2026 z.B. hier. Es gibt u.a. Kaffee.', 'de')).toEqual(['Am 7. Dezember 2026 z.B. hier.', 'Es gibt u.a. Kaffee.']);
+    expect(sentencesOf('Le 7 déc. 2026 à Paris. J. Dupont était là.', 'fr')).toEqual(['Le 7 déc. 2026 à Paris.', 'J. Dupont était là.']);
+    expect(sentencesOf('Posted 3 days ago. The harbour opens.')).toEqual(['Posted 3 days ago.', 'The harbour opens.']);
+  });
+
+  it('never joins across a line break', () => {
+    expect(sentencesOf('Posted Dec.\n7 people came.')).toEqual(['Posted Dec.', '7 people came.']);
+  });
+});
+
+describe('sentences on hostile text', () => {
+  const best = (text: string) => {
+    let fastest = Infinity;
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      sentencesOf(text);
+      fastest = Math.min(fastest, performance.now() - start);
+    }
+    return fastest;
+  };
+  // Worse than linear would show as a time ratio near 16 for 4 times the text.
+  it.each([['abbreviations', 'Dec. '], ['initials', 'J. '], ['ordinals', '7. '], ['stops', 'a. '], ['one long word', 'a']])('splits a long run of %s in linear time', (_name, unit) => {
+    const small = best(unit.repeat(50_000 / unit.length));
+    const large = best(unit.repeat(200_000 / unit.length));
+    expect(large / Math.max(small, 1)).toBeLessThan(10);
+  });
+});
