@@ -23,17 +23,18 @@ describe('sentences', () => {
 describe('sentences on hostile text', () => {
   const best = (text: string) => {
     let fastest = Infinity;
-    for (let i = 0; i < 3; i++) {
+    for (let i = 0; i < 5; i++) {
       const start = performance.now();
       sentencesOf(text);
       fastest = Math.min(fastest, performance.now() - start);
     }
     return fastest;
   };
-  // Worse than linear would show as a time ratio near 16 for 4 times the text.
+  // Worse than linear would show as a time ratio near 64 for 8 times the text, linear near 8.
   it.each([['abbreviations', 'Dec. '], ['initials', 'J. '], ['ordinals', '7. '], ['stops', 'a. '], ['one long word', 'a']])('splits a long run of %s in linear time', (_name, unit) => {
-    const small = best(unit.repeat(50_000 / unit.length));
+    best(unit.repeat(25_000 / unit.length)); // warm-up
+    const small = best(unit.repeat(25_000 / unit.length));
     const large = best(unit.repeat(200_000 / unit.length));
-    expect(large / Math.max(small, 1)).toBeLessThan(10);
+    expect(large / Math.max(small, 1)).toBeLessThan(24);
   });
 });

@@ -59,19 +59,19 @@ function endsInAbbreviation(piece: string): boolean {
 export function sentencesOf(text: string, locale = 'en'): string[] {
   const out: string[] = [];
   for (const line of text.split(/\n+/u)) {
-    let current = '';
-    let last = '';
+    // The pieces of the sentence being built, joined once it ends: only the last piece is looked
+    // at (it holds the stop), and a string grown piece by piece is never compared, which would
+    // flatten it at every step and make a long run of joins quadratic.
+    let current: string[] = [];
     for (const { segment } of segmenter(locale).segment(line)) {
-      // Only the last segment is looked at (it holds the stop), so a long run of joins stays linear.
-      const joins = current !== '' && (endsInAbbreviation(last) || /^[\p{Nd}\p{Ll}]/u.test(segment));
-      if (current !== '' && !joins) {
-        out.push(current);
-        current = '';
+      const last = current.at(-1);
+      if (last !== undefined && !endsInAbbreviation(last) && !/^[\p{Nd}\p{Ll}]/u.test(segment)) {
+        out.push(current.join(''));
+        current = [];
       }
-      current += segment;
-      last = segment;
+      current.push(segment);
     }
-    out.push(current);
+    out.push(current.join(''));
   }
   return out.map((sentence) => sentence.replace(/\s+/gu, ' ').trim()).filter(Boolean);
 }
