@@ -30,11 +30,11 @@ describe('sentences on hostile text', () => {
     }
     return fastest;
   };
-  // Worse than linear would show as a time ratio near 64 for 8 times the text, linear near 8.
+  // Worse than linear would show as a time ratio near 64 for 8 times the text, linear near 8 (bound 32: room for a loaded machine).
   it.each([['abbreviations', 'Dec. '], ['initials', 'J. '], ['ordinals', '7. '], ['stops', 'a. '], ['one long word', 'a']])('splits a long run of %s in linear time', (_name, unit) => {
     best(unit.repeat(25_000 / unit.length)); // warm-up
     const small = best(unit.repeat(25_000 / unit.length));
     const large = best(unit.repeat(200_000 / unit.length));
-    expect(large / Math.max(small, 1)).toBeLessThan(24);
+    expect(large / Math.max(small, 1)).toBeLessThan(32);
   });
 });

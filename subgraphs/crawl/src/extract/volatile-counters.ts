@@ -78,9 +78,15 @@ const PHRASES = [
   String.raw`letto ${NUMBER} volte`,
 ].join('|');
 
+/**
+ * What every counter holds: a digit or a word for none. RE2 in JavaScript costs about 0.1 ms a
+ * sentence; most sentences of prose have neither and skip it (a fixed alternation of words: linear).
+ */
+const COUNTER_HINT = /\d|(?<![\p{L}\p{N}])(?:no|none|zero|keine|kein|aucun|aucune|sin|ningún|nenhum|nessun|geen)(?![\p{L}\p{N}])/iu;
+
 const COUNTER = RE2JS.compile(`${LABEL}|${COUNT}|\\b(?:${PHRASES})`, RE2JS.CASE_INSENSITIVE);
 
 /** `text` with each counter replaced by `<n>`. */
 export function maskCounters(text: string): string {
-  return COUNTER.matcher(text).replaceAll('<n>');
+  return COUNTER_HINT.test(text) ? COUNTER.matcher(text).replaceAll('<n>') : text;
 }

@@ -28,7 +28,7 @@ describe('volatile parts', () => {
   });
 
   // Each hostile text is read at two lengths; a rule that is worse than linear shows as a time
-  // ratio near 64 for 8 times the text, a linear one near 8 (the best of five runs each, against noise).
+  // ratio near 64 for 8 times the text, a linear one near 8 (the best of five runs each, against noise; the bound, 32, leaves room for a loaded machine).
   const HOSTILE: Record<string, string> = {
     'relative times': '3 hours ',
     digits: '1 ',
@@ -54,7 +54,7 @@ describe('volatile parts', () => {
     best(text(VOLATILE_TEXT_CHARS / 64)); // warm-up
     const small = best(text(VOLATILE_TEXT_CHARS / 64));
     const large = best(text(VOLATILE_TEXT_CHARS / 8));
-    expect(large / Math.max(small, 1)).toBeLessThan(24);
+    expect(large / Math.max(small, 1)).toBeLessThan(32);
   }, 60_000);
 
   it('reads only the first VOLATILE_TEXT_CHARS characters with the volatile rules', () => {

@@ -58,6 +58,10 @@ const RELATIVE_EXTRA = RE2JS.compile(
   ].join('|'),
   RE2JS.CASE_INSENSITIVE,
 );
+/** A word every RELATIVE_EXTRA phrase holds (fixed words: linear). */
+const RELATIVE_HINT = /just|moment|few|gerade|eben|soeben|wenigen|kurzem|instant|ahora|hace|agora|h[áa] |proprio|poco|zojuist|zo-even|second/iu;
+const H_TIME_HINT = /\dh\d/iu;
+const COPYRIGHT_HINT = /©|\(c\)|copyright/iu;
 /** "10h15", as French and Portuguese pages write times. */
 const H_TIME = RE2JS.compile(String.raw`\b\d{1,2}h\d{2}\b`, RE2JS.CASE_INSENSITIVE);
 const COPYRIGHT_YEAR = RE2JS.compile(String.raw`(?:©|\(c\)|\bcopyright) ?\d{4}(?: ?[-–] ?\d{4})?`, RE2JS.CASE_INSENSITIVE);
@@ -161,10 +165,12 @@ function maskDates(text: string, language: VolatileLanguage): string {
 
 /** A sentence with its dates, times, relative dates, counters and copyright years replaced by placeholders. */
 export function maskVolatile(sentence: string, language: VolatileLanguage): string {
-  let text = COPYRIGHT_YEAR.matcher(sentence).replaceAll('<year>');
+  // Each RE2 rule runs only on sentences that hold what it needs (a cheap, linear look first):
+  // RE2 in JavaScript costs about 0.1 ms a sentence, four times what parsing the page costs.
+  let text = COPYRIGHT_HINT.test(sentence) ? COPYRIGHT_YEAR.matcher(sentence).replaceAll('<year>') : sentence;
   text = maskCounters(text);
-  text = RELATIVE_EXTRA.matcher(text).replaceAll('<date>');
-  text = H_TIME.matcher(text).replaceAll('<date>');
-  text = maskDates(text, language);
-  return DATE_RUN.matcher(text.toLowerCase().replace(HOUR_WORD, '<date>')).replaceAll('<date>');
+  if (RELATIVE_HINT.test(text)) text = RELATIVE_EXTRA.matcher(text).replaceAll('<date>');
+  if (H_TIME_HINT.test(text)) text = H_TIME.matcher(text).replaceAll('<date>');
+  text = maskDates(text, language).toLowerCase().replace(HOUR_WORD, '<date>');
+  return text.indexOf('<date>') !== text.lastIndexOf('<date>') ? DATE_RUN.matcher(text).replaceAll('<date>') : text;
 }
