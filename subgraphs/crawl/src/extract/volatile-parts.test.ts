@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
+import { growthRatio } from '../../test/growth-ratio.js';
 import { contentFingerprint, VOLATILE_TEXT_CHARS } from './content-change.js';
 import { CHRONO_WINDOW, maskVolatile, windowsOf } from './volatile-parts.js';
 import { maskCounters } from './volatile-counters.js';
@@ -28,7 +29,7 @@ describe('volatile parts', () => {
   });
 
   // Each hostile text is read at two lengths; a rule that is worse than linear shows as a time
-  // ratio near 64 for 8 times the text, a linear one near 8 (the best of five runs each, against noise; the bound, 32, leaves room for a loaded machine).
+  // ratio near 64 for 8 times the text, a linear one near 8 (growthRatio; the bound, 32, leaves room for a loaded machine).
   const HOSTILE: Record<string, string> = {
     'relative times': '3 hours ',
     digits: '1 ',
@@ -40,21 +41,9 @@ describe('volatile parts', () => {
     'one long word': 'a',
     'everything at once': 'Posted Dec. 7, 2026 at 10:15 pm · 1.2K views · ',
   };
-  const best = (text: string) => {
-    let fastest = Infinity;
-    for (let i = 0; i < 5; i++) {
-      const start = performance.now();
-      contentFingerprint(text, 'en');
-      fastest = Math.min(fastest, performance.now() - start);
-    }
-    return fastest;
-  };
   it.each(Object.entries(HOSTILE))('reads %s in time linear in the text', (_name, unit) => {
     const text = (n: number) => unit.repeat(Math.ceil(n / unit.length)).slice(0, n);
-    best(text(VOLATILE_TEXT_CHARS / 64)); // warm-up
-    const small = best(text(VOLATILE_TEXT_CHARS / 64));
-    const large = best(text(VOLATILE_TEXT_CHARS / 8));
-    expect(large / Math.max(small, 1)).toBeLessThan(32);
+    expect(growthRatio((t) => contentFingerprint(t, 'en'), text(VOLATILE_TEXT_CHARS / 64), text(VOLATILE_TEXT_CHARS / 8))).toBeLessThan(32);
   }, 60_000);
 
   it('reads only the first VOLATILE_TEXT_CHARS characters with the volatile rules', () => {
