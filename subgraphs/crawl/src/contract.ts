@@ -5,7 +5,8 @@
  * rules. What JSON Schema cannot state is checked after it and described here: the cron
  * expression must parse, `runAt` must be in the future, selectors must be valid CSS with an
  * optional final `::text` or `::attr(name)`, the URL must be absolute http(s) without credentials,
- * chunkOverlap must be below chunkSize, and the gateway must serve the embedding model.
+ * chunkOverlap must be below chunkSize, the gateway must serve the embedding model, and each
+ * volatile selector must be valid CSS without a suffix.
  */
 import { z } from 'zod';
 
@@ -17,6 +18,8 @@ export const ROBOTS_TXT_POLICIES = ['respect', 'ignore'] as const;
 const NO_CONTROL = /^[^\u0000-\u001f\u007f-\u009f]*$/u;
 /** Longest selector spec, in characters. */
 export const MAX_SELECTOR = 1000;
+/** Most volatile selectors a job may declare. */
+export const MAX_VOLATILE_SELECTORS = 50;
 
 const selector = (description: string) => z.string().max(MAX_SELECTOR, `must be at most ${MAX_SELECTOR} characters`).meta({ description });
 
@@ -62,6 +65,11 @@ export const crawlJobRequestSchema = z
     robotsTxt: z.enum(ROBOTS_TXT_POLICIES, { error: `must be one of ${ROBOTS_TXT_POLICIES.join(', ')}` }).nullish().meta({ default: 'respect' }),
     dayFirst: z.boolean().nullish().meta({ default: true }),
     webhook: crawlWebhookSchema.nullish().meta({ description: 'Per-execution events posted to a URL of yours, signed, retried, dead-lettered' }),
+    volatileSelectors: z
+      .array(z.string().max(MAX_SELECTOR, `must be at most ${MAX_SELECTOR} characters`))
+      .max(MAX_VOLATILE_SELECTORS, `must list at most ${MAX_VOLATILE_SELECTORS} selectors`)
+      .nullish()
+      .meta({ default: [], description: 'CSS selectors (no ::text or ::attr suffix) of detail-page elements whose text change tracking ignores, such as a "most read" box or a live ticker; they are left out of the main text, so not indexed either' }),
   })
   .strict()
   .meta({

@@ -40,6 +40,7 @@ describe('parseCrawlJobInput: accepted requests', () => {
       enableRagSync: false,
       robotsTxt: 'respect',
       dayFirst: true,
+      volatileSelectors: [],
     };
     expect(parse(minimal)).toEqual(expected);
   });
@@ -74,6 +75,7 @@ describe('parseCrawlJobInput: accepted requests', () => {
       ragConfig: { targetVectorDb: 'pgvector', embeddingModel: 'text-embed-small', chunkSize: 256, chunkOverlap: 32 },
       robotsTxt: 'ignore',
       dayFirst: false,
+      volatileSelectors: [],
     });
   });
 
@@ -320,6 +322,29 @@ describe('parseCrawlJobInput: selectors', () => {
     expect(problems).toHaveLength(1);
     expect(problems[0]!.pointer).toBe(`/selectors/${field}`);
     expect(problems[0]!.detail).toContain(detail);
+  });
+});
+
+describe('parseCrawlJobInput: volatileSelectors', () => {
+  it('keeps plain CSS selectors, trimmed, duplicates dropped', () => {
+    expect(parse(with_({ volatileSelectors: [' .most-read ', 'aside[data-widget="ticker"]', '.most-read'] })).volatileSelectors).toEqual(['.most-read', 'aside[data-widget="ticker"]']);
+    expect(parse(with_({ volatileSelectors: null })).volatileSelectors).toEqual([]);
+  });
+
+  it('names each bad one by its index (422), with the other rule failures', () => {
+    expect(invalid(with_({ jobName: '', volatileSelectors: ['.ok', 'div[', '.count::text', '', '::before'] }))).toEqual([
+      { pointer: '/jobName', detail: expect.stringContaining('jobName') },
+      { pointer: '/volatileSelectors/1', detail: expect.stringMatching(/^volatileSelectors\[1\] "div\[": "div\[" is not a valid CSS selector/) },
+      { pointer: '/volatileSelectors/2', detail: 'volatileSelectors[2] ".count::text": a volatile selector names whole elements, so it takes no ::text or ::attr() suffix' },
+      { pointer: '/volatileSelectors/3', detail: 'volatileSelectors[3] "": a volatile selector needs a CSS selector for the elements' },
+      { pointer: '/volatileSelectors/4', detail: 'volatileSelectors[4] "::before": ::before is not supported; only a final ::text or ::attr(name) may follow the CSS selector' },
+    ]);
+    expect(invalid(with_({ volatileSelectors: Array.from({ length: 51 }, (_, i) => `.w${i}`) }))).toEqual([{ pointer: '/volatileSelectors', detail: 'volatileSelectors must list at most 50 selectors' }]);
+  });
+
+  it('answers a volatileSelectors that is not a list of strings with a 400 naming it', () => {
+    expect(badRequest(with_({ volatileSelectors: '.most-read' })).extensions.errors).toEqual([{ pointer: '/volatileSelectors', detail: 'volatileSelectors must be an array; got ".most-read"' }]);
+    expect(badRequest(with_({ volatileSelectors: ['.ok', 7] })).extensions.errors).toEqual([{ pointer: '/volatileSelectors/1', detail: 'volatileSelectors[1] must be a string; got 7' }]);
   });
 });
 

@@ -18,7 +18,9 @@
  * `link` are optional, empty means absent, and an empty CSS part or `:scope` means the row itself;
  * the CSS part must parse (checked with jsdom, which also runs it) and must not use other
  * pseudo-elements (`::before` selects nothing) or start with a combinator (write `:scope > a`).
- * `enableRagSync` defaults to false, `robotsTxt` to `respect` (or `ignore`), `dayFirst` to true
+ * `volatileSelectors` (default none, at most 50) are CSS selectors of detail-page elements change
+ * tracking ignores: plain CSS as `listRow` (no suffix), each checked the same way, a problem named
+ * `/volatileSelectors/<index>`. `enableRagSync` defaults to false, `robotsTxt` to `respect` (or `ignore`), `dayFirst` to true
  * (day/month order of numeric dates, see published-date.ts). `ragConfig` members default
  * individually to `pgvector`, `svc-local-embedding`, 512 and 64 tokens (overlap 64 or an eighth of
  * a given chunkSize, whichever is smaller); it is filled in when `enableRagSync` is true and kept
@@ -78,6 +80,8 @@ export interface CrawlJobInput {
   dayFirst: boolean;
   /** Per-execution events posted to a URL (its address is checked by the service before the job is stored). */
   webhook?: CrawlWebhookInput;
+  /** CSS selectors of detail-page elements left out of the main text change tracking compares (trimmed, duplicates dropped). */
+  volatileSelectors: string[];
 }
 
 export type WebhookEvent = (typeof WEBHOOK_EVENTS)[number];
@@ -178,7 +182,7 @@ export function parseCrawlSelectors(selectors: unknown): CrawlSelectors {
   return out as CrawlSelectors;
 }
 
-const TYPE_WORDS: Record<string, string> = { string: 'a string', boolean: 'a boolean', number: 'a number', object: 'an object' };
+const TYPE_WORDS: Record<string, string> = { string: 'a string', boolean: 'a boolean', number: 'a number', object: 'an object', array: 'an array' };
 const MEMBER_KINDS: Record<string, string> = { '': 'field', selectors: 'selector', ragConfig: 'ragConfig field', webhook: 'webhook field' };
 /** Members whose rules are reported by a later check in its own words (chunking.ts, the tier-2 vector database refusal). */
 const CHECKED_LATER = new Set(['/ragConfig/chunkSize', '/ragConfig/chunkOverlap', '/ragConfig/targetVectorDb']);
@@ -190,7 +194,8 @@ function contractProblems(issues: readonly z.core.$ZodIssue[], body: unknown): {
   const rules: FieldProblem[] = [];
   for (const issue of issues) {
     const pointer = pointerOf(issue.path);
-    const name = String(issue.path.at(-1) ?? '');
+    const last = issue.path.at(-1);
+    const name = typeof last === 'number' ? `${String(issue.path.at(-2))}[${last}]` : String(last ?? '');
     const value = valueAt(body, issue.path);
     const wrongType = issue.code === 'invalid_type' ? TYPE_WORDS[issue.expected] : issue.code === 'invalid_value' && typeof value !== 'string' && issue.values.every((v) => typeof v === 'string') ? TYPE_WORDS.string : undefined;
     if (issue.code === 'unrecognized_keys') {
@@ -313,6 +318,15 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
 
   const robotsTxt = (body.robotsTxt as string | null | undefined) ?? 'respect';
 
+  const volatileSelectors: string[] = [];
+  (body.volatileSelectors as string[] | null | undefined)?.forEach((spec, i) => {
+    const pointer = `/volatileSelectors/${i}`;
+    if (ruled(pointer) || ruled('/volatileSelectors')) return;
+    const result = analyseSelector(spec, 'element');
+    if ('problem' in result) fail(pointer, `volatileSelectors[${i}] ${quote(spec)}: ${result.problem}`);
+    else if (!volatileSelectors.includes(spec.trim())) volatileSelectors.push(spec.trim());
+  });
+
   if (problems.length > 0) throw validationError(inFieldOrder(problems));
   return {
     jobName: name,
@@ -325,6 +339,7 @@ export function parseCrawlJobInput(body: unknown, options: ParseCrawlJobOptions 
     robotsTxt: robotsTxt as RobotsTxtPolicy,
     dayFirst: (body.dayFirst as boolean | null | undefined) ?? true,
     ...(webhook !== undefined ? { webhook } : {}),
+    volatileSelectors,
   };
 }
 

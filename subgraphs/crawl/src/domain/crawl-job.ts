@@ -62,6 +62,8 @@ export interface JobRow {
   dayFirst: boolean;
   /** Per-execution events and where they go (the signing secret is never read into a row). */
   webhook: { url: string; events: WebhookEvent[] } | null;
+  /** Detail-page elements change tracking ignores (left out of the main text). */
+  volatileSelectors: string[];
   status: JobStatus;
   nextRunAt: Date | null;
   createdAt: Date;

@@ -49,7 +49,11 @@ function topLevelPseudoElements(css: string): number[] {
 }
 
 /** Splits a selector spec into CSS part and extraction; the problem with it, if any. */
-export function analyseSelector(spec: string, role: 'row' | 'field'): { parsed: ParsedSelector } | { problem: string } {
+/**
+ * `row`: a list row (plain CSS); `element`: an element matched as a whole (a volatile selector:
+ * plain CSS); `field`: CSS with an optional final `::text` or `::attr(name)`.
+ */
+export function analyseSelector(spec: string, role: 'row' | 'element' | 'field'): { parsed: ParsedSelector } | { problem: string } {
   const trimmed = spec.trim();
   if (trimmed.length > MAX_SELECTOR) return { problem: `must be at most ${MAX_SELECTOR} characters; got ${trimmed.length}` };
   let parsed: ParsedSelector;
@@ -70,6 +74,10 @@ export function analyseSelector(spec: string, role: 'row' | 'field'): { parsed: 
   if (role === 'row') {
     if (css !== trimmed) return { problem: `listRow selects the row elements, so it takes no ::text or ::attr() suffix` };
     if (css === '' || css === ':scope') return { problem: `listRow needs a CSS selector for the row elements` };
+  }
+  if (role === 'element') {
+    if (css !== trimmed) return { problem: `a volatile selector names whole elements, so it takes no ::text or ::attr() suffix` };
+    if (css === '' || css === ':scope') return { problem: `a volatile selector needs a CSS selector for the elements` };
   }
   if (css === '' || css === ':scope') return { parsed: { css, extract } };
   if (/^[>+~]/.test(css)) {

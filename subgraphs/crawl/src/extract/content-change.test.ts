@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { DIFF_LIMITS, contentFingerprint, normaliseSentence, sentencesOf, textDiff } from './content-change.js';
+import { DIFF_LIMITS, contentFingerprint, normaliseSentence, textDiff } from './content-change.js';
 
 const ARTICLE = 'Pro plan costs 39 EUR a month. Teams get five seats. Support answers within a day.';
 
@@ -31,8 +31,39 @@ describe('content fingerprints and diffs', () => {
     expect(diff.more).toBe(6);
     expect(textDiff(many('Old', DIFF_LIMITS.editLength + 10), many('New', DIFF_LIMITS.editLength + 10))).toMatchObject({ rewritten: true, added: [], removed: [] });
   });
+});
 
-  it('splits sentences after end punctuation and at line breaks', () => {
-    expect(sentencesOf('One. Two!  Three?\nFour\n\nfive   six')).toEqual(['One.', 'Two!', 'Three?', 'Four', 'five six']);
+describe('dates and counters as sites spell them', () => {
+  const same = (before: string, after: string) => expect(contentFingerprint(`${ARTICLE} ${after}`)).toBe(contentFingerprint(`${ARTICLE} ${before}`));
+
+  it('does not cut a sentence after an abbreviation, so "Dec. 7, 2026" is read as a date (sentences.test.ts has the splitting)', () => {
+    same('Posted Dec. 7, 2026.', 'Posted Dec. 8, 2026.');
+    expect(textDiff(`${ARTICLE} Posted Dec. 7, 2026.`, `${ARTICLE} Posted Dec. 8, 2026.`)).toEqual({ added: [], removed: [], more: 0, rewritten: false });
+  });
+
+  it.each([
+    ['Posted an hour ago.', 'Posted 2 hours ago.'],
+    ['Updated a minute ago.', 'Updated 5 minutes ago.'],
+    ['Posted just now.', 'Posted 3 minutes ago.'],
+    ['Posted yesterday.', 'Posted 2 days ago.'],
+    ['Updated today at 10:15.', 'Updated yesterday at 10:15.'],
+    ['Monday, 7 December 2026.', 'Tuesday, 8 December 2026.'],
+    ['Published 7 Dec.', 'Published 8 Dec.'],
+    ['Published Dec 7.', 'Published Dec 8.'],
+  ])('reads %j → %j as the same page (dates and times)', (before, after) => same(before, after));
+
+  it.each([
+    ['1.2K views.', '1.3K views.'],
+    ['Views: 1,234.', 'Views: 1,301.'],
+    ['Comments (12).', 'Comments (13).'],
+    ['Read by 1,234 people.', 'Read by 1,301 people.'],
+    ['1 comment.', '2 comments.'],
+    ['No comments yet.', '3 comments yet.'],
+  ])('reads %j → %j as the same page (counters)', (before, after) => same(before, after));
+
+  it('still sees a changed price, a changed headline and a changed quantity', () => {
+    expect(contentFingerprint(`${ARTICLE} Now €24.99.`)).not.toBe(contentFingerprint(`${ARTICLE} Now €19.99.`));
+    expect(contentFingerprint(`Harbour reopens after storm. ${ARTICLE}`)).not.toBe(contentFingerprint(`Harbour closes after storm. ${ARTICLE}`));
+    expect(contentFingerprint(`${ARTICLE} The factory employs 1,300 people.`)).not.toBe(contentFingerprint(`${ARTICLE} The factory employs 1,234 people.`));
   });
 });

@@ -1,6 +1,9 @@
 import { createHash } from 'node:crypto';
 import { diffArrays } from 'diff';
 import type { ItemDiff } from '../domain/crawl-item.js';
+import { guessLanguage, type VolatileLanguage } from './page-language.js';
+import { sentencesOf } from './sentences.js';
+import { maskVolatile } from './volatile-parts.js';
 
 /**
  * What changed in a page's main text from one run to the next (the text the knowledge sync
@@ -8,19 +11,24 @@ import type { ItemDiff } from '../domain/crawl-item.js';
  * changing, and a short diff of what was added and removed.
  *
  * Decisions:
- * - The text is compared as sentences (split after . ! ? and at line breaks), each
- *   normalised: whitespace collapsed, lower case, and dates, times, "© 2026"-style years and
- *   counters ("1,234 views", "12 comments", "3 hours ago") replaced by placeholders. So a footer's
- *   date, a view counter or "updated 5 minutes ago" does not make a page changed. Ad slots and
- *   navigation are already gone: Readability keeps the article, not the page around it.
- * - The fingerprint is SHA-256 of the normalised sentences joined by spaces: equal fingerprints,
- *   unchanged page.
+ * - The text is compared as sentences (sentences.ts: Unicode sentence breaks, but not after
+ *   "Dec.", "Mr.", "z.B." or "7."; a line break always ends one), each normalised: whitespace
+ *   collapsed, lower case, and the parts that move without the page changing replaced by
+ *   placeholders (volatile-parts.ts): dates, times and relative dates in the page's language
+ *   ("Dec. 7, 2026", "7 Dec", "an hour ago", "just now", "yesterday", "vor 3 Stunden"; read by
+ *   chrono-node), "© 2026"-style years, and counters of the page's audience ("1.2K views",
+ *   "Views: 1,234", "Comments (12)", "Read by 1,234 people"; volatile-counters.ts says which
+ *   numbers count and why prices do not). Ad slots and navigation are already gone: Readability
+ *   keeps the article, not the page around it, and a job's volatileSelectors drop more (main-text.ts).
+ * - The fingerprint is SHA-256 of the normalised sentences' words (placeholders and punctuation
+ *   left out) joined by spaces: equal fingerprints, unchanged page.
  * - The diff (jsdiff's `diffArrays` over the normalised sentences) lists the
  *   sentences removed and added, at most DIFF_LIMITS.sentences each, each cut at
  *   DIFF_LIMITS.chars characters; when more changed, `more` says how many were left out. Pages
  *   whose sentences differ beyond DIFF_LIMITS.editLength are reported as rewritten (no sentence
  *   lists), so a diff never costs more than that bound.
- * - Every pattern here is linear: no nested quantifiers, bounded repetitions only.
+ * - Linear time: see sentences.ts and volatile-parts.ts. The volatile rules read the first
+ *   VOLATILE_TEXT_CHARS characters; past them only whitespace, case and punctuation are ignored.
  */
 
 /** Sentences added and removed; `rewritten` when more than DIFF_LIMITS.editLength changed. */
@@ -28,56 +36,55 @@ export type TextDiff = ItemDiff;
 
 export const DIFF_LIMITS = { sentences: 5, chars: 200, editLength: 400 } as const;
 
-const MONTHS = 'jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?';
-const VOLATILE: readonly [RegExp, string][] = [
-  [/\b\d{4}-\d{2}-\d{2}(?:[t ]\d{2}:\d{2}(?::\d{2})?(?:\.\d{1,9})?(?:z|[+-]\d{2}:?\d{2})?)?\b/g, '<date>'],
-  [/\b\d{1,2}[./-]\d{1,2}[./-]\d{2,4}\b/g, '<date>'],
-  [new RegExp(`\\b\\d{1,2}(?:st|nd|rd|th)?\\.? (?:${MONTHS})\\.?,? \\d{4}\\b`, 'g'), '<date>'],
-  [new RegExp(`\\b(?:${MONTHS})\\.? \\d{1,2}(?:st|nd|rd|th)?,? \\d{4}\\b`, 'g'), '<date>'],
-  [/\b\d{1,2}:\d{2}(?::\d{2})?(?: ?[ap]\.?m\.?)?\b/g, '<time>'],
-  [/(?:©|\(c\)|copyright) ?\d{4}(?: ?[-–] ?\d{4})?/g, '<year>'],
-  [/\b\d[\d,.]{0,15} ?(?:views?|reads?|comments?|likes?|shares?|followers?|visitors?|reviews?|votes?|clicks?)\b/g, '<n>'],
-  [/\b\d{1,4} ?(?:seconds?|minutes?|mins?|hours?|hrs?|days?|weeks?|months?|years?) ago\b/g, '<ago>'],
-];
-
-/** Every volatile pattern in one expression (one pass per sentence); group n+1 is VOLATILE[n]. */
-const ANY_VOLATILE = new RegExp(VOLATILE.map(([pattern]) => `(${pattern.source})`).join('|'), 'g');
+/** The volatile rules read this many characters of a text (the text stored for the next diff is as long). */
+export const VOLATILE_TEXT_CHARS = 100_000;
 
 /** A sentence as compared: lower case, whitespace collapsed, volatile parts replaced. */
-export function normaliseSentence(sentence: string): string {
-  return sentence
-    .toLowerCase()
-    .replace(/\s+/g, ' ')
-    .trim()
-    .replace(ANY_VOLATILE, (...match: unknown[]) => VOLATILE[match.slice(1, VOLATILE.length + 1).findIndex((g) => g !== undefined)]![1]);
+export function normaliseSentence(sentence: string, language: VolatileLanguage = 'en'): string {
+  return maskVolatile(sentence.replace(/\s+/g, ' ').trim(), language);
 }
 
-/** The sentences of a text, in order, empty ones dropped. */
-export function sentencesOf(text: string): string[] {
-  const out: string[] = [];
-  for (const piece of text.split(/(?<=[.!?])\s+|\n+/)) {
-    const sentence = piece.replace(/\s+/g, ' ').trim();
-    if (sentence) out.push(sentence);
-  }
-  return out;
+/**
+ * What of a normalised sentence counts: its words and numbers, lower case, without placeholders
+ * and punctuation. So where a date's full stop ended a sentence, or whether a line that is only a
+ * date ("3 hours ago") stands alone or is joined to the next, does not matter.
+ */
+export function comparedWords(normal: string): string {
+  return normal.replace(/<[a-z]+>/g, ' ').split(/[^\p{L}\p{N}]+/u).filter(Boolean).join(' ');
 }
 
-/** The fingerprint of a main text: equal for texts that differ only in volatile parts. */
-export function contentFingerprint(text: string): string {
-  // Joined by a space, so where whitespace split a sentence does not matter; a sentence that is
-  // only volatile parts (a bare date line) carries nothing.
-  const kept = sentencesOf(text).map(normaliseSentence).filter((normal) => /[\p{L}\p{N}]/u.test(normal.replace(/<[a-z]+>/g, '')));
-  return createHash('sha256').update(kept.join(' ')).digest('base64url');
+/**
+ * The sentences of a text with their compared words, those without any left out. Past the first
+ * VOLATILE_TEXT_CHARS characters only whitespace, case and punctuation are ignored, so a huge page
+ * costs the volatile rules no more than that many characters.
+ */
+function comparedSentences(text: string, language: VolatileLanguage): { sentence: string; words: string }[] {
+  let read = 0;
+  return sentencesOf(text, language)
+    .map((sentence) => {
+      read += sentence.length;
+      const normal = read <= VOLATILE_TEXT_CHARS ? normaliseSentence(sentence, language) : sentence.toLowerCase();
+      return { sentence, words: comparedWords(normal) };
+    })
+    .filter((s) => s.words);
+}
+
+/** The fingerprint of a main text: equal for texts that differ only in volatile parts, whitespace, case and punctuation. */
+export function contentFingerprint(text: string, language: VolatileLanguage = guessLanguage(text)): string {
+  return createHash('sha256').update(comparedSentences(text, language).map((s) => s.words).join(' ')).digest('base64url');
 }
 
 const cut = (sentence: string) => (sentence.length > DIFF_LIMITS.chars ? `${sentence.slice(0, DIFF_LIMITS.chars - 1)}…` : sentence);
 
-/** What was added to and removed from `before` to make `after`, sentence by sentence. */
-export function textDiff(before: string, after: string): TextDiff {
-  const old = sentencesOf(before);
-  const now = sentencesOf(after);
-  // Diffed as normalised sentences (each normalised once, not at every comparison), listed as written.
-  const parts = diffArrays(old.map(normaliseSentence), now.map(normaliseSentence), { maxEditLength: DIFF_LIMITS.editLength });
+/** What was added to and removed from `before` to make `after`, sentence by sentence (dates read in `language`, default the guess from `after`). */
+export function textDiff(before: string, after: string, language: VolatileLanguage = guessLanguage(after)): TextDiff {
+  // Diffed as the fingerprint compares them (each normalised once, not at every comparison),
+  // sentences that are only volatile parts left out; listed as written.
+  const oldCompared = comparedSentences(before, language);
+  const nowCompared = comparedSentences(after, language);
+  const old = oldCompared.map((s) => s.sentence);
+  const now = nowCompared.map((s) => s.sentence);
+  const parts = diffArrays(oldCompared.map((s) => s.words), nowCompared.map((s) => s.words), { maxEditLength: DIFF_LIMITS.editLength });
   if (!parts) return { added: [], removed: [], more: 0, rewritten: true };
   const added: string[] = [];
   const removed: string[] = [];

@@ -16,6 +16,7 @@ export class CrawlJob {
   @Field(() => Boolean) enableRagSync!: boolean;
   @Field(() => GraphQLJSONObject, { nullable: true }) ragConfig!: Record<string, unknown> | null;
   @Field(() => CrawlWebhook, { nullable: true, description: 'Where per-execution events go (its secret is never returned).' }) webhook!: CrawlWebhook | null;
+  @Field(() => [String], { description: 'CSS selectors of detail-page elements whose text change tracking ignores (left out of the main text).' }) volatileSelectors!: string[];
 }
 
 @ObjectType({ description: 'A crawl job\'s webhook: the URL and the events posted to it once per execution, signed with the job\'s secret.' })

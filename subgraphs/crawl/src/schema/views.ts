@@ -16,6 +16,7 @@ export const jobView = (j: JobRow): CrawlJob => ({
   enableRagSync: j.enableRagSync,
   ragConfig: j.ragConfig ? { ...j.ragConfig } : null,
   webhook: j.webhook ? { url: j.webhook.url, events: [...j.webhook.events] } : null,
+  volatileSelectors: [...j.volatileSelectors],
 });
 
 export const deliveryView = (d: WebhookDelivery): CrawlWebhookDelivery => ({

@@ -4,7 +4,7 @@ import { RAG_DEFAULTS } from '../domain/crawl-job-input.js';
 import type { ItemDiff } from '../domain/crawl-item.js';
 import type { BlockedPage, JobRow } from '../domain/crawl-job.js';
 import { contentFingerprint, textDiff } from '../extract/content-change.js';
-import { mainText } from '../extract/main-text.js';
+import { mainContent, type MainContent } from '../extract/main-text.js';
 import { blockedPageOf, createShellTracker, SMALL_TEXT } from '../fetch/block-page.js';
 import type { PageFetcher } from '../fetch/fetch-page.js';
 import type { ChangeStore } from '../store/change-store.js';
@@ -60,7 +60,7 @@ export async function syncItems(
   const outcome: SyncOutcome = { indexed: 0, unchanged: 0, contentChanged: new Map(), failed: 0, blocked: [], deferred: 0 };
   const stored = await deps.changes.contentOf(tenantId, rows.map((r) => r.id));
   const shells = createShellTracker();
-  const held: { item: UpsertedItem; url: string; text: string }[] = [];
+  const held: { item: UpsertedItem; url: string; content: MainContent }[] = [];
 
   async function index(item: UpsertedItem, text: string): Promise<void> {
     const chunks = chunkText(text, { chunkSize: config.chunkSize, chunkOverlap: config.chunkOverlap });
@@ -75,15 +75,19 @@ export async function syncItems(
     outcome.indexed++;
   }
 
-  /** A page's text is the item's content: note a change, keep the text, index when needed. */
-  async function accept(item: UpsertedItem, text: string): Promise<void> {
-    const fingerprint = contentFingerprint(text);
+  /**
+   * A page's text is the item's content: note a change, keep the text, index when needed. A stored
+   * fingerprint that differs while the stored text reads the same as this one under today's rules
+   * was taken with older volatile rules (or another language guess): the page did not change.
+   */
+  async function accept(item: UpsertedItem, { text, language }: MainContent): Promise<void> {
+    const fingerprint = contentFingerprint(text, language);
     const before = stored.get(item.id);
     let diff: ItemDiff | null | undefined;
     let changedIn: string | null = null;
     if (before?.changedExecution === executionId) diff = before.diff;
-    else if (before?.fingerprint && before.fingerprint !== fingerprint) {
-      diff = before.text ? textDiff(before.text, text) : null;
+    else if (before?.fingerprint && before.fingerprint !== fingerprint && !(before.text && contentFingerprint(before.text, language) === fingerprint)) {
+      diff = before.text ? textDiff(before.text, text, language) : null;
       changedIn = executionId;
     }
     if (diff !== undefined) outcome.contentChanged.set(item.id, diff);
@@ -122,19 +126,19 @@ export async function syncItems(
     }
     await settle(item, async () => {
       const page = await fetcher.fetchPage(item.detailUrl);
-      const text = mainText(page.html);
-      if (!text) throw new SvcError('UPSTREAM_ERROR', `The detail page ${item.detailUrl} has no readable text`);
-      if (text.length >= SMALL_TEXT) return accept(item, text);
-      shells.add(page.url, text);
-      held.push({ item, url: page.url, text });
+      const content = mainContent(page.html, job.volatileSelectors);
+      if (!content.text) throw new SvcError('UPSTREAM_ERROR', `The detail page ${item.detailUrl} has no readable text`);
+      if (content.text.length >= SMALL_TEXT) return accept(item, content);
+      shells.add(page.url, content.text);
+      held.push({ item, url: page.url, content });
     });
     await heartbeat();
   }
-  for (const { item, url, text } of held) {
-    const shell = shells.verdict(url, text);
+  for (const { item, url, content } of held) {
+    const shell = shells.verdict(url, content.text);
     await settle(item, async () => {
       if (shell) throw new SvcError('UPSTREAM_ERROR', `${url} answered a block page`, { slug: 'blocked-page', details: { url, status: 200, block: shell } });
-      await accept(item, text);
+      await accept(item, content);
     });
     await heartbeat();
   }

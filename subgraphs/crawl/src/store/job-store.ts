@@ -24,6 +24,7 @@ function toJob(r: Row): JobRow {
     robotsTxt: r.robots_txt === 'ignore' ? 'ignore' : 'respect',
     dayFirst: r.day_first !== false,
     webhook: r.webhook ? json<{ url: string; events: WebhookEvent[] }>(r.webhook) : null,
+    volatileSelectors: r.volatile_selectors ? json<string[]>(r.volatile_selectors) : [],
     status: r.status as JobStatus,
     nextRunAt: date(r.next_run_at),
     createdAt: new Date(String(r.created_at)),
@@ -120,12 +121,13 @@ export function createJobStore(orm: MikroORM) {
     async insertJob(tenantId: string, input: CrawlJobInput, nextRunAt: Date): Promise<JobRow> {
       const id = randomUUID();
       const rows = await em().execute<Row[]>(
-        `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, run_at, selectors, enable_rag_sync, rag_config, robots_txt, day_first, status, next_run_at, webhook, webhook_secret)
-         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, 'SCHEDULED', ?, ?::jsonb, ?) returning *`,
+        `insert into crawl.crawl_job (id, tenant_id, job_name, target_url, cron_expression, run_at, selectors, enable_rag_sync, rag_config, robots_txt, day_first, status, next_run_at, webhook, webhook_secret, volatile_selectors)
+         values (?, ?, ?, ?, ?, ?, ?::jsonb, ?, ?::jsonb, ?, ?, 'SCHEDULED', ?, ?::jsonb, ?, ?::jsonb) returning *`,
         [
           id, tenantId, input.jobName, input.targetUrl, input.cronExpression ?? null, input.runAt ?? null, JSON.stringify(input.selectors), input.enableRagSync,
           input.ragConfig ? JSON.stringify(input.ragConfig) : null, input.robotsTxt, input.dayFirst, nextRunAt,
           input.webhook ? JSON.stringify({ url: input.webhook.url, events: input.webhook.events }) : null, input.webhook?.secret ?? null,
+          JSON.stringify(input.volatileSelectors),
         ],
       );
       await em().execute(`insert into crawl.selector_version (tenant_id, job_id, version, selectors, reason) values (?, ?, 1, ?::jsonb, 'created')`, [tenantId, id, JSON.stringify(input.selectors)]);

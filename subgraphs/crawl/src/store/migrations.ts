@@ -233,10 +233,18 @@ create index webhook_delivery_job on crawl.webhook_delivery (tenant_id, job_id, 
   }
 }
 
+/** Elements a job's change tracking ignores (crawl-job-input.ts, extract/main-text.ts). */
+class VolatileSelectors extends Migration {
+  override up(): void {
+    this.addSql(`alter table crawl.crawl_job add column volatile_selectors jsonb not null default '[]'::jsonb;`);
+  }
+}
+
 export const CRAWL_MIGRATIONS = [
   { name: '0001_crawl', class: Crawl },
   idempotentChangeMigration('0002_idempotent_change', 'crawl'),
   { name: '0003_blocked_pages', class: BlockedPages },
   { name: '0004_content_changes', class: ContentChanges },
   { name: '0005_execution_webhooks', class: ExecutionWebhooks },
+  { name: '0006_volatile_selectors', class: VolatileSelectors },
 ];
