@@ -60,7 +60,7 @@ const tablePeriod = z.object({ from: z.string(), to: z.string(), text: z.string(
 export const segmentTableSchema = z
   .object({
     title: z.string(), step: z.number().int(), metric: z.string(), unit: nullableText,
-    method: z.string().meta({ description: 'adtributor, adtributor+drill-down or combination-search' }),
+    method: z.string().meta({ description: 'localization (the smallest set of label combinations that explains the change; reports written before it say adtributor, adtributor+drill-down or combination-search)' }),
     values: z.enum(['TOTAL', 'RATIO']).meta({ description: "before and after are each segment's total, or its own ratio" }),
     period: tablePeriod, comparison: tablePeriod, change: z.number(), changeText: z.string(),
     rows: z.array(z.object({

@@ -20,6 +20,7 @@ export interface SegmentTable {
 }
 
 const METHOD: Record<string, string> = {
+  localization: 'the smallest set of label combinations that explains the change',
   adtributor: 'Adtributor over the labels',
   'adtributor+drill-down': 'Adtributor over the labels, then a second label inside',
   'combination-search': 'a search over label combinations (Squeeze)',

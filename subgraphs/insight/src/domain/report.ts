@@ -78,7 +78,7 @@ export interface SegmentTable {
   step: number;
   metric: string;
   unit: string | null;
-  /** How the segments were found: `adtributor`, `adtributor+drill-down` or `combination-search`. */
+  /** How the segments were found: `localization`; reports written before it say `adtributor`, `adtributor+drill-down` or `combination-search`. */
   method: string;
   /** What before and after are: each segment's `TOTAL` (an additive metric) or its own `RATIO`. */
   values: 'TOTAL' | 'RATIO';

@@ -7,7 +7,7 @@ export * from './candidates.js';
 export * from './catalog.js';
 export * from './causes.js';
 export * from './change-point.js';
-export * from './combination-search.js';
+export * from './localize.js';
 export * from './days.js';
 export * from './driver-attribution.js';
 export * from './events.js';

@@ -175,7 +175,7 @@ describe('planted causes: why did it change', () => {
     const planted = total(series, apac) - total(make(false), apac);
     expect(f.premise?.verdict).toBe('confirmed');
     expect(f.changePoint?.day).toBe('2026-11-12');
-    expect([f.primaryView, f.segments?.method]).toEqual(['segment', 'adtributor']);
+    expect([f.primaryView, f.segments?.method]).toEqual(['segment', 'localization']);
     expect(f.causes.map((c) => c.name)).toEqual(['region=apac']);
     within(f.causes[0]!.contribution, planted, 0.1);
     expect(f.causes[0]!.contribution).toBeCloseTo(total(series, apac) - total(series, apac, '2026-11-02', '2026-11-08'), 6);
@@ -193,7 +193,7 @@ describe('planted causes: why did it change', () => {
     const f = analyse({ question: 'Why did bookings drop last week?', catalog: [{ name: 'bookings' }], series, now });
     const planted = total(series, (s) => hit(s.labels)) - total(make(false), (s) => hit(s.labels));
     expect(f.changePoint?.day).toBe('2026-11-10');
-    expect(f.segments?.method).toBe('adtributor+drill-down');
+    expect(f.segments?.method).toBe('localization');
     expect(f.causes[0]!.labels).toEqual({ market: 'fr', channel: 'app' });
     within(f.causes[0]!.contribution, planted, 0.1);
     expect(f.causes[0]!.share).toBeGreaterThan(0.9);
@@ -207,7 +207,7 @@ describe('planted causes: why did it change', () => {
     const series = make(true);
     const f = analyse({ question: 'Why did cdn_bytes drop last week?', catalog: [{ name: 'cdn_bytes', unit: { kind: 'count', noun: 'bytes' } }], series, now });
     expect(f.changePoint?.day).toBe('2026-11-13');
-    expect(f.segments?.method).toBe('combination-search');
+    expect(f.segments?.method).toBe('localization');
     expect(f.causes.map((c) => `${c.labels!.province}×${c.labels!.isp}`).sort()).toEqual(['p1×i1', 'p2×i2', 'p3×i3', 'p4×i4', 'p5×i5']);
     const planted = total(series, (s) => hit(s.labels)) - total(make(false), (s) => hit(s.labels));
     within(f.causes.reduce((a, c) => a + c.contribution, 0), planted, 0.1);

@@ -27,21 +27,21 @@ describe('attributeSegments: Adtributor', () => {
 
   it('drills down inside the chosen value to the second label, and states the remainder', () => {
     const r = attributeSegments(leaves);
-    expect(r.method).toBe('adtributor+drill-down');
+    expect(r.method).toBe('localization');
     expect(r.causes.map((c) => [c.labels, c.contribution, c.share])).toEqual([[{ region: 'eu', device: 'ios' }, -50, 1]]);
     expect(r.remainder).toBe(0);
   });
 
   it('drills down to a child holding most of its parent when the change is all in it (a 60/40 split)', () => {
     const r = attributeSegments([leaf('eu', 'ios', 120, 48), leaf('eu', 'web', 80, 80), leaf('us', 'ios', 240, 240), leaf('us', 'web', 160, 160), leaf('apac', 'ios', 60, 60), leaf('apac', 'web', 40, 40)]);
-    expect(r.method).toBe('adtributor+drill-down');
+    expect(r.method).toBe('localization');
     expect(r.causes.map((c) => [c.labels, c.contribution])).toEqual([[{ region: 'eu', device: 'ios' }, -72]]);
   });
 
   it('keeps the first level when the change is spread over the second', () => {
     const spread = [leaf('eu', 'ios', 100, 60), leaf('eu', 'web', 100, 60), leaf('us', 'ios', 200, 200), leaf('us', 'web', 200, 201), leaf('apac', 'ios', 50, 50), leaf('apac', 'web', 50, 49)];
     const r = attributeSegments(spread);
-    expect([r.method, r.causes.map((c) => c.labels)]).toEqual(['adtributor', [{ region: 'eu' }]]);
+    expect([r.method, r.causes.map((c) => c.labels)]).toEqual(['localization', [{ region: 'eu' }]]);
     expect(r.causes[0]!.contribution).toBe(-80);
     expect(r.remainder).toBe(0);
   });
@@ -80,7 +80,7 @@ describe('attributeSegments: combinations (Squeeze-style)', () => {
       return { labels, before, after: before * (hit ? 0.5 : 1 + 0.01 * (random() - 0.5)) };
     });
     const r = attributeSegments(leaves);
-    expect(r.method).toBe('combination-search');
+    expect(r.method).toBe('localization');
     expect(r.causes.map((c) => `${c.labels.province}/${c.labels.isp}`).sort()).toEqual(['p1/i1', 'p2/i2', 'p3/i3', 'p4/i4', 'p5/i5']);
     expect(r.causes.every((c) => Object.keys(c.labels).length === 2)).toBe(true);
     const planted = leaves.filter((l) => l.labels.province!.slice(1) === l.labels.isp!.slice(1)).reduce((a, l) => a + l.after - l.before, 0);
@@ -161,7 +161,7 @@ describe('several causes at once', () => {
 
   it('says what a second cause found outside the first is outside of, on Adtributor\'s path too', () => {
     const a = attributeSegments(grid((l) => (l.zone === 'z4' ? 0 : 1) * (l.zone === 'z2' ? 0.2 : 1) * (l.product === 'pb' ? 0.2 : 1)));
-    expect(a.method).toBe('adtributor');
+    expect(a.method).toBe('localization');
     expect(a.causes.map((c) => [c.labels, c.outside ?? []])).toEqual([[{ zone: 'z4' }, []], [{ zone: 'z2' }, []], [{ product: 'pb' }, [{ zone: 'z4' }, { zone: 'z2' }]]]);
     expect(a.causes.reduce((s, c) => s + c.contribution, 0) + a.remainder).toBeCloseTo(a.change, 6);
   });

@@ -1,7 +1,8 @@
 /**
- * Where a change happened, through the metric's labels: Adtributor (Bhagwan et al., NSDI 2014)
- * per label dimension, a ThirdEye-style second level inside each value it chose, and a
- * Squeeze-style combination search when no single dimension explains the change.
+ * Where a change happened, through the metric's labels. The causes are the elements `localize`
+ * finds (the smallest set of disjoint label combinations whose ripple explains how the leaves
+ * moved); beside them, each label alone is split the way Adtributor (Bhagwan et al., NSDI 2014)
+ * does, for the reader who asks how the change falls by one label.
  *
  * For each value v of a dimension, with comparison F and actual A:
  * explanatory power EP(v) = (A_v − F_v)/(A − F) and surprise
@@ -13,7 +14,7 @@
  * dimension unrelated to the change explains exactly as much as it weighs). Dimensions whose
  * set explains are ranked by the set's surprise.
  */
-import { searchCombinations } from './combination-search.js';
+import { localize } from './localize.js';
 import type { Segment } from './segment.js';
 
 export type { Segment } from './segment.js';
@@ -29,9 +30,10 @@ export const ADTRIBUTOR = {
   maxSetSize: 3,
   /** A set must explain at least this much more of the change than its share of the comparison value (a dimension unrelated to the change explains as much as it weighs). */
   minConcentration: 0.25,
-  /** A second level replaces its parent only when it holds at most this share of the parent's comparison value. */
-  maxChildBaseShare: 0.8,
 } as const;
+
+/** An element the localizer found is named as a cause when it holds at least this share of the change. */
+export const CAUSE = { minShare: 0.05 } as const;
 
 export interface DimensionSet {
   dimension: string;
@@ -46,10 +48,11 @@ export interface DimensionSet {
 
 export interface SegmentAttribution {
   change: number;
-  method: 'adtributor' | 'adtributor+drill-down' | 'combination-search' | 'none';
-  /** Every dimension's set, explaining ones first by surprise. */
+  /** `localization` when causes were found (localize.ts); findings stored before it say `adtributor`, `adtributor+drill-down` or `combination-search`. */
+  method: 'localization' | 'adtributor' | 'adtributor+drill-down' | 'combination-search' | 'none';
+  /** Every dimension's Adtributor set, explaining ones first by surprise: how each label alone splits the change (the causes come from `localize`). */
   dimensions: DimensionSet[];
-  /** The most specific segments that account for the change, largest contribution first. */
+  /** The elements that explain the change (localize.ts), disjoint, largest contribution first. */
   causes: Segment[];
   /** change − Σ causes' contributions. */
   remainder: number;
@@ -161,106 +164,33 @@ export function adtributor(table: LeafTable, scope?: Uint8Array, fixed: Readonly
   return out.sort((a, b) => Number(b.explaining) - Number(a.explaining) || b.surprise - a.surprise || b.explains - a.explains);
 }
 
-function maskOf(table: LeafTable, labels: Readonly<Record<string, string>>): Uint8Array {
-  const mask = new Uint8Array(table.size);
-  const conditions = Object.entries(labels).map(([d, v]) => {
-    const j = table.dimensions.indexOf(d);
-    return [table.codes[j]!, table.values[j]!.indexOf(v)] as const;
-  });
-  for (let i = 0; i < table.size; i++) mask[i] = conditions.every(([codes, code]) => codes[i] === code) ? 1 : 0;
-  return mask;
-}
-
-/** The second level inside a segment: a dimension whose set explains the segment's change from a minority of its comparison value. */
-function drillDown(table: LeafTable, parent: Segment): Segment[] {
-  const mask = maskOf(table, parent.labels);
-  for (const d of adtributor(table, mask, parent.labels)) {
-    if (!d.explaining) continue;
-    const base = d.segments.reduce((a, s) => a + s.before, 0);
-    if (parent.before > 0 && base / parent.before <= ADTRIBUTOR.maxChildBaseShare) return d.segments;
-  }
-  return [];
-}
-
-/**
- * Causes made disjoint, largest first: a leaf two causes share (the region's part of the product
- * that also fell) is counted once, in the larger; each later cause keeps only its part outside
- * the earlier ones. Causes then add up with the remainder to the change, without a negative
- * remainder balancing an overlap counted twice.
- */
-function disjoint(table: LeafTable, causes: readonly Segment[]): Segment[] {
-  const covered = new Uint8Array(table.size);
-  const out: Segment[] = [];
-  for (const cause of causes) {
-    const match = Object.entries(cause.labels).map(([d, v]) => {
-      const j = table.dimensions.indexOf(d);
-      return [table.codes[j]!, table.values[j]!.indexOf(v)] as const;
-    });
-    const mine = new Uint8Array(table.size);
-    let shared = 0;
-    for (let i = 0; i < table.size; i++) {
-      if (!match.every(([codes, code]) => codes[i] === code)) continue;
-      if (covered[i]) shared++;
-      else mine[i] = 1;
-    }
-    const sums = table.sums((i) => mine[i] === 1);
-    if (sums.leaves === 0) continue;
-    for (let i = 0; i < table.size; i++) covered[i] ||= mine[i]!;
-    if (!shared) {
-      out.push(cause);
-      continue;
-    }
-    // It shares leaves with larger causes (or was found outside them): its part outside, said so.
-    const overlapped = out.filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => cause.labels[d] === undefined || cause.labels[d] === v)).map((earlier) => earlier.labels);
-    const contribution = table.contributionOf(sums);
-    out.push({ ...cause, before: sums.before, after: sums.after, value: table.valuesOf(sums), contribution, share: shareOf(contribution, table.change), ...(overlapped.length ? { outside: overlapped } : {}) });
-  }
-  return out.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-}
-
-/** A second cause is looked for when the first leaves at least this share of the change outside it. */
-export const SECOND_CAUSE = { minRest: 0.2 } as const;
-
-/**
- * A cause in another dimension: the change outside the first cause's segments (so an overlap is
- * counted once, in the first), searched by Adtributor over the other dimensions. Two causes of
- * a fall in different labels (a product and a region) are both named; the second's
- * contribution is its part outside the first.
- */
-function elsewhere(table: LeafTable, first: DimensionSet): Segment[] {
-  const j = table.dimensions.indexOf(first.dimension);
-  const chosen = new Set(first.segments.map((s) => table.values[j]!.indexOf(s.labels[first.dimension]!)));
-  const outside = new Uint8Array(table.size);
-  for (let i = 0; i < table.size; i++) outside[i] = chosen.has(table.codes[j]![i]!) ? 0 : 1;
-  const rest = table.contributionOf(table.sums((i) => outside[i] === 1));
-  if (!(Math.abs(rest) >= SECOND_CAUSE.minRest * Math.abs(table.change)) || Math.sign(rest) !== Math.sign(table.change)) return [];
-  // Adtributor over the leaves outside: its segments' sums and contributions are their part outside already.
-  const second = adtributor(table, outside, {}, [first.dimension])[0];
-  return second?.explaining ? second.segments : [];
-}
-
 /** Attributes the change of a metric over its leaves (one per label combination, with comparison and actual values). */
 export function attributeSegments(leaves: readonly SegmentLeaf[], options: { scale?: number } = {}): SegmentAttribution {
   const table = new LeafTable(leaves, options.scale ?? 1);
   const change = table.change;
-  const dimensions = table.size > 1 && change !== 0 ? adtributor(table) : [];
-  const best = dimensions[0]?.explaining ? dimensions[0] : undefined;
-  let causes: Segment[] = [];
-  let method: SegmentAttribution['method'] = 'none';
-  if (best) {
-    method = 'adtributor';
-    for (const s of best.segments) {
-      s.children = drillDown(table, s);
-      if (s.children.length) method = 'adtributor+drill-down';
-      causes.push(...(s.children.length ? s.children : [s]));
-    }
-    causes.push(...elsewhere(table, best));
-  } else if (dimensions.length) {
-    causes = searchCombinations(table);
-    if (causes.length) method = 'combination-search';
-  }
-  causes.sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
-  causes = disjoint(table, causes);
+  const moved = table.size > 1 && change !== 0;
+  const dimensions = moved ? adtributor(table) : [];
+  // Every element that moved out of its noise, of which the causes are those holding a real part of the change.
+  const found = (moved ? localize(table).elements : []).filter((e) => Math.abs(table.contributionOf(table.sums((i) => e.mine[i] === 1))) >= CAUSE.minShare * Math.abs(change));
+  // Each element over its own leaves (outside those named before it), as a segment of the change.
+  const causes = found.map((e, k): Segment => {
+    const sums = table.sums((i) => e.mine[i] === 1);
+    const contribution = table.contributionOf(sums);
+    // Earlier elements it shares leaves with (they agree on every label both name).
+    const outside = found.slice(0, k).filter((earlier) => Object.entries(earlier.labels).every(([d, v]) => e.labels[d] === undefined || e.labels[d] === v)).map((earlier) => earlier.labels);
+    return {
+      labels: e.labels,
+      before: sums.before,
+      after: sums.after,
+      value: table.valuesOf(sums),
+      contribution,
+      share: shareOf(contribution, change),
+      explanatoryPower: shareOf(contribution, change),
+      surprise: table.surpriseOf(sums),
+      children: [],
+      ...(outside.length ? { outside } : {}),
+    };
+  }).sort((a, b) => Math.abs(b.contribution) - Math.abs(a.contribution));
   const even = !causes.length && change !== 0 ? evenSpread(table) : undefined;
-  return { change, method, dimensions, causes, remainder: change - causes.reduce((a, c) => a + c.contribution, 0), ...(even ? { even } : {}) };
+  return { change, method: causes.length ? 'localization' : 'none', dimensions, causes, remainder: change - causes.reduce((a, c) => a + c.contribution, 0), ...(even ? { even } : {}) };
 }

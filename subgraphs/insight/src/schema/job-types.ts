@@ -128,7 +128,7 @@ export class SegmentTable {
   @Field(() => Int, { description: 'The job step holding the analysis.' }) step!: number;
   @Field(() => String) metric!: string;
   @Field(() => String, { nullable: true }) unit!: string | null;
-  @Field(() => String, { description: 'adtributor, adtributor+drill-down or combination-search' }) method!: string;
+  @Field(() => String, { description: 'localization (the smallest set of label combinations that explains the change; reports written before it say adtributor, adtributor+drill-down or combination-search)' }) method!: string;
   @Field(() => String, { description: 'TOTAL (each segment\'s total) or RATIO (each segment\'s own ratio)' }) values!: string;
   @Field(() => TablePeriod) period!: TablePeriod;
   @Field(() => TablePeriod) comparison!: TablePeriod;
