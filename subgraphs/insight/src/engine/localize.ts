@@ -5,15 +5,15 @@
  *
  * The model is the ripple effect that Squeeze, HotSpot and RiskLoc all rest on: a cause moves
  * every leaf under it by the same factor, and leaves outside every cause keep their comparison
- * value up to noise. Each leaf's gap is measured in its own noise (a z-score: |v − f| ÷ the
- * noise a leaf of its size shows), so a small leaf that doubled counts as much as a large one
- * that moved as far out of its usual range. An element's gain is how much of its leaves' gaps
- * its ripple explains: Σ_e w·|v − f| − Σ_e w·|v − f·V_e/F_e|. That one measure holds the rules
- * of a good answer. A combination cut short (node alone, when only node × mode moved) predicts
- * the still leaves to move and loses gain on them; a combination cut sideways (node × rendition)
- * leaves the moved part of its sibling unexplained; an attribute that did not move (a client
- * type) spreads the cause's move over leaves that held. Noise gains little: a ripple fits a
- * group's net move, and noise nets out.
+ * value up to noise. Each leaf is weighed by its own noise (1 ÷ the typical gap of a leaf of its
+ * size, `noiseOf`), so a small leaf that doubled counts as much as a large one that moved as far
+ * out of its usual range. An element's gain is the weighted squared error its ripple removes:
+ * Σ_e w²·(v − f)² − min_c Σ_e w²·(v − c·f)². That one measure holds the rules of a good answer.
+ * A combination cut short (node alone, when only node × mode moved) predicts the still leaves to
+ * move and loses gain on them; a combination cut sideways (node × rendition) leaves the moved
+ * part of its sibling unexplained; an attribute that did not move (a client type) spreads the
+ * cause's move over leaves that held. Noise gains little: a ripple fits a group's net move, and
+ * noise nets out.
  *
  * The search descends cuboids (one attribute, pairs, triples, deeper while few) and grows the
  * answer greedily: each round takes the element of greatest gain among those not yet taken,
