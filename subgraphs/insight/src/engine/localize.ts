@@ -38,8 +38,6 @@ export const LOCALIZE = {
   maxCuboids: 64,
   /** Most elements found. */
   maxElements: 12,
-  /** The leaves moved alike (no element is named) when one factor for all explains this share of their moves. */
-  even: 0.8,
   /** An element of fewer attributes is preferred while its gain is within this share of the best. */
   simpler: 0.05,
   /** Attributes searched in combinations (the ones whose values moved most apart). */
@@ -96,15 +94,15 @@ export function expectedAndActual(table: LeafTable): { f: Float64Array; v: Float
   return { f, v };
 }
 
-/** E[z² | z² < 9] for a normal z: a mean of squares kept below nine times their expectation, divided by it, is unbiased. */
-const KEPT_SQUARES = 0.9733;
+/** E[z² | z² < 4] for a normal z: a mean of squares kept below four times their expectation (two deviations), divided by it, is unbiased. */
+const KEPT_SQUARES = 0.7737;
 
 /**
  * Each leaf's noise: the typical gap v − f of a leaf of its size a = (|f| + |v|) ÷ 2 (symmetric,
  * so a leaf that fell by half and one that doubled are as far out). Var(v − f) = P·a + R·a² fits
  * counts (the Poisson part P·a) and amounts (a relative noise R·a²) alike, and their mixtures.
  * P and R are fitted to the squared gaps by weighted least squares (weights 1 ÷ the model's
- * variance, as for a gamma model of squares), leaving out the gaps beyond three of their
+ * variance, as for a gamma model of squares), leaving out the gaps beyond two of their
  * deviations (the causes' leaves) and fitting again until the fit settles. A mean of squares
  * rather than a quantile: small counts, whose gaps are mostly 0 or 1, make a quantile 0. Zero
  * where too few leaves tell (see `noiseSample`).
@@ -133,7 +131,7 @@ export function noiseOf(f: Float64Array, v: Float64Array): { scale: Float64Array
     let syb = 0;
     for (const i of used) {
       const m = P * a[i]! + R * a[i]! ** 2;
-      if (m > 0 && g2[i]! > 9 * m) continue;
+      if (m > 0 && g2[i]! > 4 * m) continue;
       const w = m > 0 ? 1 / (m * m) : 1;
       const x1 = a[i]!;
       const x2 = a[i]! ** 2;
@@ -343,6 +341,18 @@ function wholeGain(data: Leaves, z: number): number {
   return gg - (vv - (vf * vf) / ff);
 }
 
+/** Whether, once every leaf's comparison is scaled by the whole's factor, no single label's value still stands out: the leaves moved alike. */
+function movedAlike(data: Leaves, layer: number[][], numbering: (dims: number[]) => { count: number; of: Int32Array }, z: number): boolean {
+  let F = 0;
+  let V = 0;
+  for (let i = 0; i < data.f.length; i++) {
+    F += data.f[i]!;
+    V += data.v[i]!;
+  }
+  const scaled: Leaves = { ...data, f: Float64Array.from(data.f, (x) => (x * V) / F) };
+  return layer.every((c) => candidatesOf(c, numbering(c), scaled, z).length === 0);
+}
+
 /** Leaf numberings kept between rounds while they hold at most this many entries (else made again each round). */
 const KEPT_NUMBERINGS = 50_000_000;
 
@@ -384,10 +394,7 @@ export function localize(table: LeafTable): Localization {
     if (!(max > 0)) break;
     // The whole, moved alike everywhere, is the simplest answer of all: no element is named. It
     // is the answer when its one factor explains most of how the leaves moved, and as much as any element.
-    if (!elements.length) {
-      const whole = wholeGain(data, z);
-      if (whole >= LOCALIZE.even * total && whole >= (1 - LOCALIZE.simpler) * max) break;
-    }
+    if (!elements.length && wholeGain(data, z) >= (1 - LOCALIZE.simpler) * max && movedAlike(data, layers[0]!, numbering, z)) break;
     const chosen = best.find((b) => b && b.gain >= (1 - LOCALIZE.simpler) * max)!;
     if (!estimated && elements.length && chosen.gain < LOCALIZE.minRelativeGain * firstGain) break;
     firstGain ||= chosen.gain;
