@@ -8,7 +8,7 @@
  */
 import { coverOf } from './coverage.js';
 import { isRatioUnit } from './catalog.js';
-import type { DriverPart, Finding, RootChain } from './finding.js';
+import type { Cause, DriverPart, Finding, RootChain } from './finding.js';
 import { subjectName } from './scope.js';
 import { DEFAULT_LOCALE, formatChange, formatDay, formatDelta, formatPeriod, formatShare, formatValue, possessive } from './format.js';
 import { segmentName } from './causes.js';
@@ -19,6 +19,9 @@ import { isYearBefore, type Period } from './periods.js';
 const LISTED = 12;
 
 /** The comparison period in words: "the week before", "the same week a year before (Mon 17 – Sun 23 Nov 2025)", "September 2026". */
+/** A further cause through the labels is named in the first sentence beside the largest when it holds at least this share of the change. */
+export const TOGETHER_SHARE = 0.1;
+
 export function comparisonWords(p: Period, c: Period, locale: string): string {
   if (isYearBefore(p, c) && p.kind !== 'month') {
     const what = p.kind === 'iso-week' ? 'week' : p.kind === 'day' ? 'day' : 'days';
@@ -164,12 +167,23 @@ function mainSentence(f: Finding): string {
   const top = f.causes[0];
   // "The largest part" only when its decomposition has other parts (the other views are other readings of the change).
   const several = f.causes.filter((c) => c.view === top?.view).length > 1;
+  // Causes found together through the labels are named together (two codecs failing at once), up
+  // to three, and how many more there are: "−X (26 % of the change) comes from A, −Y (22 %) from B
+  // and −Z (20 %) from C, and 2 more segments −W (32 %)".
+  const segments = top?.view === 'segment' ? f.causes.filter((c) => c.view === 'segment') : [];
+  const together = segments.slice(1).filter((c) => Math.abs(c.share) >= TOGETHER_SHARE).slice(0, 2);
+  const part = (c: Cause) => `${formatDelta(c.contribution, s.unit, locale)} (${formatShare(c.share, locale)}) from ${c.name}`;
+  const more = segments.slice(1 + together.length);
+  const moreWords = together.length && more.length
+    ? `, and ${more.length} more ${more.length === 1 ? 'segment' : 'segments'} ${formatDelta(more.reduce((a, c) => a + c.contribution, 0), s.unit, locale)} (${formatShare(more.reduce((a, c) => a + c.share, 0), locale)})`
+    : '';
+  const others = together.map((c, i) => `${i === together.length - 1 ? ' and' : ','} ${part(c)}`).join('') + moreWords;
   const cause = top
-    ? `; ${several ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}${f.driverPart && f.driverPart.metric === top.metric ? partWords(f.driverPart, f.driverPart.metric, locale) : ''}` : top.name}${top.view === 'formula' && f.chain?.factor.name === top.name && f.chain.factor.before > 0 ? ` (${formatChange(f.chain.factor.after / f.chain.factor.before - 1, locale)})${chainWords(f.chain, locale)}` : ''}`
+    ? `; ${several && !together.length ? 'the largest part, ' : ''}${formatDelta(top.contribution, s.unit, locale)} (${formatShare(top.share, locale)} of the change)${several && !together.length ? ',' : ''} comes from ${top.view === 'segment' ? top.name : top.view === 'driver' ? `${top.name}${top.lagDays ? ` (${top.lagDays} days earlier)` : ''}${f.driverPart && f.driverPart.metric === top.metric ? partWords(f.driverPart, f.driverPart.metric, locale) : ''}` : top.name}${top.view === 'formula' && f.chain?.factor.name === top.name && f.chain.factor.before > 0 ? ` (${formatChange(f.chain.factor.after / f.chain.factor.before - 1, locale)})${chainWords(f.chain, locale)}` : ''}`
     : '';
   const evenly = evenWords(f);
   if (!top && evenly) return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}; the ${p.observed === 'up' ? 'rise' : 'fall'} is ${evenly}, so no one part explains it.`;
   const where = f.primaryView !== 'segment' ? f.causes.find((c) => c.view === 'segment') : undefined;
   const concentrated = where ? `, concentrated in ${where.name} (${formatShare(where.share, locale)})` : '';
-  return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}${cause}${concentrated}.`;
+  return `${subjectName(s)} ${move} ${when}, ${figures}${outside}${started}${cause}${others}${concentrated}.`;
 }

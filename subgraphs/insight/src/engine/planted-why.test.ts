@@ -185,6 +185,15 @@ describe('planted causes: why did it change', () => {
     expect(answerFirstSentence(f)).not.toContain('the largest part');
   });
 
+  it('two values of one label failed at once: both are named together in the first sentence, nothing else', () => {
+    const dims = { codec: ['vp9', 'av1', 'h264', 'h265', 'opus', 'aac'], lane: ['east', 'west'], relay: ['r1', 'r2', 'r3', 'r4', 'r5'] };
+    const factor = (l: Readonly<Record<string, string>>) => (l.codec === 'av1' ? 3 : l.codec === 'opus' ? 2 : 1);
+    const series = generateLeaves('stream_failures', dims, shape(44, 600, { noise: 0.03 }), (l, d) => (d >= '2026-11-11' ? factor(l) : 1));
+    const f = analyse({ question: 'Why did stream failures rise last week?', catalog: [{ name: 'stream_failures', unit: { kind: 'count', noun: 'failures' } }], series, now });
+    expect(f.causes.filter((c) => c.view === 'segment').map((c) => c.labels)).toEqual([{ codec: 'av1' }, { codec: 'opus' }]);
+    expect(answerFirstSentence(f)).toMatch(/^stream_failures rose [\d.]+ % over Mon 9 – Sun 15 Nov, .*; the change started Wed 11 Nov; \+[\d,]+ failures \(\d+ % of the change\) comes from codec=av1 and \+[\d,]+ failures \(\d+ %\) from codec=opus\.$/);
+  });
+
   it('a segment two labels deep: market fr on the app fell 60 % from Tuesday', () => {
     const dims = { market: ['de', 'fr', 'uk', 'es', 'it'], channel: ['app', 'web', 'partner'] };
     const hit = (l: Readonly<Record<string, string>>) => l.market === 'fr' && l.channel === 'app';
@@ -212,7 +221,7 @@ describe('planted causes: why did it change', () => {
     const planted = total(series, (s) => hit(s.labels)) - total(make(false), (s) => hit(s.labels));
     within(f.causes.reduce((a, c) => a + c.contribution, 0), planted, 0.1);
     expect(Math.abs(f.remainder.share)).toBeLessThan(0.1);
-    expect(answerFirstSentence(f)).toMatch(/^cdn_bytes fell \d\.\d % over Mon 9 – Sun 15 Nov, from [\d,]+ bytes to [\d,]+ bytes .*; the change started Fri 13 Nov; the largest part, −[\d,]+ bytes \(\d+ % of the change\), comes from isp=i\d, province=p\d\.$/);
+    expect(answerFirstSentence(f)).toMatch(/^cdn_bytes fell \d\.\d % over Mon 9 – Sun 15 Nov, from [\d,]+ bytes to [\d,]+ bytes .*; the change started Fri 13 Nov; −[\d,]+ bytes \(\d+ % of the change\) comes from isp=i\d, province=p\d, −[\d,]+ bytes \(\d+ %\) from isp=i\d, province=p\d and −[\d,]+ bytes \(\d+ %\) from isp=i\d, province=p\d, and 2 more segments −[\d,]+ bytes \(\d+ %\)\.$/);
   });
 
   it('a declared driver with a lag: ad clicks halved on Friday, trial starts followed three days later', () => {
