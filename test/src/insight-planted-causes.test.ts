@@ -70,6 +70,14 @@ beforeAll(async () => {
   const rest = generateDaily({ start, days: 120, level: 1000, seed: 34, noise: 0.02 });
   await ingest(bySource, 'visits');
   await ingest([{ name: 'room_nights', labels: {}, points: rest.map((p, i) => ({ t: p.t, value: p.value + 0.5 * bySource[0]!.points[i]!.value })) }], 'nights');
+  // Playback failures by relay × codec × lane; from last Wednesday on, relay "r3" in lane
+  // "west" fails five times as often, every codec alike (the operators' root cause: a relay's
+  // west lane, not a codec, not the relay's other lane).
+  const wednesday = lastMonday + 2 * DAY;
+  const failures = generateLeaves('playback_failures', { relay: ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'], codec: ['c1', 'c2', 'c3', 'c4'], lane: ['east', 'west'] }, { start, days: 120, level: 2400, seed: 41, noise: 0.04 }, (labels, day) =>
+    labels.relay === 'r3' && labels.lane === 'west' && Date.parse(`${day}T00:00:00Z`) >= wednesday ? 5 : 1,
+  );
+  await ingest(failures, 'failures');
   const words = await call(`${platform.bridge}/api/v1/insight/metrics/room_nights/definition`, { method: 'PUT', headers: bearer(analyst), json: { display: { name: 'room nights' } } });
   expect(words.status).toBe(200);
   const sources = await call(`${platform.bridge}/api/v1/insight/metrics/web_visits/definition`, { method: 'PUT', headers: bearer(analyst), json: { display: { values: { source: { search: 'search engines' } } } } });
@@ -108,6 +116,21 @@ describe('planted causes through the API', () => {
     const graph = await gql(platform.router, `query($id: ID!) { insightJob(jobId: $id) { report { segmentTables { ${fields} } } } }`, { id: job.jobId }, bearer(analyst));
     expect(graph.body.errors).toBeUndefined();
     expect(graph.body.data!.insightJob.report.segmentTables).toEqual(job.report.segmentTables);
+  });
+
+  it('names a cause of two labels exactly, in the first sentence and the segment table, and nothing else', async () => {
+    const job = await ask('Why did playback failures rise last week?');
+    expect(job.status).toBe('COMPLETED');
+    const judgment: string = job.report.judgment;
+    // The answer first: what rose, by how much, against what, when, and where (the relay's west lane, every codec).
+    expect(judgment).toMatch(/^playback_failures rose [\d.]+ % over .+ against the week before, above its expected range of [\d,]+ failures to [\d,]+ failures; the change started \w{3} \d+ \w{3}; \+[\d,]+ failures \((9\d|100) % of the change\) comes from (lane=west, relay=r3|relay=r3, lane=west)\./);
+    expect(judgment).not.toMatch(/codec=/);
+    const [table] = job.report.segmentTables;
+    expect(table.method).toBe('localization');
+    expect(table.rows.map((r: { kind: string; labels: Record<string, string> }) => [r.kind, r.labels])).toEqual([['SEGMENT', { lane: 'west', relay: 'r3' }], ['REMAINDER', {}]]);
+    // Five times from Wednesday: 3.9 times over the week of Monday to Sunday.
+    expect(table.rows[0].after).toBeGreaterThan(table.rows[0].before * 3.5);
+    expect(table.rows.reduce((a: number, r: { contribution: number }) => a + r.contribution, 0)).toBeCloseTo(table.change, 6);
   });
 
   it('says a false premise first, with the figures', async () => {
