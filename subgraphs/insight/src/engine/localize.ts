@@ -255,6 +255,25 @@ interface Leaves {
   R: number;
   /** 1 for a leaf an element already holds. */
   taken: Uint8Array;
+  /** Group sums of the cuboid being weighed, as long as the most groups a cuboid has. */
+  sums: GroupSums;
+}
+
+interface GroupSums {
+  F: Float64Array;
+  V: Float64Array;
+  gg: Float64Array;
+  vv: Float64Array;
+  vf: Float64Array;
+  ff: Float64Array;
+  variance: Float64Array;
+  leaves: Int32Array;
+  example: Int32Array;
+}
+
+function groupSums(size: number): GroupSums {
+  const column = () => new Float64Array(size);
+  return { F: column(), V: column(), gg: column(), vv: column(), vf: column(), ff: column(), variance: column(), leaves: new Int32Array(size), example: new Int32Array(size) };
 }
 
 /**
@@ -265,16 +284,12 @@ interface Leaves {
 function candidatesOf(dims: number[], numbered: { count: number; of: Int32Array }, data: Leaves, z: number): Candidate[] {
   const { count, of } = numbered;
   const { f, v, w, noise, taken } = data;
-  const F = new Float64Array(count);
-  const V = new Float64Array(count);
-  // Weighted sums for the ripple's least-squares fit: Σw²(v−f)², Σw²v², Σw²vf, Σw²f² (w = 1/noise).
-  const gg = new Float64Array(count);
-  const vv = new Float64Array(count);
-  const vf = new Float64Array(count);
-  const ff = new Float64Array(count);
-  const variance = new Float64Array(count);
-  const leaves = new Int32Array(count);
-  const example = new Int32Array(count).fill(-1);
+  // Weighted sums for the ripple's least-squares fit: Σw²(v−f)², Σw²v², Σw²vf, Σw²f² (w = 1/noise),
+  // in the search's own arrays, cleared for this cuboid's groups (a cuboid a call: no garbage per call).
+  const { F, V, gg, vv, vf, ff, variance, leaves, example } = data.sums;
+  for (const column of [F, V, gg, vv, vf, ff, variance]) column.fill(0, 0, count);
+  leaves.fill(0, 0, count);
+  example.fill(-1, 0, count);
   const n = of.length;
   for (let i = 0; i < n; i++) {
     if (taken[i]) continue;
@@ -364,7 +379,8 @@ export function localize(table: LeafTable): Localization {
   let total = 0;
   for (let i = 0; i < table.size; i++) total += (w[i]! * (v[i]! - f[i]!)) ** 2;
   if (!(total > 0) || table.size < 2) return { elements: [], explained: 0 };
-  const data: Leaves = { f, v, w, noise, P, R, taken: new Uint8Array(table.size) };
+  // A cuboid has at most one group a leaf.
+  const data: Leaves = { f, v, w, noise, P, R, taken: new Uint8Array(table.size), sums: groupSums(table.size) };
   const layers = cuboidsToSearch(movingDimensions(table, f, v, w));
   const groups = layers.flat().reduce((a, c) => a + Math.min(table.size, c.reduce((m, j) => m * table.values[j]!.length, 1)), 0);
   // The largest of m normal deviations is about √(2 ln m): an element must stand out beyond it.
