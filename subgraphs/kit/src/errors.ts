@@ -9,6 +9,8 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** An entity another subgraph referenced (an action's target) does not exist (any more). */
+  ENTITY_NOT_FOUND: 404,
   CONFLICT: 409,
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 429,
