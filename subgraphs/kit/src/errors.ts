@@ -17,6 +17,8 @@ export const ERROR_STATUS = {
   RATE_LIMITED: 429,
   UPSTREAM_ERROR: 502,
   UNAVAILABLE: 503,
+  /** Raised by the router: a subgraph did not answer (down, past its timeout, or 5xx); the rest of the answer stands. */
+  SUBGRAPH_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
   NOT_ACCEPTABLE: 406,
   UNSUPPORTED_MEDIA_TYPE: 415,
