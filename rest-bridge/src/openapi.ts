@@ -35,14 +35,21 @@ const ERROR_SCHEMAS: Record<Style, { mediaType: string; schema: JsonSchema }> = 
   },
 };
 
+/** `errors` of a partial answer (rest-bridge/src/partial.ts): the parts that could not be read, null in the body. */
+const partErrors: JsonSchema = {
+  type: 'array',
+  description: 'Only in a partial answer (header X-Svc-Partial): each part of the payload that could not be read (it is null), by a JSON pointer into this body, with its code (ENTITY_NOT_FOUND, FORBIDDEN, UNAVAILABLE, ...) and why.',
+  items: { type: 'object', required: ['pointer', 'code', 'detail'], properties: { pointer: { type: 'string' }, code: { type: 'string' }, detail: { type: 'string' } } },
+};
+
 function envelope(style: Style, payload: JsonSchema): JsonSchema {
   switch (style) {
     case 'insight':
-      return { type: 'object', properties: { code: { type: 'integer', const: 200 }, message: { type: 'string' }, data: payload } };
+      return { type: 'object', properties: { code: { type: 'integer', const: 200 }, message: { type: 'string' }, data: payload, errors: partErrors } };
     case 'crawl':
-      return { type: 'object', properties: { code: { type: 'string', const: 'SUCCESS' }, data: payload } };
+      return { type: 'object', properties: { code: { type: 'string', const: 'SUCCESS' }, data: payload, errors: partErrors } };
     case 'cms':
-      return { type: 'object', properties: { success: { type: 'boolean', const: true }, data: payload } };
+      return { type: 'object', properties: { success: { type: 'boolean', const: true }, data: payload, errors: partErrors } };
     case 'llm':
       return payload;
   }
