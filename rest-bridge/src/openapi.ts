@@ -35,25 +35,24 @@ const ERROR_SCHEMAS: Record<Style, { mediaType: string; schema: JsonSchema }> = 
   },
 };
 
-/** `errors` of a partial answer (rest-bridge/src/partial.ts): the parts that could not be read, null in the body. */
-const partErrors: JsonSchema = {
-  type: 'array',
-  description: 'Only in a partial answer (header X-Svc-Partial): each part of the payload that could not be read (it is null), by a JSON pointer into this body, with its code (ENTITY_NOT_FOUND, FORBIDDEN, UNAVAILABLE, ...) and why.',
-  items: { type: 'object', required: ['pointer', 'code', 'detail'], properties: { pointer: { type: 'string' }, code: { type: 'string' }, detail: { type: 'string' } } },
-};
-
 function envelope(style: Style, payload: JsonSchema): JsonSchema {
   switch (style) {
     case 'insight':
-      return { type: 'object', properties: { code: { type: 'integer', const: 200 }, message: { type: 'string' }, data: payload, errors: partErrors } };
+      return { type: 'object', properties: { code: { type: 'integer', const: 200 }, message: { type: 'string' }, data: payload } };
     case 'crawl':
-      return { type: 'object', properties: { code: { type: 'string', const: 'SUCCESS' }, data: payload, errors: partErrors } };
+      return { type: 'object', properties: { code: { type: 'string', const: 'SUCCESS' }, data: payload } };
     case 'cms':
-      return { type: 'object', properties: { success: { type: 'boolean', const: true }, data: payload, errors: partErrors } };
+      return { type: 'object', properties: { success: { type: 'boolean', const: true }, data: payload } };
     case 'llm':
       return payload;
   }
 }
+
+/**
+ * A partial answer (rest-bridge/src/partial.ts) is the success with one member more, `errors`:
+ * said in the description, not among the schema's members, which every success carries.
+ */
+const PARTIAL = 'Success. A partial answer (header X-Svc-Partial: <parts>, Cache-Control: no-store) is the same with the parts that could not be read null and one member more, `errors`: [{pointer, code, detail}], a JSON pointer into this body for each part, its code (ENTITY_NOT_FOUND, FORBIDDEN, UNAVAILABLE, ...) and why.';
 
 const SECURITY: Record<RouteSpec['security'], Record<string, string[]>[]> = {
   bearer: [{ bearerAuth: [] }],
@@ -94,7 +93,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
     const responses: Record<string, unknown> = {
       [route.status]: route.events
         ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: route.response } } }
-        : { description: 'Success', content: { 'application/json': { schema: envelope(route.style, route.response) } } },
+        : { description: PARTIAL, content: { 'application/json': { schema: envelope(route.style, route.response) } } },
     };
     if (route.native && route.path === '/v1/chat/completions') {
       // stream: true answers Server-Sent Events of chat.completion.chunk, ending with `data: [DONE]`.
