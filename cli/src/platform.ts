@@ -125,6 +125,7 @@ export async function startPlatform(config: Config, service: Service, log = crea
           operations: await loadOperations(OPERATIONS_DIR),
           trustedDocuments: config.SVC_TRUSTED_DOCUMENTS,
           compiledShaping: config.SVC_ROUTER_COMPILED_SHAPING,
+          subgraphTimeouts: { queryMs: config.SVC_ROUTER_SUBGRAPH_TIMEOUT_MS, mutationMs: config.SVC_ROUTER_MUTATION_TIMEOUT_MS },
         },
         config.SVC_ROUTER_PORT,
         host,

@@ -411,6 +411,58 @@ describe('GraphQL errors from the router', () => {
   });
 });
 
+describe('partial answers (partial.ts): data with errors only inside the route\'s result', () => {
+  const gone = { message: 'CrawlJob "j1" does not exist (any more)', path: ['actionProposals', 1, 'target'], extensions: { code: 'ENTITY_NOT_FOUND', status: 404 } };
+  const down = { message: 'The crawl subgraph did not answer within 30 s; its part of the answer is missing', path: ['actionProposals', 2, 'target'], extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'crawl' } };
+  const actions = [{ actionId: 'a0', target: { title: 'Pricing' } }, { actionId: 'a1', target: null }, { actionId: 'a2', target: null }];
+
+  it('answers an analysis route its success status in its envelope, the parts null and listed by pointer, never cached', async () => {
+    const { bridge } = setup({ data: { actionProposals: actions }, errors: [gone, down] });
+    const response = await bridge.handle(request('GET', '/api/v1/insight/actions', { headers: { Authorization: 'Bearer t' } }));
+    expect(response.status).toBe(200);
+    expect(response.headers).toMatchObject({ 'cache-control': 'no-store', 'x-svc-partial': '2' });
+    expect(json(response)).toEqual({
+      code: 200,
+      message: 'Partial answer: 2 parts could not be read (see errors)',
+      data: actions,
+      errors: [
+        { pointer: '/data/1/target', code: 'ENTITY_NOT_FOUND', detail: gone.message },
+        { pointer: '/data/2/target', code: 'UNAVAILABLE', detail: down.message },
+      ],
+    });
+  });
+
+  it('answers the crawling, content and gateway shapes with errors beside their data, pointers into the body as sent', async () => {
+    const job = { jobId: 'j1', jobName: 'Prices', webhook: null };
+    const crawl = await setup({ data: { crawlJob: job }, errors: [{ message: 'nope', path: ['crawlJob', 'webhook'], extensions: { code: 'FORBIDDEN', status: 403 } }] }).bridge.handle(request('GET', '/api/v1/crawl/jobs/j1', { headers: { Authorization: 'Bearer t' } }));
+    expect([crawl.status, json(crawl)]).toEqual([200, { code: 'SUCCESS', data: job, errors: [{ pointer: '/data/webhook', code: 'FORBIDDEN', detail: 'nope' }] }]);
+    // Content delivery: the payload is the result's `content`; a partial one is not kept, has no ETag and no surrogate keys.
+    const delivered = { content: { slug: 'welcome', locale: 'en', seo: null }, etag: '"e1"', surrogateKeys: ['svc-site-demo'], maxAgeSeconds: 300 };
+    const cms = await setup({ data: { deliveredContent: delivered }, errors: [{ message: 'x/y gone', path: ['deliveredContent', 'content', 'seo'], extensions: { code: 'ENTITY_NOT_FOUND' } }] }).bridge.handle(request('GET', '/api/v1/contents/welcome', { headers: SITE }));
+    expect([cms.status, json(cms)]).toEqual([200, { success: true, data: delivered.content, errors: [{ pointer: '/data/seo', code: 'ENTITY_NOT_FOUND', detail: 'x/y gone' }] }]);
+    expect(cms.headers).toMatchObject({ 'cache-control': 'no-store', 'content-language': 'en', 'x-svc-partial': '1' });
+    expect(cms.headers.etag).toBeUndefined();
+    expect(cms.headers.xkey).toBeUndefined();
+    // The gateway's OpenAI-shaped object: its wrapper member, escaped as RFC 6901 says.
+    const budgets = [{ agentCode: 'a/b~c', usage: null }];
+    const llm = await setup({ data: { budgets }, errors: [{ message: 'later', path: ['budgets', 0, 'usage'], extensions: { code: 'SUBGRAPH_UNAVAILABLE' } }] }).bridge.handle(request('GET', '/admin/v1/budgets', { headers: { Authorization: 'Bearer k' } }));
+    expect([llm.status, json(llm)]).toEqual([200, { budgets, errors: [{ pointer: '/budgets/0/usage', code: 'UNAVAILABLE', detail: 'later' }] }]);
+  });
+
+  it('fails with the first error when the result has no data, or an error lies outside it', async () => {
+    const { bridge } = setup({ data: null, errors: [{ ...down, path: ['actionProposals'] }] });
+    const none = await bridge.handle(request('GET', '/api/v1/insight/actions', { headers: { Authorization: 'Bearer t' } }));
+    expect(none.status).toBe(503);
+    expect(none.headers['retry-after']).toBe('5');
+    expect(json(none)).toEqual({ code: 503, message: down.message, data: null });
+    for (const outside of [{ message: 'boom', extensions: { code: 'INTERNAL_SERVER_ERROR' } }, { ...gone, path: ['actionProposals'] }]) {
+      const response = await setup({ data: { actionProposals: actions }, errors: [gone, outside] }).bridge.handle(request('GET', '/api/v1/insight/actions', { headers: { Authorization: 'Bearer t' } }));
+      expect(response.status).not.toBe(200);
+      expect(json(response).data).toBeNull();
+    }
+  });
+});
+
 describe('POST /api/v1/auth/token (analysis style)', () => {
   const path = '/api/v1/auth/token';
 

@@ -2,6 +2,7 @@ import { CALLER_HEADERS, checkText, parseClientJson, resultOfAnswer, SvcError, h
 import { accepts } from './accept.js';
 import { ENVELOPES, styleOfPath, type BridgeError, type Rendered } from './envelopes/index.js';
 import type { ResponseCache } from './response-cache.js';
+import { partialProblems } from './partial.js';
 import { compileRoute, type CompiledRoute, type RouteSpec, type Source } from './route-spec.js';
 import { envelopeHalves, rootFieldText, selectsOneRootField, spliced, type EnvelopeHalves } from './splice.js';
 
@@ -96,8 +97,10 @@ export function fromGraphQLError(error: NonNullable<GraphQLResult['errors']>[num
     return { code: 'INTERNAL_SERVER_ERROR', status: 500, message: 'Internal server error' };
   }
   if (code === 'DOWNSTREAM_SERVICE_ERROR' || /ECONNREFUSED|fetch failed|connect/i.test(error.message)) {
-    if (!('status' in ext)) return { code: 'UNAVAILABLE', status: 503, message: 'A backing service is unavailable; retry shortly' };
+    if (!('status' in ext)) return { code: 'UNAVAILABLE', status: 503, message: 'A backing service is unavailable; retry shortly', retryAfter: 5 };
   }
+  // The router answering for a subgraph that did not answer (its message names it).
+  if (code === 'SUBGRAPH_UNAVAILABLE') return { code: 'UNAVAILABLE', status: 503, message: error.message, slug: 'subgraph-unavailable', retryAfter: 5 };
   return {
     code,
     status: httpStatusOf(code, ext.status),
@@ -266,7 +269,12 @@ export function createBridge(options: BridgeOptions) {
         options.log.error({ err: error, operation: route.operation }, 'router call failed');
         throw new SvcError('UNAVAILABLE', 'The GraphQL router is unavailable; retry shortly', { retryAfter: 5 });
       }
-      if (result.errors?.length) return fail(req, route.style, fromGraphQLError(result.errors[0]!, options.log));
+      if (result.errors?.length) {
+        // Data with errors only inside it is a partial answer (partial.ts); anything else fails with the first error.
+        const problems = route.events ? undefined : partialProblems(route, result, ENVELOPES[route.style].payloadPointer, (error) => fromGraphQLError(error, options.log));
+        const partial = problems && partialResponse(route, result.data![route.result], problems);
+        return partial ?? fail(req, route.style, fromGraphQLError(result.errors[0]!, options.log));
+      }
       // An event route's operation checks the caller and the resource; then the stream is relayed.
       if (route.events) return await relayEvents(req, route, headers, params);
       const value = result.data?.[route.result];
@@ -341,14 +349,31 @@ export function createBridge(options: BridgeOptions) {
     return [`${route.method} ${req.path}?${req.query.toString()}`, ...VARYING.map((name) => req.headers[name] ?? '')].join('\n');
   }
 
-  function success(route: CompiledRoute, value: unknown, cacheHeaders: Record<string, string> = {}): RestResponse {
+  /** The route's response headers taken from the result. */
+  function resultHeaders(route: CompiledRoute, value: unknown): Record<string, string> {
     const extra: Record<string, string> = {};
     for (const [name, path] of Object.entries(route.headers ?? {})) {
       const header = pick(value, path);
       if (header !== undefined && header !== null) extra[name] = String(header);
     }
+    return extra;
+  }
+
+  const payloadOf = (route: CompiledRoute, value: unknown) => {
     const payload = pick(value, route.payload);
-    return respond(ENVELOPES[route.style].success(route.wrap ? { [route.wrap]: payload } : payload, route), { ...extra, ...cacheHeaders });
+    return route.wrap ? { [route.wrap]: payload } : payload;
+  };
+
+  function success(route: CompiledRoute, value: unknown, cacheHeaders: Record<string, string> = {}): RestResponse {
+    return respond(ENVELOPES[route.style].success(payloadOf(route, value), route), { ...resultHeaders(route, value), ...cacheHeaders });
+  }
+
+  /** A partial answer in the route's success envelope with `errors` (partial.ts), never cached; undefined when the envelope has no room for it. */
+  function partialResponse(route: CompiledRoute, value: unknown, problems: ReturnType<typeof partialProblems> & object): RestResponse | undefined {
+    const noStore = { 'cache-control': 'no-store' };
+    if (!problems.length) return respond(ENVELOPES[route.style].success(payloadOf(route, value), route), { ...resultHeaders(route, value), ...noStore });
+    const rendered = ENVELOPES[route.style].partial(payloadOf(route, value), problems, route);
+    return rendered && respond(rendered, { ...resultHeaders(route, value), ...noStore, 'x-svc-partial': String(problems.length) });
   }
 
   return { handle, errorResponse, routes };

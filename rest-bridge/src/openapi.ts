@@ -48,6 +48,12 @@ function envelope(style: Style, payload: JsonSchema): JsonSchema {
   }
 }
 
+/**
+ * A partial answer (rest-bridge/src/partial.ts) is the success with one member more, `errors`:
+ * said in the description, not among the schema's members, which every success carries.
+ */
+const PARTIAL = 'Success. A partial answer (header X-Svc-Partial: <parts>, Cache-Control: no-store) is the same with the parts that could not be read null and one member more, `errors`: [{pointer, code, detail}], a JSON pointer into this body for each part, its code (ENTITY_NOT_FOUND, FORBIDDEN, UNAVAILABLE, ...) and why.';
+
 const SECURITY: Record<RouteSpec['security'], Record<string, string[]>[]> = {
   bearer: [{ bearerAuth: [] }],
   apiKey: [{ apiKey: [] }],
@@ -87,7 +93,7 @@ export function openApiDocument(routes: readonly RouteSpec[], info: { title: str
     const responses: Record<string, unknown> = {
       [route.status]: route.events
         ? { description: 'Server-Sent Events', content: { 'text/event-stream': { schema: route.response } } }
-        : { description: 'Success', content: { 'application/json': { schema: envelope(route.style, route.response) } } },
+        : { description: PARTIAL, content: { 'application/json': { schema: envelope(route.style, route.response) } } },
     };
     if (route.native && route.path === '/v1/chat/completions') {
       // stream: true answers Server-Sent Events of chat.completion.chunk, ending with `data: [DONE]`.

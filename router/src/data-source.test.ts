@@ -2,7 +2,7 @@ import { describe, expect, it } from '@jest/globals';
 import { RemoteGraphQLDataSource } from '@apollo/gateway';
 import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, FORWARDED_HEADERS } from '@svc/kit';
 import { SubgraphDataSource, type ForwardingContext } from './data-source.js';
-import type { SubgraphRequest, SubgraphResponse } from './subgraph-fetch.js';
+import { SubgraphTimeoutError, type SubgraphRequest, type SubgraphResponse } from './subgraph-fetch.js';
 
 /** A subgraph answering `answer`, recording what each data source sent it. */
 function fakeFetch(answer: { status: number; type?: string; body: string; cacheControl?: string }) {
@@ -73,7 +73,7 @@ async function both(answer: Parameters<typeof fakeFetch>[0]) {
     }
     return { sent, outcome, hints };
   };
-  return { ours: await run((fetch) => new SubgraphDataSource<ForwardingContext>('http://cms/graphql', fetch)), theirs: await run((fetch) => remote(fetch)) };
+  return { ours: await run((fetch) => new SubgraphDataSource<ForwardingContext>('http://cms/graphql', fetch, 'cms')), theirs: await run((fetch) => remote(fetch)) };
 }
 
 describe('SubgraphDataSource does what RemoteGraphQLDataSource did for the router', () => {
@@ -86,17 +86,12 @@ describe('SubgraphDataSource does what RemoteGraphQLDataSource did for the route
     expect(ours.outcome).toEqual({ result: { data: { _entities: [] } }, status: 200 });
   });
 
-  it('fails the same way for a 401, a 500 and an answer that is not an object', async () => {
-    for (const answer of [
-      { status: 401, body: '{"errors":[{"message":"no"}]}' },
-      { status: 500, type: 'text/plain', body: 'boom' },
-      { status: 200, type: 'text/plain', body: 'not json' },
-    ]) {
-      const { ours, theirs } = await both(answer);
-      expect(ours.outcome).toEqual(theirs.outcome);
-      expect(ours.outcome).toHaveProperty('error');
-    }
+  it('fails the same way for a 401', async () => {
+    const { ours, theirs } = await both({ status: 401, body: '{"errors":[{"message":"no"}]}' });
+    expect(ours.outcome).toEqual(theirs.outcome);
+    expect(ours.outcome).toHaveProperty('error');
   });
+
 
   it('restricts the cache policy by the answer\'s Cache-Control as before', async () => {
     for (const cacheControl of [undefined, 'max-age=60, public', 'private, max-age="30"', 'no-store']) {
@@ -104,5 +99,43 @@ describe('SubgraphDataSource does what RemoteGraphQLDataSource did for the route
       expect(ours.hints).toEqual(theirs.hints);
       expect(ours.hints).toHaveLength(1);
     }
+  });
+});
+
+describe('SubgraphDataSource answers for a subgraph that does not answer', () => {
+  const entities = (representations: unknown[]) => ({
+    kind: 'incoming operation',
+    request: { query: 'query Q($representations: [_Any!]!) { _entities(representations: $representations) { ... on Content { title } } }', variables: { representations }, operationName: 'Q', http: undefined },
+    incomingRequestContext: { overallCachePolicy: { restrict: () => undefined } },
+    context,
+    pathInIncomingRequest: ['actionProposals', '@', 'target'],
+  }) as never;
+  const root = {
+    kind: 'incoming operation',
+    request: { query: 'query Q { contents(siteKey: "demo") { id } first: content(id: "1") { id } __typename }', variables: {}, operationName: 'Q', http: undefined },
+    incomingRequestContext: { overallCachePolicy: { restrict: () => undefined } },
+    context,
+    pathInIncomingRequest: [],
+  } as never;
+  const failing = (how: 'refused' | 'timeout' | 'status' | 'not json') => async (url: string): Promise<SubgraphResponse> => {
+    if (how === 'refused') throw Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:4004'), { code: 'ECONNREFUSED' });
+    if (how === 'timeout') throw new SubgraphTimeoutError(2500);
+    const status = how === 'status' ? 503 : 200;
+    return { ok: status === 200, status, statusText: '', url, headers: { get: () => 'text/html' }, text: async () => '<html>', json: async () => JSON.parse('<html>') as unknown };
+  };
+
+  it.each([
+    ['refused', 'The cms subgraph is unreachable; its part of the answer is missing', 'unreachable'],
+    ['timeout', 'The cms subgraph did not answer within 2.5 s; its part of the answer is missing', 'timeout'],
+    ['status', 'The cms subgraph answered HTTP 503; its part of the answer is missing', 'status'],
+    ['not json', 'The cms subgraph answered something that is not a GraphQL result; its part of the answer is missing', 'invalid'],
+  ] as const)('%s: each reference null with SUBGRAPH_UNAVAILABLE at its index, and each root field', async (how, message, kind) => {
+    const failures: [string, string][] = [];
+    const source = new SubgraphDataSource<ForwardingContext>('http://cms/graphql', failing(how), 'cms', (service, failure) => failures.push([service, failure.kind]));
+    const answer = await source.process(entities([{ __typename: 'Content', id: 'a' }, { __typename: 'Content', id: 'b' }]));
+    const error = (path: (string | number)[]) => ({ message, path, extensions: { code: 'SUBGRAPH_UNAVAILABLE', serviceName: 'cms' } });
+    expect(answer).toEqual({ data: { _entities: [null, null] }, errors: [error(['_entities', 0]), error(['_entities', 1])] });
+    expect(await source.process(root)).toEqual({ data: null, errors: [error(['contents']), error(['first'])] });
+    expect(failures).toEqual([['cms', kind], ['cms', kind]]);
   });
 });

@@ -8,15 +8,23 @@
  *
  * The same request body (`{"query":…,"variables":…,"operationName":…}`, in that order, which
  * subgraph-fetch.ts reads the operation's kind from), the same forwarded headers, the same errors
- * for a failed answer (`<status>: <reason>` with the response in `extensions`, UNAUTHENTICATED
+ * for a refused answer (`<status>: <reason>` with the response in `extensions`, UNAUTHENTICATED
  * for 401, FORBIDDEN for 403), and the same restriction of the operation's cache policy by the
  * subgraph's Cache-Control. Automatic persisted queries to subgraphs stay off, as they were.
+ *
+ * Unlike RemoteGraphQLDataSource, a subgraph that does not answer (no connection, past its
+ * timeout, 5xx, or no GraphQL result) does not fail the fetch: the data source answers for it
+ * with every field of the fetch null and a SUBGRAPH_UNAVAILABLE error at each
+ * (subgraph-failure.ts), so the other subgraphs' data stands. Errors of an entity fetch are
+ * recorded for the router to put at the right place in the answer (entity-error-paths.ts).
  */
 import type { GraphQLDataSource, GraphQLDataSourceProcessOptions } from '@apollo/gateway';
 import { CLIENT_IP_HEADER, CLIENT_IP_SIGNATURE_HEADER, FORWARDED_HEADERS, isJsonObject } from '@svc/kit';
 import { GraphQLError } from 'graphql';
 import type { IncomingHttpHeaders } from 'node:http';
-import type { SubgraphRequest, SubgraphResponse } from './subgraph-fetch.js';
+import { recordEntityFetchErrors } from './entity-error-paths.js';
+import { unavailableAnswer, type FailureKind } from './subgraph-failure.js';
+import { SubgraphTimeoutError, type SubgraphRequest, type SubgraphResponse } from './subgraph-fetch.js';
 
 /** What the router's context holds for its subgraph calls. */
 export interface ForwardingContext {
@@ -56,8 +64,25 @@ function hintOf(header: string | null): { maxAge: number; scope?: 'PRIVATE' | 'P
   };
 }
 
+/** Told of every subgraph that did not answer (for the router's log), with why. */
+export type FailureListener = (service: string, failure: FailureKind, cause?: unknown) => void;
+
 export class SubgraphDataSource<TContext extends ForwardingContext> implements GraphQLDataSource<TContext> {
-  constructor(private readonly url: string, private readonly fetch: Fetch) {}
+  constructor(
+    private readonly url: string,
+    private readonly fetch: Fetch,
+    /** The subgraph's name, which SUBGRAPH_UNAVAILABLE errors carry. */
+    private readonly name = 'subgraph',
+    private readonly onFailure?: FailureListener,
+  ) {}
+
+  private unavailable(failure: FailureKind, request: { query: string; variables?: Record<string, unknown> | undefined }, cursorPath: readonly (string | number)[] | undefined, cause?: unknown): Record<string, unknown> {
+    this.onFailure?.(this.name, failure, cause);
+    const answer = unavailableAnswer(this.name, failure, request);
+    const representations = request.variables?.representations;
+    if (Array.isArray(representations)) recordEntityFetchErrors(cursorPath, representations, answer.errors);
+    return answer;
+  }
 
   async process(options: GraphQLDataSourceProcessOptions<TContext>): Promise<Record<string, unknown>> {
     const { request } = options;
@@ -77,10 +102,25 @@ export class SubgraphDataSource<TContext extends ForwardingContext> implements G
     }
     if (!request.query) throw new Error('Missing query');
     const { query, http: _http, ...rest } = request;
-    const response = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify({ query, ...rest }) });
+    const sent = { query, variables: request.variables };
+    const cursorPath = 'pathInIncomingRequest' in options ? options.pathInIncomingRequest : undefined;
+    let response: SubgraphResponse;
+    try {
+      response = await this.fetch(this.url, { method: 'POST', headers, body: JSON.stringify({ query, ...rest }) });
+    } catch (error) {
+      return this.unavailable(error instanceof SubgraphTimeoutError ? { kind: 'timeout', timeoutMs: error.timeoutMs } : { kind: 'unreachable' }, sent, cursorPath, error);
+    }
+    if (response.status >= 500) return this.unavailable({ kind: 'status', status: response.status }, sent, cursorPath);
     if (!response.ok) throw await errorFrom(response);
-    const body = await bodyOf(response);
-    if (!isJsonObject(body)) throw new Error(`Expected JSON response body, but received: ${String(body)}`);
+    let body: unknown;
+    try {
+      body = await bodyOf(response);
+    } catch (error) {
+      return this.unavailable({ kind: 'invalid' }, sent, cursorPath, error);
+    }
+    if (!isJsonObject(body) || (!('data' in body) && !('errors' in body))) return this.unavailable({ kind: 'invalid' }, sent, cursorPath);
+    const representations = request.variables?.representations;
+    if (Array.isArray(representations) && Array.isArray(body.errors) && body.errors.length) recordEntityFetchErrors(cursorPath, representations, body.errors as object[]);
     // A client's operation (not a health check): its cache policy is as restricted as each answer's.
     if ('incomingRequestContext' in options) {
       const policy = options.incomingRequestContext.overallCachePolicy as unknown;

@@ -7,7 +7,10 @@ import { SubgraphDataSource } from './data-source.js';
 import { loadGraphiqlTabs, type GraphiqlTab } from './graphiql-tabs.js';
 import { landingPageRoutes } from './landing-page.js';
 import { operationResolution } from './operation-resolution.js';
-import { inProcessTransport, subgraphFetcher, undiciTransport } from './subgraph-fetch.js';
+import { specErrorsGateway } from './answer-errors.js';
+import { installExecutionTrace } from './execution-trace.js';
+import { DEFAULT_SUBGRAPH_TIMEOUTS, inProcessTransport, subgraphFetcher, undiciTransport, type SubgraphTimeouts } from './subgraph-fetch.js';
+import { subgraphHealth } from './subgraph-health.js';
 import { installFastResultShaping } from './result-shaping.js';
 import { trustedDocuments, type TrustedDocumentsMode } from './trusted-documents.js';
 
@@ -39,6 +42,8 @@ export interface RouterOptions {
   trustedDocuments?: TrustedDocumentsMode;
   /** Shape federated results along compiled plans (result-shaping.ts). Default true. */
   compiledShaping?: boolean;
+  /** How long a subgraph may take to answer, for queries and for mutations (subgraph-fetch.ts). Default 30 s and 120 s. */
+  subgraphTimeouts?: SubgraphTimeouts;
 }
 
 export interface RunningRouter extends RunningServer {
@@ -58,19 +63,24 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   // attempt is a failed TLS connection). An operator who wants it sets the variable to false.
   process.env.APOLLO_TELEMETRY_DISABLED ??= 'true';
   if (options.compiledShaping ?? true) installFastResultShaping(log);
+  // After the compiled shaping, so that it wraps whichever walk shapes the answers.
+  installExecutionTrace(log);
+  const timeouts = options.subgraphTimeouts ?? DEFAULT_SUBGRAPH_TIMEOUTS;
   // One fetcher for the subgraphs over HTTP (keep-alive pools), one per subgraph in this process;
-  // each sends identical queries in flight once (subgraph-fetch.ts).
+  // each sends identical queries in flight once and waits at most `timeouts` (subgraph-fetch.ts).
   const pools = undiciTransport();
-  const subgraphFetch = subgraphFetcher(pools.send);
+  const subgraphFetch = subgraphFetcher(pools.send, timeouts);
   const fetcherOf = (name: string) => {
     const graphql = options.inProcess?.[name];
-    return graphql ? subgraphFetcher(inProcessTransport(graphql)) : subgraphFetch;
+    return graphql ? subgraphFetcher(inProcessTransport(graphql), timeouts) : subgraphFetch;
   };
+  const urlOf = (name: string, url?: string) => options.subgraphUrls[name] ?? url ?? '';
+  const health = subgraphHealth({ urls: options.subgraphUrls, log, probeTimeoutMs: Math.min(1000, timeouts.queryMs) });
   const gateway = new ApolloGateway({
     supergraphSdl: options.supergraphSdl,
     experimental_approximateQueryPlanStoreMiB: 50,
     logger: log,
-    buildService: ({ name, url }) => new SubgraphDataSource<RouterContext>(options.subgraphUrls[name] ?? url ?? '', fetcherOf(name)),
+    buildService: ({ name, url }) => new SubgraphDataSource<RouterContext>(urlOf(name, url), fetcherOf(name), name, health.onFailure),
   });
   const limits = options.limits ?? {};
   const armor = new ApolloArmor({
@@ -86,7 +96,8 @@ export async function startRouter(options: RouterOptions, port: number, host: st
   // graphql-armor is typed against Apollo's CommonJS build; the plugins are the same objects.
   const armorPlugins = protection.plugins as unknown as ApolloServerPlugin<RouterContext>[];
   const apollo = new ApolloServer<RouterContext>({
-    gateway,
+    // A subgraph's failure stays at the fields it was to fill, and every error is in `errors` (answer-errors.ts).
+    gateway: specErrorsGateway(gateway),
     introspection: true,
     // svc owns shutdown (drain HTTP, stop jobs, close pools); Apollo must not race it.
     stopOnTerminationSignals: false,
@@ -114,7 +125,7 @@ export async function startRouter(options: RouterOptions, port: number, host: st
     log,
     corsOrigins: options.corsOrigins,
     routes: [
-      ...healthRoutes({ service: 'router', log }),
+      ...healthRoutes({ service: 'router', log, ready: health.dependencies }),
       ...landingPageRoutes('/graphql', options.graphiqlTabs ?? (await loadGraphiqlTabs())),
       { method: '*', path: '/graphql', handle: apolloHandler(apollo, context, options.maxBodyBytes) },
     ],

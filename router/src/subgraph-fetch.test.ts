@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { subgraphFetcher, undiciTransport, type SubgraphRequest } from './subgraph-fetch.js';
+import { SubgraphTimeoutError, subgraphFetcher, undiciTransport, type SubgraphRequest } from './subgraph-fetch.js';
 
 /** A subgraph that answers after a turn, counting what it was sent. */
 function fakeSubgraph(status = 200) {
@@ -118,6 +118,38 @@ describe('subgraphFetcher', () => {
       expect(new Set(seen.map((s) => s.port)).size).toBeLessThanOrEqual(2);
     } finally {
       await pools.close();
+      server.close();
+    }
+  });
+
+  it('gives up on a subgraph past the timeout of the operation\'s kind, closing the connection, and shares the refusal', async () => {
+    const opened: import('node:net').Socket[] = [];
+    const closed: boolean[] = [];
+    // A subgraph that reads requests and never answers (as a SIGSTOPped process's connections do).
+    const server = createServer(() => undefined);
+    server.on('connection', (socket) => {
+      opened.push(socket);
+      socket.on('close', () => closed.push(true));
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/graphql`;
+    const pools = undiciTransport();
+    const fetcher = subgraphFetcher(pools.send, { queryMs: 150, mutationMs: 400 });
+    try {
+      // Two identical queries share one call, and its refusal: one connection.
+      const queries = await Promise.allSettled([fetcher(url, post('{ a }')), fetcher(url, post('{ a }'))]);
+      expect(queries.map((q) => (q.status === 'rejected' ? (q.reason as SubgraphTimeoutError).timeoutMs : 'answered'))).toEqual([150, 150]);
+      const mutation = fetcher(url, post('mutation { publish }')).then(() => 'answered', (error: SubgraphTimeoutError) => error.timeoutMs);
+      expect(await mutation).toBe(400);
+      // The waiting connections were closed, not left to the frozen subgraph.
+      await new Promise<void>((resolve) => {
+        const check = () => (closed.length >= opened.length ? resolve() : setTimeout(check, 10));
+        check();
+      });
+      expect(opened.length).toBe(2);
+    } finally {
+      await pools.close();
+      server.closeAllConnections();
       server.close();
     }
   });

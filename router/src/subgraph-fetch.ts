@@ -15,6 +15,9 @@
  *   across callers; a request's own id aside). Under load many clients ask the same thing (the
  *   dashboard's action cards, a page's delivery query) and the subgraph then works once.
  *   Mutations are never shared.
+ * - Every call has a timeout (SubgraphTimeouts: one for queries, a longer one for mutations);
+ *   past it the call is aborted and the data source answers SUBGRAPH_UNAVAILABLE for the
+ *   subgraph (subgraph-failure.ts), so a frozen subgraph holds no answer longer than that.
  */
 import { STATUS_CODES } from 'node:http';
 import { Pool } from 'undici';
@@ -34,8 +37,22 @@ export type SubgraphAnswer = {
   headers: Readonly<Record<string, string>>;
 } & ({ body: string; result?: undefined } | { body?: undefined; result: Record<string, unknown> });
 
-/** Sends one request to a subgraph and reads its whole answer. */
-export type SubgraphTransport = (url: string, init: SubgraphRequest) => Promise<SubgraphAnswer>;
+/** Sends one request to a subgraph and reads its whole answer; `signal` gives up on it (a subgraph in this process cannot be stopped, only no longer waited for). */
+export type SubgraphTransport = (url: string, init: SubgraphRequest, signal?: AbortSignal) => Promise<SubgraphAnswer>;
+
+/** How long the router waits for a subgraph's whole answer, by the operation's kind. */
+export interface SubgraphTimeouts {
+  queryMs: number;
+  mutationMs: number;
+}
+
+/** A subgraph that did not answer within its timeout (the data source answers SUBGRAPH_UNAVAILABLE for it). */
+export class SubgraphTimeoutError extends Error {
+  constructor(readonly timeoutMs: number) {
+    super(`no answer within ${timeoutMs} ms`);
+    this.name = 'SubgraphTimeoutError';
+  }
+}
 
 /** What the data source reads of a response (data-source.ts: status, reason, headers, body). */
 export interface SubgraphResponse {
@@ -52,7 +69,7 @@ export interface SubgraphResponse {
 export function undiciTransport(): { send: SubgraphTransport; close(): Promise<void> } {
   const pools = new Map<string, Pool>();
   return {
-    async send(url, init) {
+    async send(url, init, signal) {
       const target = new URL(url);
       let pool = pools.get(target.origin);
       if (!pool) pools.set(target.origin, (pool = new Pool(target.origin, { connections: 128, keepAliveTimeout: 30_000 })));
@@ -61,6 +78,7 @@ export function undiciTransport(): { send: SubgraphTransport; close(): Promise<v
         method: (init.method ?? 'POST').toUpperCase() as 'POST',
         headers: init.headers,
         body: typeof init.body === 'string' ? init.body : undefined,
+        signal,
       });
       const body = await answer.body.text();
       const headers: Record<string, string> = {};
@@ -129,18 +147,37 @@ function responseOf(url: string, answer: SubgraphAnswer, shared?: { text?: strin
   };
 }
 
-/** The fetcher over `send` (undici pools, or a subgraph in this process). */
-export function subgraphFetcher(send: SubgraphTransport): (url: string, init: SubgraphRequest) => Promise<SubgraphResponse> {
+/**
+ * `send` given up after `timeoutMs`: the request is aborted (over HTTP the connection is closed)
+ * and the promise rejects with SubgraphTimeoutError, whatever the transport does with the abort.
+ */
+function sendWithin(send: SubgraphTransport, url: string, init: SubgraphRequest, timeoutMs: number): Promise<SubgraphAnswer> {
+  const controller = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const timedOut = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => {
+      reject(new SubgraphTimeoutError(timeoutMs));
+      controller.abort();
+    }, timeoutMs);
+  });
+  return Promise.race([send(url, init, controller.signal), timedOut]).finally(() => clearTimeout(timer));
+}
+
+/** Default subgraph timeouts: 30 s for queries (what Apollo Router waits by default), 120 s for mutations (a model's answer may take a minute). */
+export const DEFAULT_SUBGRAPH_TIMEOUTS: SubgraphTimeouts = { queryMs: 30_000, mutationMs: 120_000 };
+
+/** The fetcher over `send` (undici pools, or a subgraph in this process), waiting at most `timeouts` for an answer. */
+export function subgraphFetcher(send: SubgraphTransport, timeouts: SubgraphTimeouts = DEFAULT_SUBGRAPH_TIMEOUTS): (url: string, init: SubgraphRequest) => Promise<SubgraphResponse> {
   const inFlight = new Map<string, { answer: Promise<SubgraphAnswer>; readers: number; text?: string }>();
   return async (url, init) => {
     const body = init.body;
-    if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return responseOf(url, await send(url, init));
+    if (typeof body !== 'string' || (init.method ?? 'GET').toUpperCase() !== 'POST' || isMutation(body)) return responseOf(url, await sendWithin(send, url, init, timeouts.mutationMs));
     const headers = Object.entries(init.headers ?? {}).filter(([k]) => !UNSHARED_HEADERS.has(k.toLowerCase())).map(([k, v]) => `${k.toLowerCase()}:${v}`).sort().join('\n');
     const key = `${url}\n${headers}\n${body}`;
     let call = inFlight.get(key);
     if (call) call.readers++;
     else {
-      call = { answer: send(url, init).finally(() => inFlight.delete(key)), readers: 1 };
+      call = { answer: sendWithin(send, url, init, timeouts.queryMs).finally(() => inFlight.delete(key)), readers: 1 };
       inFlight.set(key, call);
     }
     const answer = await call.answer;

@@ -11,6 +11,7 @@ import { askOnCanvas, useTenant } from './support/dashboard-page.js';
 import { startFakeOpenAi, writeGatewayConfig } from './support/fake-llm-upstream.js';
 import { eventually } from './support/eventually.js';
 import { call, gql } from './support/http.js';
+import { proposeAction } from './support/propose-action.js';
 import { startTestPlatform, TEST_MASTER_KEY, type TestPlatform } from './support/platform.js';
 
 /**
@@ -431,6 +432,29 @@ describe('the analysis dashboard', () => {
     expect(facts).toContain(method);
     expect(facts).toContain(`${external.undoable ? 'Can be undone' : 'Cannot be undone'}: ${external.undo}`);
     await card.screenshot({ path: join(OUT, 'impact-card.png') });
+    await page.context().close();
+  });
+
+  it('shows a proposal whose target is gone by its last known name, as no longer existing, with nothing to approve', async () => {
+    const crawl = await asAdmin('demo', '/api/v1/crawl/jobs', { json: { jobName: 'old prices', targetUrl: `${dashboard}prices`, cronExpression: '0 0 3 1 1 ?', selectors: { listRow: 'article' } } });
+    expect(crawl.status).toBe(201);
+    const id = await proposeAction(db, jobId, 'CRAWL_TRIGGER', 'CrawlJob', crawl.body.data.jobId, {});
+    await db.query(`update insight.action set target_name = 'crawl job "old prices"' where id = $1`, [id]);
+    expect((await asAdmin('demo', `/api/v1/crawl/jobs/${crawl.body.data.jobId}`, { method: 'DELETE' })).status).toBe(200);
+    const page = await signIn(await browser.newContext({ viewport: { width: 1280, height: 800 } }));
+    const card = page.locator(`.actions article.card[data-action="${id}"]`);
+    // Reading the job asks crawl about its proposals' targets (target-check.ts); the card says what it found.
+    await eventually(async () => {
+      await page.goto('about:blank');
+      await page.goto(`${dashboard}#job=${jobId}`);
+      await card.waitFor();
+      return (await card.locator('[data-target-gone]').count()) === 1 ? true : undefined;
+    }, 20_000, 'the card to say its target is gone');
+    expect(await card.locator('.meta').innerText()).toBe('CRAWL_TRIGGER · target crawl job "old prices" · no longer exists');
+    expect(await card.locator('[data-target-gone]').innerText()).toMatch(/^Crawl job "old prices" no longer exists \(found .+\): this proposal expired and cannot be approved\.$/);
+    expect(await card.locator('.badge.EXPIRED').count()).toBe(1);
+    expect(await card.getByRole('button', { name: 'Approve' }).count()).toBe(0);
+    await card.screenshot({ path: join(OUT, 'target-gone-card.png') });
     await page.context().close();
   });
 

@@ -55,7 +55,7 @@ async function counting<T>(call: () => Promise<T>): Promise<{ result: T; stateme
 }
 
 describe('entity references in batches', () => {
-  it('reads 50 crawl jobs of a tenant in one query, and another tenant\'s as null', async () => {
+  it('reads 50 crawl jobs of a tenant in one query, and another tenant\'s (or none) as null with ENTITY_NOT_FOUND', async () => {
     const db = new pg.Client({ connectionString: platform.databaseUrl });
     await db.connect();
     const ids = Array.from({ length: 50 }, () => randomUUID());
@@ -68,10 +68,11 @@ describe('entity references in batches', () => {
     }
     const ask = (jobIds: readonly string[]) => counting(() => gql(platform.urls.crawl!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on CrawlJob { jobId jobName } } }', { r: jobIds.map((jobId) => ({ __typename: 'CrawlJob', jobId })) }, { authorization: `Bearer ${token}`, 'x-svc-tenant-id': 'batch' }));
     const { result, statements } = await ask([...ids, 'not-a-uuid']);
-    expect(result.body.errors).toBeUndefined();
     const found = result.body.data._entities as ({ jobId: string; jobName: string } | null)[];
     expect(found.slice(0, 49)).toEqual(ids.slice(0, 49).map((jobId, i) => ({ jobId, jobName: `job ${i}` })));
     expect(found.slice(49)).toEqual([null, null]);
+    // Each null with its reason at its index; another tenant's job reads as one that does not exist.
+    expect(result.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['_entities', 49], 'ENTITY_NOT_FOUND'], [['_entities', 50], 'ENTITY_NOT_FOUND']]);
     // One read for 51 references, as for 2.
     expect(statements).toBe(1);
     expect((await ask(ids.slice(0, 2))).statements).toBe(1);
@@ -91,18 +92,18 @@ describe('entity references in batches', () => {
     const codes = ['shop-assistant', 'nobody-has-this-agent', 'odd"code\\{x,y}'];
     const ask = (list: readonly string[], bearer: string) => counting(() => gql(platform.urls.llm!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { code budget { agentCode } } } }', { r: list.map((code) => ({ __typename: 'Agent', code })) }, { authorization: `Bearer ${bearer}` }));
     const three = await ask(codes, admin);
-    expect(three.result.body.errors).toBeUndefined();
     expect(three.result.body.data._entities).toEqual([{ code: 'shop-assistant', budget: { agentCode: 'shop-assistant' } }, null, null]);
+    expect(three.result.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['_entities', 1], 'ENTITY_NOT_FOUND'], [['_entities', 2], 'ENTITY_NOT_FOUND']]);
     expect(three.statements).toBe(1);
     const fifty = await ask(Array.from({ length: 50 }, (_, i) => codes[i % 3]!), admin);
-    expect(fifty.result.body.errors).toBeUndefined();
+    expect(fifty.result.body.errors).toHaveLength(33);
     expect(fifty.result.body.data._entities).toHaveLength(50);
     expect(fifty.statements).toBe(1);
-    // The demo tenant's reader sees its agent; another tenant's admin does not (as if it did not exist).
+    // The demo tenant's reader sees its agent; another tenant's admin does not: FORBIDDEN, where the other two do not exist.
     expect((await ask(codes, demoAnalyst)).result.body.data._entities).toEqual([{ code: 'shop-assistant', budget: { agentCode: 'shop-assistant' } }, null, null]);
     const other = await ask(codes, token);
-    expect(other.result.body.errors).toBeUndefined();
     expect(other.result.body.data._entities).toEqual([null, null, null]);
+    expect(other.result.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['_entities', 0], 'FORBIDDEN'], [['_entities', 1], 'ENTITY_NOT_FOUND'], [['_entities', 2], 'ENTITY_NOT_FOUND']]);
     // Read as a reference, an agent's budget is what the root field answers, field for field.
     const FIELDS = 'code budget { agentCode allocatedUsd currentUsageUsd remainingUsd status hardLimitEnabled }';
     const asReference = await gql(platform.urls.llm!, `query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { ${FIELDS} } } }`, { r: [{ __typename: 'Agent', code: 'shop-assistant' }] }, { authorization: `Bearer ${admin}` });
@@ -136,5 +137,10 @@ describe('entity references in batches', () => {
     expect(asRoot.body.errors).toBeUndefined();
     expect(asReference.body.errors).toBeUndefined();
     expect(asReference.body.data._entities[0]).toEqual(asRoot.body.data.content);
+    // A content the caller may not author is FORBIDDEN; one that does not exist is ENTITY_NOT_FOUND.
+    const reviewer = await platform.token({ roles: ['reviewer'], tenants: ['batch'], sites: ['demo'] });
+    const refused = await gql(platform.urls.cms!, 'query($r: [_Any!]!) { _entities(representations: $r) { ... on Content { id } } }', { r: [{ __typename: 'Content', id: created[0] }, { __typename: 'Content', id: randomUUID() }] }, { authorization: `Bearer ${reviewer}` });
+    expect(refused.body.data?._entities).toEqual([null, null]);
+    expect(refused.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['_entities', 0], 'FORBIDDEN'], [['_entities', 1], 'ENTITY_NOT_FOUND']]);
   });
 });

@@ -168,12 +168,13 @@ describe("the gateway's tenant matrix", () => {
     expect(await fingerprint()).toBe(before);
   });
 
-  it("resolves another tenant's agent as an entity to null, and a tenant's own to the agent", async () => {
+  it("resolves another tenant's agent as an entity to null with FORBIDDEN, and a tenant's own to the agent", async () => {
     const entities = `query($r: [_Any!]!) { _entities(representations: $r) { ... on Agent { code } } }`;
     const representations = [{ __typename: 'Agent', code: 't1-bot' }, { __typename: 'Agent', code: 'insight:t1' }];
     for (const credential of [tokens.t2Admin, tokens.t2Analyst, t2Key]) {
       const reply = await gql(platform.urls.llm!, entities, { r: representations }, bearer(credential));
       expect(reply.body.data?._entities).toEqual([null, null]);
+      expect(reply.body.errors?.map((e) => [e.path, e.extensions?.code])).toEqual([[['_entities', 0], 'FORBIDDEN'], [['_entities', 1], 'FORBIDDEN']]);
     }
     const own = await gql(platform.urls.llm!, entities, { r: representations }, bearer(tokens.t1Analyst));
     expect(own.body.data?._entities).toEqual([{ code: 't1-bot' }, { code: 'insight:t1' }]);

@@ -1,6 +1,6 @@
 import { JSON_TYPE, reasonPhrase, slugOf, type Envelope } from './envelope.js';
 
-/** `{success: true, data}`; every error an RFC 9457 problem with a `{base}/errors/<slug>` type. */
+/** `{success: true, data}` (a partial answer adds `errors`); every error an RFC 9457 problem with a `{base}/errors/<slug>` type. */
 export const cmsEnvelope: Envelope = {
   success: (payload, route) => ({ status: route.status, contentType: JSON_TYPE, body: { success: true, data: payload } }),
   error: (error, context) => ({
@@ -18,4 +18,6 @@ export const cmsEnvelope: Envelope = {
       ...(error.details ?? {}),
     },
   }),
+  partial: (payload, problems, route) => ({ status: route.status, contentType: JSON_TYPE, body: { success: true, data: payload, errors: problems } }),
+  payloadPointer: '/data',
 };

@@ -26,10 +26,24 @@ export interface Rendered {
   body: unknown;
 }
 
+/** A part of a partial answer that could not be read: where it is in the response body (a JSON pointer), its code and why. */
+export interface PartProblem {
+  pointer: string;
+  code: string;
+  detail: string;
+}
+
 /** The documented HTTP shapes of one service. */
 export interface Envelope {
   success(payload: unknown, route: RouteSpec): Rendered;
   error(error: BridgeError, context: ErrorContext): Rendered;
+  /**
+   * A partial answer (partial.ts): the success shape with the parts that could not be read null
+   * and listed in `errors`; undefined when the shape has no room for the list.
+   */
+  partial(payload: unknown, problems: readonly PartProblem[], route: RouteSpec): Rendered | undefined;
+  /** Where the payload is in the success body, as a JSON pointer prefix (`/data`, or `` when the body is the payload). */
+  payloadPointer: string;
 }
 
 export const JSON_TYPE = 'application/json; charset=utf-8';

@@ -94,7 +94,7 @@ export const insightRoutes: RouteSpec[] = tenantScoped([
     description: 'Role reviewer, holding the action\'s tenant (and, for content actions, its site). The decision records the token\'s subject as the reviewer (a reviewedBy in the body is not trusted). One decision per action: a second decision, or one on an expired action, is 409 naming the current status and changes nothing.',
     body: decision,
     response: action,
-    errors: { ...auth, 404: 'No such action', 409: 'Already decided, expired, or its parameters changed', 422: 'Validation failed (reviewedBy or comment); errors[] names each field' },
+    errors: { ...auth, 404: 'No such action', 409: 'Already decided, expired, its parameters changed, or its target no longer exists (the message names it; the proposal then expired)', 422: 'Validation failed (reviewedBy or comment); errors[] names each field' },
   },
   {
     ...common,

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, type Cache, closeDatabase, createCache, createPurgeChannel, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, canUseSite, requirePrincipal, SvcError, type Cache, closeDatabase, createCache, createPurgeChannel, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, type TokenVerifier } from '@svc/kit';
 import { CMS_ENTITIES } from './store/entities.js';
 import { CMS_MIGRATIONS } from './store/migrations.js';
 import { ContentResolver } from './schema/content-resolver.js';
@@ -51,17 +51,13 @@ function schemaParts(authoring?: Authoring, sites?: Sites, instances: object[] =
     // One query per entity type for all the references of a request (kit reference-loader.ts).
     referenceResolvers: {
       Content: {
-        __resolveReference: batchedReference('Content', (r: { id: string }) => r.id, async (ctx, ids) => {
-          const found = await authoring!.byIds(ctx.principal, ids);
-          return new Map(found.flatMap((content, i) => (content ? [[ids[i]!, content] as const] : [])));
-        }),
+        __resolveReference: batchedReference('Content', (r: { id: string }) => r.id, (ctx, ids) => authoring!.byIds(ctx.principal, ids)),
       },
       Site: {
         __resolveReference: batchedReference('Site', (r: { siteKey: string }) => r.siteKey, async (ctx, keys) => {
-          const principal = ctx.principal;
-          if (!principal) return new Map();
+          const principal = requirePrincipal(ctx.principal);
           const found = await sites!.bySiteKeys(keys);
-          return new Map(found.filter((site) => principal.sites === '*' || principal.sites.includes(site.siteKey)).map((site) => [site.siteKey, site] as const));
+          return new Map(found.map((site) => [site.siteKey, canUseSite(principal, site.siteKey) ? site : new SvcError('FORBIDDEN', `Your token does not grant site ${JSON.stringify(site.siteKey)}`)] as const));
         }),
       },
     },

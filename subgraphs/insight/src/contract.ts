@@ -43,7 +43,8 @@ export const actionSchema = z
     actionId: z.uuid(), jobId: z.uuid(),
     kind: z.enum(ACTION_TYPES),
     title: z.string(), rationale: z.string(), targetType: z.enum(TARGET_TYPES), targetId: z.string(),
-    targetName: nullableText.meta({ description: 'The target in the report\'s words, for a person (an external lever in the catalog\'s words, a page by its title); null when the analysis read nothing that names it.' }),
+    targetName: nullableText.meta({ description: 'The target in the report\'s words, for a person (an external lever in the catalog\'s words, a page by its title); null when the analysis read nothing that names it. Kept when the target is gone: its last known name.' }),
+    targetGoneAt: time.nullable().meta({ description: 'When the service learned the target no longer exists (it asks when a proposal is read, at most every 30 s, and when it is approved); the proposal then EXPIRED and cannot be approved (409). Null while it is not known to be gone.' }),
     params: z.record(z.string(), z.unknown()), paramsHash: z.string(), status: z.enum(ACTION_STATUSES), proposedAt: time, expiresAt: time,
     expectedImpact: z
       .object({ metric: z.string(), horizon: z.number().int(), p10: z.number(), p50: z.number(), p90: z.number(), method: nullableText.optional(), horizonDays: z.number().int().nullable().optional(), unit: nullableText.optional() })

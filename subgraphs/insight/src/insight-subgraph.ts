@@ -16,6 +16,7 @@ import { SettingsResolver } from './schema/settings-resolver.js';
 import { UserResolver } from './schema/user-resolver.js';
 import { actionView, jobView } from './schema/views.js';
 import { createAccountService } from './service/account-service.js';
+import { createTargetCheck } from './service/target-check.js';
 import { createActionService, type ActionService } from './service/action-proposals.js';
 import { createAnalysisService } from './service/analysis.js';
 import { threadAnalytics } from './service/analytics-pool.js';
@@ -232,7 +233,9 @@ async function openAnalysisRuntime(orm: MikroORM, settings: AnalysisSettings, lo
     await sweep.startSweeps();
   }
   const jobs = createJobService({ store: jobStore, queue, piiStrict: () => settings.piiStrict });
-  const actions = createActionService({ actions: actionStore, jobs: jobStore, queue });
+  // Whether proposals' targets still exist, asked of their subgraphs with the reader's credential (target-check.ts).
+  const targets = createTargetCheck({ actions: actionStore, call: (operation, variables, headers) => router.raw(operation, variables, { headers }), log });
+  const actions = createActionService({ actions: actionStore, jobs: jobStore, queue, targets });
   const tenantSettings = createSettingsService({ store: settingsStore, outbound, log });
   return {
     jobs,

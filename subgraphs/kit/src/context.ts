@@ -15,6 +15,8 @@ export interface SvcContext {
   authError?: SvcError;
   /** The raw bearer credential, for subgraphs with credentials other than JWTs (virtual API keys). */
   bearer?: string;
+  /** The access token (JWT) `principal` was verified from, to ask other services with the caller's own authority. */
+  accessToken?: string;
   siteKey?: string;
   tenantId?: string;
   /** The client's address: the router's signed `x-svc-client-ip`, else the socket peer. */
@@ -65,7 +67,10 @@ export async function createContext(headers: IncomingHttpHeaders, options: Conte
   try {
     const token = bearerToken(header(headers, 'authorization'));
     if (token && options.isOwnCredential?.(token)) context.bearer = token;
-    else if (token) context.principal = await options.verifier.verify(token);
+    else if (token) {
+      context.principal = await options.verifier.verify(token);
+      context.accessToken = token;
+    }
   } catch (error) {
     context.authError = error instanceof SvcError ? error : new SvcError('UNAUTHENTICATED', 'Access token is invalid');
   }

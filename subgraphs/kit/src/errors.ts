@@ -9,12 +9,16 @@ export const ERROR_STATUS = {
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
   NOT_FOUND: 404,
+  /** An entity another subgraph referenced (an action's target) does not exist (any more). */
+  ENTITY_NOT_FOUND: 404,
   CONFLICT: 409,
   BAD_USER_INPUT: 400,
   BUDGET_EXCEEDED: 429,
   RATE_LIMITED: 429,
   UPSTREAM_ERROR: 502,
   UNAVAILABLE: 503,
+  /** Raised by the router: a subgraph did not answer (down, past its timeout, or 5xx); the rest of the answer stands. */
+  SUBGRAPH_UNAVAILABLE: 503,
   INTERNAL_SERVER_ERROR: 500,
   NOT_ACCEPTABLE: 406,
   UNSUPPORTED_MEDIA_TYPE: 415,

@@ -1,4 +1,4 @@
-import { buildSubgraphSdl, closeDatabase, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, sendJson, type TokenVerifier } from '@svc/kit';
+import { buildSubgraphSdl, closeDatabase, SvcError, createCache, createJobs, createOutboundHttp, createSubgraphServer, batchedReference, type Logger, openDatabase, type RunningSubgraph, type SchemaParts, sendJson, type TokenVerifier } from '@svc/kit';
 import { readFile } from 'node:fs/promises';
 import pg from 'pg';
 import type { Price } from './domain/cost.js';
@@ -72,11 +72,12 @@ function parts(services?: GatewayServices): SchemaParts {
         __resolveReference: batchedReference('Agent', (r: { code: string }) => r.code, async (ctx, codes) => {
           // People and the master key by owner (agent-access.ts); an agent's key sees its own agent only.
           const readable = await services!.access.readableOwners(ctx).catch(() => undefined);
-          const agents = new Map<string, object>();
+          // An agent that exists but is another owner's is FORBIDDEN (not a null: the referencing field says why it is empty).
+          const agents = new Map<string, object | SvcError>();
           for (const [code, agent] of await services!.budgets.agents(codes)) {
             const { tenantId, managedBy } = agent.budget;
             const visible = readable?.(ownerOf(tenantId, managedBy === 'TENANT')) || (!ctx.principal && (await services!.callers.keySeesAgent(ctx, code)));
-            if (visible) agents.set(code, agent);
+            agents.set(code, visible ? agent : new SvcError('FORBIDDEN', `Agent ${JSON.stringify(code)} is not yours to read`));
           }
           return agents;
         }),

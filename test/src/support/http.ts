@@ -26,7 +26,7 @@ export async function call<T = any>(url: string, init: { method?: string; header
 
 /** Posts a GraphQL operation (with the content type Apollo's CSRF protection requires). */
 export async function gql<T = any>(url: string, query: string, variables: Record<string, unknown> = {}, headers: Record<string, string> = {}) {
-  return call<{ data?: T; errors?: { message: string; extensions?: Record<string, any> }[] }>(url, { json: { query, variables }, headers });
+  return call<{ data?: T; errors?: { message: string; path?: (string | number)[]; extensions?: Record<string, any> }[] }>(url, { json: { query, variables }, headers });
 }
 
 /** A GraphQL answer's body with errors in their platform shape (code, slug, errors[] in extensions). */

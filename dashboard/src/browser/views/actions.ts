@@ -13,6 +13,8 @@ export interface Action {
   targetId: string;
   /** The target in the report's words (a lever in the catalog's, a page by its title); null when the analysis read nothing that names it. */
   targetName?: string | null;
+  /** When the platform learned the target no longer exists: the proposal expired and cannot be approved. */
+  targetGoneAt?: string | null;
   params: Record<string, unknown>;
   expectedImpact: { metric: string; horizon: number; p10: number; p50: number; p90: number; method?: string | null; horizonDays?: number | null; unit?: string | null } | null;
   /** Whether the change can be undone, and how (or why not), in words. */
@@ -33,9 +35,14 @@ export function actionCard(action: Action, decided: () => void): HTMLElement {
 
 function renderCard(card: HTMLElement, action: Action, decided: () => void, note?: { text: string; kind: 'conflict' | 'error' | 'info' }): void {
   card.setAttribute('data-status', action.status);
+  const target = action.targetName ?? `${action.targetType} ${action.targetId}`;
   const body: (HTMLElement | null)[] = [
     h('h3', {}, h('span', { class: `badge ${action.status}` }, action.status), h('span', { class: 'title' }, action.title)),
-    h('div', { class: 'meta' }, `${action.kind} · target ${action.targetName ?? `${action.targetType} ${action.targetId}`} · expires ${when(action.expiresAt)}`),
+    action.targetGoneAt
+      ? h('div', { class: 'meta' }, `${action.kind} · target ${target} · no longer exists`)
+      : h('div', { class: 'meta' }, `${action.kind} · target ${target} · expires ${when(action.expiresAt)}`),
+    // Its last known name, and why it can no longer be decided.
+    action.targetGoneAt ? h('p', { class: 'result error', 'data-target-gone': action.targetGoneAt }, `${sentenceCase(target)} no longer exists (found ${when(action.targetGoneAt)}): this proposal expired and cannot be approved.`) : null,
     h('p', {}, sentenceCase(action.rationale)),
     decisionFacts(action),
     h('details', {}, h('summary', {}, 'Parameters'), h('code', { class: 'args', 'aria-label': 'parameters' }, JSON.stringify(action.params, null, 1))),

@@ -41,13 +41,13 @@ export function createAuthoring(deps: AuthoringDeps) {
       return contents.ofSite(await siteOrFail(sites, siteKey), tag);
     },
 
-    /** Batch load for federation references; ids the caller may not author come back null. */
-    async byIds(principal: Principal | undefined, ids: readonly string[]): Promise<(Content | null)[]> {
+    /**
+     * Batch load for federation references: each id's content, or FORBIDDEN when it exists but the
+     * caller may not author it (an id not returned does not exist: the loader's ENTITY_NOT_FOUND).
+     */
+    async byIds(principal: Principal | undefined, ids: readonly string[]): Promise<Map<string, Content | SvcError>> {
       const found = await contents.byIds(ids);
-      return ids.map((id) => {
-        const content = found.find((c) => c.id === id);
-        return content && mayAuthor(principal, content.siteKey) ? content : null;
-      });
+      return new Map(found.map((content) => [content.id, mayAuthor(principal, content.siteKey) ? content : new SvcError('FORBIDDEN', `Your token may not read content ${JSON.stringify(content.id)} (role editor or admin of its site)`)] as const));
     },
 
     async create(principal: Principal | undefined, input: NewContent): Promise<Content> {

@@ -97,6 +97,8 @@ export interface Action {
   targetId: string;
   /** The target in the report's words (null for proposals stored before migration 0012, or whose target the analysis did not read). */
   targetName: string | null;
+  /** When the service learned the target no longer exists (service/target-check.ts); null while it is not known gone. */
+  targetGoneAt: Date | null;
   params: Record<string, unknown>;
   paramsHash: string;
   expectedImpact: ExpectedImpact | null;

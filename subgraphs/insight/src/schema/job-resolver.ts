@@ -46,7 +46,7 @@ export class JobResolver {
   }
 
   @FieldResolver(() => [ActionProposal])
-  async actions(@Root() job: InsightJob): Promise<ActionProposal[]> {
-    return (await this.actionService.ofJob(job.jobId)).map(actionView);
+  async actions(@Root() job: InsightJob, @Ctx() ctx: SvcContext): Promise<ActionProposal[]> {
+    return (await this.actionService.ofJob(ctx, job.jobId)).map(actionView);
   }
 }

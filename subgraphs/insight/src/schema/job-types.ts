@@ -79,9 +79,9 @@ export class Evidence {
   @Field(() => String, { nullable: true }) url!: string | null;
   @Field(() => String, { nullable: true }) title!: string | null;
   @Field(() => String, { nullable: true }) excerpt!: string | null;
-  @Field(() => CrawlItemRef, { nullable: true }) crawlItem!: CrawlItemRef | null;
-  @Field(() => ContentRef, { nullable: true }) content!: ContentRef | null;
-  @Field(() => AgentRef, { nullable: true }) agent!: AgentRef | null;
+  @Field(() => CrawlItemRef, { nullable: true, description: 'The crawled item, resolved by crawl; null when it is none, or (with an error at its path: ENTITY_NOT_FOUND, FORBIDDEN, SUBGRAPH_UNAVAILABLE) when it cannot be read.' }) crawlItem!: CrawlItemRef | null;
+  @Field(() => ContentRef, { nullable: true, description: 'The content, resolved by cms; null when it is none, or (with an error at its path: ENTITY_NOT_FOUND, FORBIDDEN, SUBGRAPH_UNAVAILABLE) when it cannot be read.' }) content!: ContentRef | null;
+  @Field(() => AgentRef, { nullable: true, description: 'The budget agent, resolved by llm; null when it is none, or (with an error at its path: ENTITY_NOT_FOUND, FORBIDDEN, SUBGRAPH_UNAVAILABLE) when it cannot be read.' }) agent!: AgentRef | null;
 }
 
 @ObjectType()
@@ -187,7 +187,8 @@ export class ActionProposal {
   @Field(() => String, { description: 'Agent, Content, CrawlJob or External' }) targetType!: string;
   @Field(() => String) targetId!: string;
   @Field(() => String, { nullable: true, description: 'The target in the report\'s words, for a person: an external lever in the catalog\'s words ("Ad spend (search ads)"), a page by its title and slug, a crawl job by its name, an agent by its code. Null when the analysis read nothing that names it, and on proposals stored before it was kept.' }) targetName!: string | null;
-  @Field(() => ActionTarget, { description: 'The target entity, resolved by its own subgraph.' }) target!: typeof ActionTarget;
+  @Field(() => String, { nullable: true, description: 'When the analysis service learned that the target no longer exists (ISO 8601 UTC; it asks the target\'s subgraph when a proposal is read, at most every 30 s, and when it is approved): the proposal then EXPIRED at once and cannot be approved (409); targetName keeps the target\'s last known name. Null while it is not known to be gone.' }) targetGoneAt!: string | null;
+  @Field(() => ActionTarget, { nullable: true, description: 'The target entity, resolved by its own subgraph. Null when it cannot be read, with an error at this field\'s path whose code says why: ENTITY_NOT_FOUND (it no longer exists; targetName keeps its last known name), FORBIDDEN (the caller may not read it) or SUBGRAPH_UNAVAILABLE (its subgraph did not answer); the rest of the answer stands.' }) target!: typeof ActionTarget | null;
   @Field(() => GraphQLJSONObject) params!: Record<string, unknown>;
   @Field(() => String, { description: 'SHA-256 of kind, target and parameters as proposed; decisions are bound to it.' }) paramsHash!: string;
   @Field(() => ExpectedImpact, { nullable: true }) expectedImpact!: ExpectedImpact | null;

@@ -77,6 +77,7 @@ export function actionView(a: Action): ActionProposal {
     targetType: a.targetType,
     targetId: a.targetId,
     targetName: a.targetName,
+    targetGoneAt: a.targetGoneAt?.toISOString() ?? null,
     target: target as ActionProposal['target'],
     params: a.params,
     paramsHash: a.paramsHash,

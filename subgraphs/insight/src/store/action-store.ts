@@ -22,6 +22,7 @@ export function createActionStore(orm: MikroORM) {
   const page = nativeSql(orm).prepared<Row>(
     `select a.* from insight.action a join insight.job j on j.id = a.job_id
       where a.tenant_id = $1 and ($2::text is null or a.status = $2) and ($3::uuid is null or a.job_id = $3::uuid) and ($4::text is null or j.owner = $4)
+        and ($6::uuid[] is null or a.id = any($6::uuid[]))
       order by a.proposed_at desc, a.id limit $5`,
   );
 
@@ -31,11 +32,54 @@ export function createActionStore(orm: MikroORM) {
     return row ? toAction(row) : undefined;
   }
 
+  /** PROPOSED actions past their time become EXPIRED; returns how many. */
+  async function expireDue(): Promise<number> {
+    const rows = await em().execute<Row[]>(`update insight.action set status = 'EXPIRED' where status = 'PROPOSED' and expires_at <= now() returning id`);
+    return rows.length;
+  }
+
   return {
     get,
 
-    async list(filter: { tenantId: string; status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; limit: number }): Promise<Action[]> {
-      const rows = await page([filter.tenantId, filter.status ?? null, filter.jobId ?? null, filter.owner ?? null, filter.limit]);
+    /** A page of the tenant's actions, newest first; `ids` (UUIDs) narrows it to those actions. */
+    async list(filter: { tenantId: string; status?: ActionStatus | undefined; jobId?: string | undefined; owner?: string | undefined; ids?: readonly string[] | undefined; limit: number }): Promise<Action[]> {
+      const rows = await page([filter.tenantId, filter.status ?? null, filter.jobId ?? null, filter.owner ?? null, filter.limit, filter.ids ? `{${filter.ids.join(',')}}` : null]);
+      return rows.map(toAction);
+    },
+
+    /**
+     * Claims the target checks of those of `ids` that are PROPOSED, not known gone, and not
+     * checked within `everyMs` (0: any not known gone): one UPDATE, so of concurrent reads one
+     * checks each action. Returns the ids claimed.
+     */
+    async claimTargetChecks(ids: readonly string[], everyMs: number): Promise<string[]> {
+      const valid = ids.filter(isUuid);
+      if (!valid.length) return [];
+      const rows = await em().execute<Row[]>(
+        `update insight.action set target_checked_at = now()
+          where id = any(?::uuid[]) and status = 'PROPOSED' and target_gone_at is null and (target_checked_at is null or target_checked_at <= now() - make_interval(secs => ?))
+          returning id`,
+        [`{${valid.join(',')}}`, everyMs / 1000],
+      );
+      return rows.map((r) => String(r.id));
+    },
+
+    /**
+     * Records that the targets of these PROPOSED actions no longer exist: each is due at once and
+     * the expiry (the sweep's own statement) moves it to EXPIRED, with the reason as its outcome.
+     * Returns the actions as they now are.
+     */
+    async markTargetsGone(ids: readonly string[]): Promise<Action[]> {
+      if (!ids.length) return [];
+      const list = `{${ids.join(',')}}`;
+      await em().execute(
+        `update insight.action set target_gone_at = now(), expires_at = least(expires_at, now()),
+            outcome = jsonb_build_object('reason', 'Its target no longer exists: the proposal expired and cannot be approved')
+          where id = any(?::uuid[]) and status = 'PROPOSED' and target_gone_at is null`,
+        [list],
+      );
+      await expireDue();
+      const rows = await em().execute<Row[]>('select * from insight.action where id = any(?::uuid[])', [list]);
       return rows.map(toAction);
     },
 
@@ -58,11 +102,7 @@ export function createActionStore(orm: MikroORM) {
       return row ? toAction(row) : undefined;
     },
 
-    /** PROPOSED actions past their time become EXPIRED; returns how many. */
-    async expireDue(): Promise<number> {
-      const rows = await em().execute<Row[]>(`update insight.action set status = 'EXPIRED' where status = 'PROPOSED' and expires_at <= now() returning id`);
-      return rows.length;
-    },
+    expireDue,
 
     /** Counts an execution attempt of an APPROVED action; undefined when it is no longer APPROVED. */
     async beginExecution(id: string): Promise<Action | undefined> {

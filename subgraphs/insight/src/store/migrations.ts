@@ -305,6 +305,17 @@ class ActionTargetName extends Migration {
   }
 }
 
+/**
+ * What the service learned of a proposal's target in its own subgraph: when it found it gone
+ * (service/target-check.ts), and when it last asked (a check is claimed by setting it, so
+ * concurrent reads ask once).
+ */
+class ActionTargetGone extends Migration {
+  override up(): void {
+    this.addSql('alter table insight.action add column target_gone_at timestamptz, add column target_checked_at timestamptz;');
+  }
+}
+
 export const INSIGHT_MIGRATIONS = [
   { name: '0001_accounts', class: Accounts },
   { name: '0002_metrics', class: Metrics },
@@ -318,4 +329,5 @@ export const INSIGHT_MIGRATIONS = [
   { name: '0010_session_version', class: SessionVersion },
   { name: '0011_metric_tenant_key', class: MetricTenantKey },
   { name: '0012_action_target_name', class: ActionTargetName },
+  { name: '0013_action_target_gone', class: ActionTargetGone },
 ];

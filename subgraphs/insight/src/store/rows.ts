@@ -68,6 +68,7 @@ export function toAction(r: Row): Action {
     targetType: r.target_type as TargetType,
     targetId: String(r.target_id),
     targetName: str(r.target_name),
+    targetGoneAt: date(r.target_gone_at),
     params: json<Record<string, unknown>>(r.params),
     paramsHash: String(r.params_hash),
     expectedImpact: r.expected_impact ? json<ExpectedImpact>(r.expected_impact) : null,

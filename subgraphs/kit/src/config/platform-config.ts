@@ -96,6 +96,14 @@ export const platformConfig = z.object({
    */
   SVC_ROUTER_COMPILED_SHAPING: envVar.flag(true),
   /**
+   * How long the router waits for a subgraph's whole answer to a query, in ms. Past it (or when
+   * the subgraph is down or answers 5xx) the answer carries the other subgraphs' data and a
+   * SUBGRAPH_UNAVAILABLE error at each field the subgraph was to fill. Default 30 s.
+   */
+  SVC_ROUTER_SUBGRAPH_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(30_000),
+  /** The same for mutations (a model's answer may take a minute; the change may still be made after it). Default 120 s. */
+  SVC_ROUTER_MUTATION_TIMEOUT_MS: z.coerce.number().int().min(100).max(600_000).default(120_000),
+  /**
    * Whether the subgraphs run operations they are sent more than once compiled by graphql-jit
    * (kit subgraph/compiled-execution.ts) instead of graphql-js. Default true; false is the escape
    * hatch should an answer ever differ.

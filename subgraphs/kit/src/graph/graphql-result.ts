@@ -3,6 +3,8 @@ import { SvcError, isErrorCode, type FieldProblem } from '../errors.js';
 /** One entry of a GraphQL response's `errors`. */
 export interface GraphQLErrorEntry {
   message: string;
+  /** Where in `data` the error is (response names and list indexes). */
+  path?: readonly (string | number)[];
   extensions?: Record<string, unknown>;
 }
 
@@ -16,11 +18,14 @@ export interface GraphQLResult {
  * The typed error a GraphQL error entry stands for, so a service calling the graph fails with
  * the same code the called subgraph raised. Codes outside the platform's vocabulary mean the
  * call itself was wrong (an operation that does not validate, ...): INTERNAL_SERVER_ERROR. A
- * subgraph the router could not reach is UNAVAILABLE, as the REST bridge reports it.
+ * subgraph the router could not reach (SUBGRAPH_UNAVAILABLE) is UNAVAILABLE, as the REST bridge
+ * reports it.
  */
 export function svcErrorOf(error: GraphQLErrorEntry): SvcError {
   const ext = error.extensions ?? {};
   if (ext.code === 'DOWNSTREAM_SERVICE_ERROR' && !('status' in ext)) return new SvcError('UNAVAILABLE', error.message, { retryAfter: 5 });
+  // The router answering for a subgraph that did not answer: retried like any unavailable service.
+  if (ext.code === 'SUBGRAPH_UNAVAILABLE') return new SvcError('UNAVAILABLE', error.message, { retryAfter: 5, slug: 'subgraph-unavailable', details: typeof ext.serviceName === 'string' ? { subgraph: ext.serviceName } : undefined });
   if (!isErrorCode(ext.code)) return new SvcError('INTERNAL_SERVER_ERROR', error.message);
   return new SvcError(ext.code, error.message, {
     status: ext.status === 422 ? 422 : undefined,

@@ -15,8 +15,10 @@ export interface HealthOptions {
 
 /**
  * `GET /health` (the process is up: 200 `{status: 'ok', service}`) and, with `ready`,
- * `GET /ready` (200 `{status: 'ready', service, dependencies?}`, or 503 `{status: 'unavailable',
- * service, reason}` with Retry-After). The HTTP server leaves both out of its access log.
+ * `GET /ready` (200 `{status: 'ready', service, dependencies?}`, `status: 'degraded'` when a
+ * dependency it can do without is down (its state says `(degraded)`), or 503 `{status:
+ * 'unavailable', service, reason}` with Retry-After). The HTTP server leaves both out of its
+ * access log.
  */
 export function healthRoutes(options: HealthOptions): Route[] {
   const { service, log, ready } = options;
@@ -28,7 +30,8 @@ export function healthRoutes(options: HealthOptions): Route[] {
       handle: async (_req, res) => {
         try {
           const dependencies = await ready();
-          sendJson(res, 200, { status: 'ready', service, ...(dependencies ? { dependencies } : {}) });
+          const degraded = !!dependencies && Object.values(dependencies).some((state) => state.includes('degraded'));
+          sendJson(res, 200, { status: degraded ? 'degraded' : 'ready', service, ...(dependencies ? { dependencies } : {}) });
         } catch (error) {
           log.warn({ reason: (error as Error).message }, 'readiness check failed');
           res.setHeader('retry-after', '5');

@@ -24,7 +24,7 @@ async function post(url: string, body: unknown, headers: Record<string, string> 
 
 /**
  * The one suite every subgraph runs: health, readiness, anonymous refusal, the error shape,
- * `_service` matching its snapshot, and `_entities` (found, missing, anonymous).
+ * `_service` matching its snapshot, and `_entities` (found, missing with ENTITY_NOT_FOUND, anonymous).
  */
 export function describeSubgraphConformance(target: ConformanceTarget): void {
   const graphql = () => `${target.baseUrl()}/graphql`;
@@ -60,15 +60,16 @@ export function describeSubgraphConformance(target: ConformanceTarget): void {
     });
 
     if (target.entity) {
-      it('resolves _entities for authorised callers, null for missing ones, and refuses anonymous ones', async () => {
+      it('resolves _entities for authorised callers, a missing one to null with ENTITY_NOT_FOUND at its index, and refuses anonymous ones', async () => {
         const { representation, selection, expect: expected } = await target.entity!();
         const typename = representation.__typename as string;
         const query = `query($r: [_Any!]!) { _entities(representations: $r) { ... on ${typename} { ${selection} } } }`;
         const reps = [representation, target.missingRepresentation ?? { ...representation, id: '00000000-0000-0000-0000-000000000000' }];
         const authorised = await post(graphql(), { query, variables: { r: reps } }, { authorization: `Bearer ${await target.token()}` });
-        expect(authorised.body.errors).toBeUndefined();
         expect(authorised.body.data._entities[0]).toMatchObject(expected);
         expect(authorised.body.data._entities[1]).toBeNull();
+        // Never a bare null: the router moves this error to the field that referenced the entity.
+        expect(authorised.body.errors).toEqual([expect.objectContaining({ path: ['_entities', 1], extensions: expect.objectContaining({ code: 'ENTITY_NOT_FOUND', status: 404 }) })]);
         const anonymous = await post(graphql(), { query, variables: { r: reps } });
         expect(anonymous.body.errors?.[0]?.extensions).toMatchObject({ code: 'UNAUTHENTICATED' });
       });
