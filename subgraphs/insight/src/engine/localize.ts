@@ -277,11 +277,11 @@ function groupSums(size: number): GroupSums {
 }
 
 /**
- * Every element of one cuboid whose net move over the leaves not taken yet stands out of their
- * noise by `z`, with its gain on those leaves. An element that overlaps one taken before is
+ * The element of greatest gain among those of one cuboid whose net move over the leaves not taken
+ * yet stands out of their noise by `z` (its gain on those leaves). An element that overlaps one taken before is
  * judged on its part outside it: an overlap counts once, in the element taken first.
  */
-function candidatesOf(dims: number[], numbered: { count: number; of: Int32Array }, data: Leaves, z: number): Candidate[] {
+function bestOf(dims: number[], numbered: { count: number; of: Int32Array }, data: Leaves, z: number): Candidate | undefined {
   const { count, of } = numbered;
   const { f, v, w, noise, taken } = data;
   // Weighted sums for the ripple's least-squares fit: Σw²(v−f)², Σw²v², Σw²vf, Σw²f² (w = 1/noise),
@@ -307,7 +307,7 @@ function candidatesOf(dims: number[], numbered: { count: number; of: Int32Array 
     leaves[k]!++;
     if (example[k]! < 0) example[k] = i;
   }
-  const out: Candidate[] = [];
+  let best: Candidate | undefined;
   for (let k = 0; k < count; k++) {
     if (!leaves[k]) continue;
     // One leaf's move on the stabilised scale (a sum of many is normal enough as it is).
@@ -316,9 +316,27 @@ function candidatesOf(dims: number[], numbered: { count: number; of: Int32Array 
     if (!(Math.abs(zk) > z)) continue;
     // The ripple v ≈ c·f fitted by weighted least squares leaves Σw²v² − (Σw²vf)²/Σw²f².
     const residual = ff[k]! > 0 ? vv[k]! - (vf[k]! * vf[k]!) / ff[k]! : 0;
-    out.push({ dims, gain: gg[k]! - residual, z: zk, leaves: leaves[k]!, F: F[k]!, V: V[k]!, example: example[k]! });
+    const gain = gg[k]! - residual;
+    if (!best || gain > best.gain) best = { dims, gain, z: zk, leaves: leaves[k]!, F: F[k]!, V: V[k]!, example: example[k]! };
   }
-  return out;
+  return best;
+}
+
+/**
+ * The best single leaf (the cuboid of every label): its own ripple fits it exactly, so its gain
+ * is its whole weighted gap, judged on the stabilised scale; no groups to number or sum.
+ */
+function bestLeaf(dims: number[], data: Leaves, z: number): Candidate | undefined {
+  const { f, v, w, taken } = data;
+  let best: Candidate | undefined;
+  for (let i = 0; i < f.length; i++) {
+    if (taken[i]) continue;
+    const moved = data.P > 0 || data.R > 0 ? stabilised(v[i]!, data.P, data.R) - stabilised(f[i]!, data.P, data.R) : data.noise[i]! > 0 ? (v[i]! - f[i]!) / data.noise[i]! : (v[i]! - f[i]!) * Infinity;
+    if (!(Math.abs(moved) > z)) continue;
+    const gain = (w[i]! * (v[i]! - f[i]!)) ** 2;
+    if (!best || gain > best.gain) best = { dims, gain, z: moved, leaves: 1, F: f[i]!, V: v[i]!, example: i };
+  }
+  return best;
 }
 
 /** The cuboids searched: every layer up to `maxLayer` attributes, deeper layers while the count stays within `maxCuboids`. */
@@ -365,7 +383,7 @@ function movedAlike(data: Leaves, layer: number[][], numbering: (dims: number[])
     V += data.v[i]!;
   }
   const scaled: Leaves = { ...data, f: Float64Array.from(data.f, (x) => (x * V) / F) };
-  return layer.every((c) => candidatesOf(c, numbering(c), scaled, z).length === 0);
+  return layer.every((c) => !bestOf(c, numbering(c), scaled, z));
 }
 
 /** Leaf numberings kept between rounds while they hold at most this many entries (else made again each round). */
@@ -379,13 +397,16 @@ export function localize(table: LeafTable): Localization {
   let total = 0;
   for (let i = 0; i < table.size; i++) total += (w[i]! * (v[i]! - f[i]!)) ** 2;
   if (!(total > 0) || table.size < 2) return { elements: [], explained: 0 };
-  // A cuboid has at most one group a leaf.
-  const data: Leaves = { f, v, w, noise, P, R, taken: new Uint8Array(table.size), sums: groupSums(table.size) };
   const layers = cuboidsToSearch(movingDimensions(table, f, v, w));
+  // The cuboid of every label holds single leaves, weighed without groups (`bestLeaf`); the
+  // others' group sums need as many slots as the most groups one of them can have.
+  const leafLevel = (c: readonly number[]) => c.length === table.dimensions.length;
+  const most = layers.flat().filter((c) => !leafLevel(c)).reduce((m, c) => Math.max(m, Math.min(table.size, c.reduce((k, j) => k * table.values[j]!.length, 1))), 1);
+  const data: Leaves = { f, v, w, noise, P, R, taken: new Uint8Array(table.size), sums: groupSums(most) };
   const groups = layers.flat().reduce((a, c) => a + Math.min(table.size, c.reduce((m, j) => m * table.values[j]!.length, 1)), 0);
   // The largest of m normal deviations is about √(2 ln m): an element must stand out beyond it.
   const z = Math.sqrt(2 * Math.log(Math.max(2, groups))) + LOCALIZE.significanceMargin;
-  const keep = layers.flat().length * table.size <= KEPT_NUMBERINGS;
+  const keep = layers.flat().filter((c) => !leafLevel(c)).length * table.size <= KEPT_NUMBERINGS;
   const kept = new Map<number[], { count: number; of: Int32Array }>();
   const numbering = (dims: number[]) => {
     let n = kept.get(dims);
@@ -403,7 +424,10 @@ export function localize(table: LeafTable): Localization {
     // The best element of each layer; then the simplest whose gain is within `simpler` of the best.
     const best = layers.map((cuboidsOfLayer) => {
       let top: Candidate | undefined;
-      for (const c of cuboidsOfLayer) for (const x of candidatesOf(c, numbering(c), data, z)) if (!top || x.gain > top.gain) top = x;
+      for (const c of cuboidsOfLayer) {
+        const x = leafLevel(c) ? bestLeaf(c, data, z) : bestOf(c, numbering(c), data, z);
+        if (x && (!top || x.gain > top.gain)) top = x;
+      }
       return top;
     });
     const max = Math.max(0, ...best.map((b) => b?.gain ?? 0));
@@ -416,13 +440,16 @@ export function localize(table: LeafTable): Localization {
     firstGain ||= chosen.gain;
     const labels: Record<string, string> = {};
     for (const j of chosen.dims) labels[table.dimensions[j]!] = table.values[j]![table.codes[j]![chosen.example]!]!;
-    const { of } = numbering(chosen.dims);
-    const group = of[chosen.example]!;
     const mine = new Uint8Array(table.size);
-    for (let i = 0; i < table.size; i++) {
-      if (data.taken[i] || of[i] !== group) continue;
-      mine[i] = 1;
-      data.taken[i] = 1;
+    if (leafLevel(chosen.dims)) mine[chosen.example] = data.taken[chosen.example] = 1;
+    else {
+      const { of } = numbering(chosen.dims);
+      const group = of[chosen.example]!;
+      for (let i = 0; i < table.size; i++) {
+        if (data.taken[i] || of[i] !== group) continue;
+        mine[i] = 1;
+        data.taken[i] = 1;
+      }
     }
     elements.push({ labels, mine, leaves: chosen.leaves, expected: chosen.F, actual: chosen.V, gain: chosen.gain / total });
     explained += chosen.gain;
