@@ -23,7 +23,9 @@
  * a round weighs (the largest of m normal deviations is about √(2 ln m)); so a second value of an
  * attribute (two renditions failing at once) is found like any other element, and noise is not.
  * A ratio (failures ÷ attempts) is localized on the ratio: a leaf's comparison is its earlier
- * ratio applied to its current denominator. Linear in the leaves per cuboid and round.
+ * ratio applied to its current denominator. Linear in the leaves per cuboid and round, and cut
+ * early: a cuboid none of whose elements can beat the best gain found so far (bounded by its
+ * parents' widest groups) is not weighed, which leaves most deep cuboids out once a cause is found.
  *
  * This finds every element that moved out of its noise, however small; which of them a report
  * names as causes of the change is the report's choice (segment-attribution.ts keeps those that
@@ -278,10 +280,11 @@ function groupSums(size: number): GroupSums {
 
 /**
  * The element of greatest gain among those of one cuboid whose net move over the leaves not taken
- * yet stands out of their noise by `z` (its gain on those leaves). An element that overlaps one taken before is
+ * yet stands out of their noise by `z` (its gain on those leaves), and the largest weighted gap
+ * Σw²(v − f)² of any of its groups: no element inside one of its groups can gain more. An element that overlaps one taken before is
  * judged on its part outside it: an overlap counts once, in the element taken first.
  */
-function bestOf(dims: number[], numbered: { count: number; of: Int32Array }, data: Leaves, z: number): Candidate | undefined {
+function bestOf(dims: number[], numbered: { count: number; of: Int32Array }, data: Leaves, z: number): { best: Candidate | undefined; widest: number } {
   const { count, of } = numbered;
   const { f, v, w, noise, taken } = data;
   // Weighted sums for the ripple's least-squares fit: Σw²(v−f)², Σw²v², Σw²vf, Σw²f² (w = 1/noise),
@@ -308,8 +311,10 @@ function bestOf(dims: number[], numbered: { count: number; of: Int32Array }, dat
     if (example[k]! < 0) example[k] = i;
   }
   let best: Candidate | undefined;
+  let widest = 0;
   for (let k = 0; k < count; k++) {
     if (!leaves[k]) continue;
+    if (gg[k]! > widest) widest = gg[k]!;
     // One leaf's move on the stabilised scale (a sum of many is normal enough as it is).
     const moved = leaves[k] === 1 && (data.P > 0 || data.R > 0) ? stabilised(V[k]!, data.P, data.R) - stabilised(F[k]!, data.P, data.R) : variance[k]! > 0 ? (V[k]! - F[k]!) / Math.sqrt(variance[k]!) : (V[k]! - F[k]!) * Infinity;
     const zk = Number.isNaN(moved) ? 0 : moved;
@@ -319,14 +324,14 @@ function bestOf(dims: number[], numbered: { count: number; of: Int32Array }, dat
     const gain = gg[k]! - residual;
     if (!best || gain > best.gain) best = { dims, gain, z: zk, leaves: leaves[k]!, F: F[k]!, V: V[k]!, example: example[k]! };
   }
-  return best;
+  return { best, widest };
 }
 
 /**
  * The best single leaf (the cuboid of every label): its own ripple fits it exactly, so its gain
  * is its whole weighted gap, judged on the stabilised scale; no groups to number or sum.
  */
-function bestLeaf(dims: number[], data: Leaves, z: number): Candidate | undefined {
+function bestLeaf(dims: number[], data: Leaves, z: number): { best: Candidate | undefined; widest: number } {
   const { f, v, w, taken } = data;
   let best: Candidate | undefined;
   for (let i = 0; i < f.length; i++) {
@@ -336,7 +341,7 @@ function bestLeaf(dims: number[], data: Leaves, z: number): Candidate | undefine
     const gain = (w[i]! * (v[i]! - f[i]!)) ** 2;
     if (!best || gain > best.gain) best = { dims, gain, z: moved, leaves: 1, F: f[i]!, V: v[i]!, example: i };
   }
-  return best;
+  return { best, widest: Infinity };
 }
 
 /** The cuboids searched: every layer up to `maxLayer` attributes, deeper layers while the count stays within `maxCuboids`. */
@@ -383,7 +388,7 @@ function movedAlike(data: Leaves, layer: number[][], numbering: (dims: number[])
     V += data.v[i]!;
   }
   const scaled: Leaves = { ...data, f: Float64Array.from(data.f, (x) => (x * V) / F) };
-  return layer.every((c) => !bestOf(c, numbering(c), scaled, z));
+  return layer.every((c) => !bestOf(c, numbering(c), scaled, z).best);
 }
 
 /** Leaf numberings kept between rounds while they hold at most this many entries (else made again each round). */
@@ -422,12 +427,24 @@ export function localize(table: LeafTable): Localization {
   let explained = 0;
   while (elements.length < LOCALIZE.maxElements) {
     // The best element of each layer; then the simplest whose gain is within `simpler` of the best.
+    // A cuboid's elements lie inside its parents' groups (one label fewer), so none gains more than
+    // the widest of those groups' gaps: a cuboid whose parents are all narrower than the best gain
+    // found so far cannot change the answer, and is not weighed (nor its descendants).
+    const widest = new Map<string, number>();
+    let most = 0;
     const best = layers.map((cuboidsOfLayer) => {
       let top: Candidate | undefined;
       for (const c of cuboidsOfLayer) {
+        const bound = c.length === 1 ? Infinity : Math.min(...c.map((_, x) => widest.get(c.filter((__, y) => y !== x).join()) ?? Infinity));
+        if (bound <= most) {
+          widest.set(c.join(), bound);
+          continue;
+        }
         const x = leafLevel(c) ? bestLeaf(c, data, z) : bestOf(c, numbering(c), data, z);
-        if (x && (!top || x.gain > top.gain)) top = x;
+        widest.set(c.join(), x.widest);
+        if (x.best && (!top || x.best.gain > top.gain)) top = x.best;
       }
+      if (top) most = Math.max(most, top.gain);
       return top;
     });
     const max = Math.max(0, ...best.map((b) => b?.gain ?? 0));
