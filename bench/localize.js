@@ -146,7 +146,7 @@ function peersProblem() {
 function run(cmd, args, { logFile, env = {}, cwd = ROOT, timeoutMs } = {}) {
   return new Promise((resolve, reject) => {
     const fd = logFile ? openSync(logFile, 'a') : 'ignore';
-    const child = spawn(cmd, args, { cwd, env: { ...process.env, BENCH_LOCALIZE_PEERS: PEERS, ...env }, stdio: ['ignore', fd, fd] });
+    const child = spawn(cmd, args, { cwd, env: { ...process.env, BENCH_LOCALIZE_PEERS: PEERS, PYTHONDONTWRITEBYTECODE: '1', ...env }, stdio: ['ignore', fd, fd] });
     const timer = timeoutMs ? setTimeout(() => child.kill('SIGKILL'), timeoutMs) : undefined;
     child.on('error', reject);
     child.on('exit', (code, signal) => {
