@@ -118,10 +118,10 @@ function caseCounts() {
 const setNames = listEnv('BENCH_LOCALIZE_SETS', Object.keys(SETS)) ?? (SMOKE ? ['S', 'D'] : Object.keys(SETS).filter((s) => SETS[s].onDefault !== false));
 const methodNames = listEnv('BENCH_LOCALIZE_METHODS', Object.keys(METHODS)) ?? (SMOKE ? ['ours', 'riskloc', 'squeeze', 'robustspot'] : Object.keys(METHODS).filter((m) => METHODS[m].onDefault));
 const counts = caseCounts();
-// One section of bench/RESULTS.md per list of sets (the default run's, and e.g. an H run's). The
-// title has no regular-expression characters and none is the start of another, as
-// writeResultsSection finds a section by its title as a pattern.
-const TITLE = `Root-cause localization: ${setNames.length > 1 ? `${setNames.slice(0, -1).join(', ')} and ${setNames.at(-1)} sets` : `${setNames[0]} set`}`;
+// One section of bench/RESULTS.md per list of sets and of methods chosen (the default run's, an H
+// run's, a run of the slow methods). No title has regular-expression characters or is the start of
+// another, as writeResultsSection finds a section by its title as a pattern.
+const TITLE = `Root-cause localization: ${process.env.BENCH_LOCALIZE_METHODS ? `${methodNames.join(', ')} on ` : ''}${setNames.length > 1 ? `${setNames.slice(0, -1).join(', ')} and ${setNames.at(-1)} sets` : `${setNames[0]} set`}`;
 
 function log(line) {
   process.stdout.write(`${line}\n`);
@@ -315,22 +315,37 @@ async function main() {
   log(`bench:localize: sets ${setNames.map((s) => `${s}×${counts[s]}`).join(', ')}; methods ${methodNames.join(', ')}; ${LIMIT_S} s per case at most; ours = ${ours}`);
   mkdirSync(join(DATA, 'logs'), { recursive: true });
 
+  // Every set is made before any method runs, so a generator that fails does so in the first minutes.
   const made = {};
-  const results = [];
+  const broken = [];
   for (const setName of setNames) {
-    made[setName] = await generate(setName, counts[setName]);
+    try {
+      made[setName] = await generate(setName, counts[setName]);
+    } catch (error) {
+      broken.push(`${setName}: not generated (${error.message})`);
+      log(broken.at(-1));
+    }
+  }
+  const results = [];
+  for (const setName of setNames.filter((s) => made[s])) {
     for (const method of methodNames) {
       if (METHODS[method].ratioOnly && !SETS[setName].derived) {
         results.push({ set: setName, method, skipped: true });
         continue;
       }
       const t = performance.now();
-      const records = await runMethod(setName, method, counts[setName]);
-      const summary = summarize(records);
-      results.push({ set: setName, method, records, summary });
-      log(`${setName} ${method}: F1 ${summary.f1.toFixed(3)}, exact ${pct(summary.exact)}, mean ${seconds(summary.mean)}, p95 ${seconds(summary.p95)}${summary.timeouts ? `, ${summary.timeouts} timeouts` : ''}${summary.errors ? `, ${summary.errors} errors (${summary.firstError})` : ''} [${((performance.now() - t) / 1000).toFixed(0)} s in all]`);
+      try {
+        const records = await runMethod(setName, method, counts[setName]);
+        const summary = summarize(records);
+        results.push({ set: setName, method, records, summary });
+        log(`${setName} ${method}: F1 ${summary.f1.toFixed(3)}, exact ${pct(summary.exact)}, mean ${seconds(summary.mean)}, p95 ${seconds(summary.p95)}${summary.timeouts ? `, ${summary.timeouts} timeouts` : ''}${summary.errors ? `, ${summary.errors} errors (${summary.firstError})` : ''} [${((performance.now() - t) / 1000).toFixed(0)} s in all]`);
+      } catch (error) {
+        broken.push(`${setName} ${method}: not scored (${error.message})`);
+        log(broken.at(-1));
+      }
     }
   }
+  if (broken.length) process.exitCode = 1;
   const elapsed = (Date.now() - started.getTime()) / 60_000;
   const tableMd = table(results, labels);
   log(`\n${tableMd}\n`);
@@ -341,17 +356,18 @@ async function main() {
   const peers = ['riskloc', 'Squeeze', 'RobustSpot', 'kneed'].map((p) => `${p} \`${git(join(PEERS, p), 'rev-parse', '--short=12', 'HEAD')}\`${p === 'kneed' ? ` (${git(join(PEERS, p), 'describe', '--tags')}, the version Squeeze's requirements.txt pins)` : ''}`);
   const errorNotes = results.filter((r) => r.summary?.errors).map((r) => `${r.set} ${r.method}: ${r.summary.firstError}`);
   const md = [
-    `Reproduce: \`npm run bench:localize\` from the repository root (builds, then \`node bench/localize.js\`), with the peers fetched and their Debian packages installed as README, Benchmarks, says.${process.env.BENCH_LOCALIZE_CASES || process.env.BENCH_LOCALIZE_SETS || process.env.BENCH_LOCALIZE_METHODS ? ` This run: ${['BENCH_LOCALIZE_CASES', 'BENCH_LOCALIZE_SETS', 'BENCH_LOCALIZE_METHODS', 'BENCH_LOCALIZE_LIMIT'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(' ')}.` : ''}`,
+    `Reproduce: \`npm run bench:localize\` from the repository root (builds, then \`node bench/localize.js\`), with the peers fetched and their Debian packages installed as README, Benchmarks, says.${['BENCH_LOCALIZE_CASES', 'BENCH_LOCALIZE_SETS', 'BENCH_LOCALIZE_METHODS', 'BENCH_LOCALIZE_LIMIT'].some((k) => process.env[k]) ? ` This run: ${['BENCH_LOCALIZE_CASES', 'BENCH_LOCALIZE_SETS', 'BENCH_LOCALIZE_METHODS', 'BENCH_LOCALIZE_LIMIT'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(' ')}.` : ''}`,
     '',
     `- Run: ${started.toISOString()}, ${elapsed.toFixed(0)} minutes in all; ${os.cpus().length} cores (${os.cpus()[0]?.model.trim()}), ${(os.totalmem() / 2 ** 30).toFixed(1)} GiB RAM, shared with other work (load average ${load} at the start, ${os.loadavg().map((v) => v.toFixed(1)).join(' ')} at the end); one method and one case at a time. Node ${process.versions.node}; ${versions()} (Debian's).`,
     `- Peers, fetched into ${PEERS}: ${peers.join(', ')}. Their code runs unmodified; bench/localize/run_peer.py calls it (np.bool and the other aliases numpy 1.24 removed are put back first). RobustSpot's forecaster (a mean of the minutes before) is replaced by the generated forecast.`,
     `- Ours: ${ours}.`,
     `- Sets (cases: ${setNames.map((s) => `${s} ${counts[s]}`).join(', ')}), fixed seeds:`,
-    ...setNames.map((s) => `  - **${s}**: ${SETS[s].about}. \`${made[s].command.map((a) => a.replace(DATA, 'bench/.tmp/localize').replace(PEERS, '$PEERS').replace(ROOT, '')).join(' ')}\``),
+    ...setNames.map((s) => `  - **${s}**: ${SETS[s].about}. \`python3 ${generatorCommand(s, counts[s]).map((a) => a.replace(DATA, 'bench/.tmp/localize').replace(PEERS, '$BENCH_LOCALIZE_PEERS').replace(ROOT, '')).join(' ')}\`${made[s]?.reused ? ' (the files of an earlier run by the same command)' : ''}`),
     `- Scoring: RiskLoc's utils/evaluation.py (root_cause_postprocessing, score_root_causes) on every method's answer; F1 from the set's summed TP, FP and FN; exact match = predicted set = true set. Time: the method's call per case (wall clock), not reading the files; at most ${LIMIT_S} s per case, after which the case is a timeout with no prediction.`,
     '',
     tableMd,
     '',
+    ...(broken.length ? ['Not run:', ...broken.map((e) => `- ${e}`), ''] : []),
     ...(errorNotes.length ? ['Errors (the first of each row):', ...errorNotes.map((e) => `- ${e}`), ''] : []),
     ...(failed ? ['Cases ours did not match exactly (up to three per set; truth — predicted):', '', failed, ''] : []),
   ].join('\n');

@@ -17,6 +17,8 @@ cuboid of any layer, no two overlapping, labels in its format); only the measure
 - an anomaly lowers the success probability of its leaves by a factor 1 - r, r drawn per leaf
   from N(severity, deviation) (severity in --ratio-severity, deviation RiskLoc's 0-0.1), clipped
   to [0, 1]. Attempts are not touched: the cause is in the ratio alone.
+A case whose anomalies RiskLoc's placement cannot fit (it then recurses without end, which
+happens with few values per attribute) is drawn again.
 """
 import argparse
 import itertools
@@ -94,7 +96,16 @@ if __name__ == '__main__':
     for _ in range(args.num):
         name = riskloc_generator.generate_filename(6, used)
         used.add(name)
-        a, b, info[name] = generate_case()
+        for attempt in range(20):
+            try:
+                a, b, info[name] = generate_case()
+                break
+            except RecursionError:
+                # RiskLoc's placement recurses until its anomalies fit without overlap; with few
+                # values per attribute it can recurse without end. Draw the case again.
+                print(f'case {name}: anomaly placement did not end, drawing the case again')
+        else:
+            raise SystemExit(f'case {name}: no placement of the anomalies after 20 draws; give the attributes more values')
         a.to_csv(os.path.join(save_path, f'{name}.a.csv'), index=False)
         b.to_csv(os.path.join(save_path, f'{name}.b.csv'), index=False)
     table = pd.DataFrame.from_dict(info, orient='index').rename_axis('timestamp').reset_index()
