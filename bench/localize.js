@@ -275,6 +275,17 @@ function failures(results, max = 3) {
   return lines.join('\n');
 }
 
+/** What a peer's error means, for the errors seen in these runs (read from their code). */
+function explain(method, error = '') {
+  if (/robustspot/.test(method) && error.startsWith('IndexError')) {
+    return ': no leaf passed its first filter (influence degree above the knee of its distribution and contribution ability above 0; the authors\' ID_CA.py rounds the contribution ability down to two decimals, so on D, where each leaf is a small part of the total, every one is 0), and main() then takes the first of the empty list of first-round causes';
+  }
+  if (method === 'rl-autoroot' && error.includes('should have multiple elements')) {
+    return ': its kernel density estimate (scipy\'s gaussian_kde) is given the deviation of a single leaf';
+  }
+  return '';
+}
+
 function git(dir, ...args) {
   const r = spawnSync('git', ['-C', dir, ...args], { encoding: 'utf8' });
   return r.status === 0 ? r.stdout.trim() : 'unknown';
@@ -354,7 +365,7 @@ async function main() {
   if (NO_WRITE) return;
 
   const peers = ['riskloc', 'Squeeze', 'RobustSpot', 'kneed'].map((p) => `${p} \`${git(join(PEERS, p), 'rev-parse', '--short=12', 'HEAD')}\`${p === 'kneed' ? ` (${git(join(PEERS, p), 'describe', '--tags')}, the version Squeeze's requirements.txt pins)` : ''}`);
-  const errorNotes = results.filter((r) => r.summary?.errors).map((r) => `${r.set} ${r.method}: ${r.summary.firstError}`);
+  const errorNotes = results.filter((r) => r.summary?.errors).map((r) => `${r.set} ${r.method}: ${r.summary.firstError}${explain(r.method, r.summary.firstError)}`);
   const md = [
     `Reproduce: \`npm run bench:localize\` from the repository root (builds, then \`node bench/localize.js\`), with the peers fetched and their Debian packages installed as README, Benchmarks, says.${['BENCH_LOCALIZE_CASES', 'BENCH_LOCALIZE_SETS', 'BENCH_LOCALIZE_METHODS', 'BENCH_LOCALIZE_LIMIT'].some((k) => process.env[k]) ? ` This run: ${['BENCH_LOCALIZE_CASES', 'BENCH_LOCALIZE_SETS', 'BENCH_LOCALIZE_METHODS', 'BENCH_LOCALIZE_LIMIT'].filter((k) => process.env[k]).map((k) => `${k}=${process.env[k]}`).join(' ')}.` : ''}`,
     '',
