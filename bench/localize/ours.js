@@ -5,9 +5,7 @@
 //   node bench/localize/ours.js --set-dir <dir> --out <file.jsonl> [--derived] [--limit-seconds 60] [--cases N]
 //   node bench/localize/ours.js --which     prints which implementation is compiled
 //
-// The localizer is `localizeCauses(leaves)` from subgraphs/insight/dist/src/engine/localize.js
-// when it is compiled; until then the current combination search, `searchCombinations(new
-// LeafTable(leaves))`. A leaf is {labels, before, after} (before = the forecast, after = the actual)
+// The localizer is `localizeCauses(leaves)` from subgraphs/insight/dist/src/engine/localize.js. A leaf is {labels, before, after} (before = the forecast, after = the actual)
 // and, for a ratio set, the numerator's values with the denominator's as denominatorBefore/After.
 // Only the call is timed, not reading the files. A case over the limit is recorded as a timeout with
 // no prediction (it cannot be stopped mid-call; the call is synchronous).
@@ -19,15 +17,11 @@ import { parseArgs } from 'node:util';
 
 const ENGINE = fileURLToPath(new URL('../../subgraphs/insight/dist/src/engine/', import.meta.url));
 
-/** { name, localize(leaves) → [{labels}] } for whichever localizer is compiled. */
+/** { name, localize(leaves) → [{labels}] }: the analysis' localizer as compiled (npm run build). */
 export async function loadLocalizer() {
-  if (existsSync(join(ENGINE, 'localize.js'))) {
-    const { localizeCauses } = await import(join(ENGINE, 'localize.js'));
-    return { name: 'localizeCauses (engine/localize.ts)', localize: (leaves) => localizeCauses(leaves) };
-  }
-  const { searchCombinations } = await import(join(ENGINE, 'combination-search.js'));
-  const { LeafTable } = await import(join(ENGINE, 'leaf-table.js'));
-  return { name: 'current combination search (searchCombinations, engine/combination-search.ts)', localize: (leaves) => searchCombinations(new LeafTable(leaves)) };
+  if (!existsSync(join(ENGINE, 'localize.js'))) throw new Error(`${join(ENGINE, 'localize.js')} is missing: run npm run build first`);
+  const { localizeCauses } = await import(join(ENGINE, 'localize.js'));
+  return { name: 'localizeCauses (engine/localize.ts)', localize: (leaves) => localizeCauses(leaves) };
 }
 
 /** A root-cause element as RiskLoc writes one: attribute=value pairs joined by &, in attribute order. */
