@@ -127,6 +127,31 @@ const ALIASES: Partial<Record<VolatileLanguage, [RegExp, string][]>> = {
   es: [[/\bsept\b/giu, 'sep.']],
 };
 
+/** Whether `text` ("1 Jan.") is a day of a named month, as a whole (not a weekday: "3 Monday" is not). */
+function dayOfMonth(text: string, language: VolatileLanguage): boolean {
+  const [found] = PARSERS[language].parse(text, REFERENCE);
+  return !!found && found.text.length === text.length && found.start.isCertain('month') && found.start.isCertain('day');
+}
+
+const DAY_BEFORE = /(\d{1,2})\s+$/u;
+const MONTH_AFTER = /^\s+(\p{L}{3,9}\.?)/u;
+
+/**
+ * A date's edges widened over a day number before it or a month word after it that make a date
+ * with its own first or last word: in "1 Jan. 10 Jan" chrono reads "Jan. 10" and leaves "1" and
+ * "Jan", which belong to the dates on either side of it (two dates that share a word).
+ */
+function sharedEdges(read: string, from: number, start: number, end: number, language: VolatileLanguage): { start: number; after: number } {
+  const text = read.slice(start, end);
+  const day = DAY_BEFORE.exec(read.slice(from, start));
+  const firstWord = /^\p{L}{3,9}\.?/u.exec(text)?.[0];
+  if (day && firstWord && dayOfMonth(`${day[1]} ${firstWord}`, language)) start -= day[0].length;
+  const month = MONTH_AFTER.exec(read.slice(end, end + 16));
+  const lastDay = /(\d{1,2})$/u.exec(text)?.[1];
+  if (month && lastDay && dayOfMonth(`${lastDay} ${month[1]}`, language)) end += month[0].length;
+  return { start, after: end };
+}
+
 /** One reading of a window by chrono: each date it finds replaced by `<date>`. */
 function maskDatesOnce(window: string, language: VolatileLanguage): string {
   const read = (ALIASES[language] ?? [])
@@ -136,9 +161,11 @@ function maskDatesOnce(window: string, language: VolatileLanguage): string {
   let at = 0;
   for (const found of PARSERS[language].parse(read, REFERENCE)) {
     if (found.index < at || !isVolatileDate(found)) continue;
-    const end = wordEnd(read, found.index, found.index + found.text.length);
+    let end = wordEnd(read, found.index, found.index + found.text.length);
     if (end <= found.index) continue;
-    masked += `${window.slice(at, found.index)}<date>`;
+    const { start, after } = sharedEdges(read, at, found.index, end, language);
+    end = after;
+    masked += `${window.slice(at, start)}<date>`;
     at = end;
   }
   return masked + window.slice(at);
